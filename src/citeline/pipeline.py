@@ -1,0 +1,521 @@
+"""The only place the stages are wired together.
+
+``Index`` is what the CLI, the server and the Python API use::
+
+    idx = citeline.open_index("my-index")
+    report = idx.index("docs/")                  # extract -> chunk -> embed -> store
+    hits = idx.search("how do I ...", k=20)      # dense + BM25 -> RRF
+    answer = idx.ask("how do I ...")             # ... -> gate -> cited answer or NO ANSWER
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from citeline.chunk import ChunkConfig, chunk_document, locate
+from citeline.embed import Embedder, ModelIdentity, load_embedder, model_identity
+from citeline.errors import (
+    CiteError,
+    ConfigError,
+    ExtractionError,
+    ModelMismatch,
+    UnsupportedFormat,
+)
+from citeline.extract import extractor_for, extractor_versions, supported
+from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
+from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
+from citeline.retrieve.fuse import rrf
+from citeline.store import DocRecord, Store, StoredChunk, open_store
+from citeline.types import STRATEGIES, Answer, Citation, DocState, Document, Hit, Mode, Strategy
+
+PIPELINE_VERSION = "1"
+# Each ranked list handed to RRF is cut at this depth: deep enough that a chunk
+# ranked well by one retriever and ~200th by the other still gets both votes,
+# shallow enough that the fusion costs microseconds.
+FUSION_DEPTH = 200
+# `ask` gates the top of the fused list; 25 is the chapter's rerank shortlist.
+ASK_CANDIDATES = 25
+
+
+@dataclass
+class IndexReport:
+    """What one indexing run did, counted by the indexer itself."""
+
+    indexed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    chunks_written: int = 0
+    over_window: int = 0
+    embedded: int = 0  # vectors computed by the model in this run
+    reused: int = 0  # vectors taken from the cache (identical text, same model)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "indexed": len(self.indexed),
+            "unchanged": len(self.unchanged),
+            "failed": [{"document": p, "reason": r} for p, r in self.failed],
+            "removed": len(self.removed),
+            "skipped": [{"document": p, "reason": r} for p, r in self.skipped],
+            "chunks_written": self.chunks_written,
+            "over_window": self.over_window,
+            "embedded": self.embedded,
+            "reused": self.reused,
+            "warnings": [{"document": p, "warning": w} for p, w in self.warnings],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class DocStatus:
+    record: DocRecord
+    stale_reasons: tuple[str, ...]
+
+    @property
+    def state(self) -> str:
+        if self.record.state == DocState.INDEXED and self.stale_reasons:
+            return DocState.STALE
+        return self.record.state
+
+    def to_json(self) -> dict[str, object]:
+        r = self.record
+        return {
+            "document": r.path,
+            "title": r.title,
+            "state": self.state,
+            "reason": "; ".join(self.stale_reasons) if self.stale_reasons else r.reason,
+            "chunks": r.n_chunks,
+            "over_window": r.n_over_window,
+            "content_hash": r.content_hash,
+            "extractor": r.extractor,
+            "extractor_version": r.extractor_version,
+            "pipeline_version": r.pipeline_version,
+            "model_id": r.model_id,
+            "weights_hash": r.weights_hash,
+            "dim": r.dim,
+            "warnings": list(r.warnings),
+            "indexed_at": r.indexed_at,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    mode: Mode
+    hits: tuple[Hit, ...]
+    timings: dict[str, float]  # milliseconds per stage
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "hits": [h.to_json() for h in self.hits],
+            "timings_ms": {k: round(v, 3) for k, v in self.timings.items()},
+        }
+
+
+def _sha256(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+class Index:
+    """A citeline index: a store plus the pipeline settings it was built with."""
+
+    def __init__(
+        self,
+        location: str | Path,
+        *,
+        embedder: Embedder | None = None,
+        model_path: str | None = None,
+        model_id: str | None = None,
+        create: bool = True,
+    ) -> None:
+        self.location = str(location)
+        self.store: Store = open_store(location, create=create)
+        self._embedder = embedder
+        self._model_path = model_path or None
+        self._model_id = model_id or None
+
+    # --- settings ---------------------------------------------------------------------
+
+    @property
+    def strategy(self) -> Strategy:
+        s = self.store.get_setting("strategy", "E") or "E"
+        return s if s in STRATEGIES else "E"  # type: ignore[return-value]
+
+    @property
+    def chunk_config(self) -> ChunkConfig:
+        window = self._embedder.window if self._embedder is not None else 256
+        return ChunkConfig(strategy=self.strategy, window=window)
+
+    @property
+    def threshold(self) -> float:
+        return float(self.store.get_setting("threshold", str(DEFAULT_THRESHOLD)) or DEFAULT_THRESHOLD)
+
+    def set_threshold(self, value: float) -> None:
+        if not 0.0 < value <= 2.0:
+            raise ConfigError(f"threshold: must be in (0, 2], got {value}")
+        self.store.set_setting("threshold", repr(float(value)))
+
+    def set_strategy(self, strategy: str) -> None:
+        if strategy not in STRATEGIES:
+            raise ConfigError(f"--strategy: must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        self.store.set_setting("strategy", strategy)
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = load_embedder(self._model_path, self._model_id)
+        return self._embedder
+
+    @property
+    def identity(self) -> ModelIdentity:
+        """The current model's identity, without loading the model when possible."""
+        if self._embedder is not None:
+            return self._embedder.identity
+        return model_identity(self._model_path, self._model_id)
+
+    def pipeline_version(self) -> str:
+        return f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
+
+    # --- status -----------------------------------------------------------------------
+
+    def status(self) -> list[DocStatus]:
+        ident = self.identity
+        versions = extractor_versions()
+        pv = self.pipeline_version()
+        out = []
+        for r in self.store.documents():
+            reasons: list[str] = []
+            if r.state == DocState.INDEXED:
+                if r.model_key != ident.key:
+                    reasons.append(f"embedded with {r.model_key}, index model is {ident.key}")
+                if r.pipeline_version != pv:
+                    reasons.append(f"pipeline {r.pipeline_version} != {pv}")
+                cur = versions.get(r.extractor)
+                if cur is not None and cur != r.extractor_version:
+                    reasons.append(f"extractor {r.extractor} {r.extractor_version} -> {cur}")
+            out.append(DocStatus(r, tuple(reasons)))
+        return out
+
+    # --- indexing ---------------------------------------------------------------------
+
+    def index(
+        self, path: str | Path, strategy: str | None = None, progress: bool = False
+    ) -> IndexReport:
+        """Index a folder (recursively) or one file; see :class:`IndexReport`."""
+        t0 = time.perf_counter()
+        if strategy is not None and strategy != self.strategy:
+            self.set_strategy(strategy)
+        root = Path(path).expanduser()
+        if not root.exists():
+            raise ConfigError(f"{root}: no such file or folder")
+        root = root.resolve()
+        report = IndexReport()
+        if root.is_file():
+            files = [(root, root.name)]
+            base = root.parent
+        else:
+            files = list(self._walk(root))
+            base = root
+        seen = {rel for _, rel in files}
+        todo: list[tuple[Path, str]] = []
+        for f, rel in files:
+            if not supported(f):
+                report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
+            else:
+                todo.append((f, rel))
+        self._index_files(todo, str(base), report, progress)
+        if root.is_dir():
+            for rec in self.store.documents():
+                if rec.root == str(base) and rec.path not in seen:
+                    self.store.remove_document(rec.path)
+                    report.removed.append(rec.path)
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def retry(self, progress: bool = False) -> IndexReport:
+        """Re-try every failed document from its original file."""
+        return self._redo([r for r in self.store.documents() if r.state == DocState.FAILED], progress)
+
+    def reindex_stale(self, progress: bool = False) -> IndexReport:
+        """Re-index every document whose model, pipeline or extractor version is out of date."""
+        return self._redo([s.record for s in self.status() if s.state == DocState.STALE], progress)
+
+    def _redo(self, records: Sequence[DocRecord], progress: bool) -> IndexReport:
+        t0 = time.perf_counter()
+        report = IndexReport()
+        by_root: dict[str, list[tuple[Path, str]]] = {}
+        for r in records:
+            by_root.setdefault(r.root, []).append((Path(r.root) / r.path, r.path))
+        for root, files in by_root.items():
+            self._index_files(files, root, report, progress, force=True)
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _walk(self, root: Path) -> Iterator[tuple[Path, str]]:
+        index_dir = Path(self.location).resolve() if "://" not in self.location else None
+        for dirpath, dirnames, filenames in os.walk(root):
+            d = Path(dirpath)
+            dirnames[:] = sorted(
+                n for n in dirnames if not n.startswith(".") and (d / n).resolve() != index_dir
+            )
+            for name in sorted(filenames):
+                if name.startswith("."):
+                    continue
+                f = d / name
+                yield f, f.relative_to(root).as_posix()
+
+    def _index_files(
+        self,
+        files: Sequence[tuple[Path, str]],
+        root: str,
+        report: IndexReport,
+        progress: bool,
+        force: bool = False,
+    ) -> None:
+        ident = self.embedder.identity
+        self._check_model_setting(ident)
+        config = self.chunk_config
+        pv = self.pipeline_version()
+        versions = extractor_versions()
+        prepared: list[tuple[DocRecord, Document, list]] = []
+        for f, rel in files:
+            try:
+                data = f.read_bytes()
+            except OSError as exc:
+                self._fail(rel, root, f"cannot read file: {exc.strerror or exc}", report)
+                continue
+            digest = _sha256(data)
+            old = self.store.document(rel)
+            if (
+                not force
+                and old is not None
+                and old.state == DocState.INDEXED
+                and old.content_hash == digest
+                and old.pipeline_version == pv
+                and old.model_key == ident.key
+                and versions.get(old.extractor) == old.extractor_version
+            ):
+                report.unchanged.append(rel)
+                continue
+            try:
+                doc = extractor_for(f).extract(f, rel)
+                chunks = chunk_document(doc, config, self.embedder.count_tokens)
+                if not chunks:
+                    raise ExtractionError(rel, "no text to index after extraction")
+            except UnsupportedFormat as exc:
+                report.skipped.append((rel, exc.reason))
+                continue
+            except ExtractionError as exc:
+                self._fail(rel, root, exc.reason, report)
+                continue
+            except Exception as exc:  # a third-party parser's bug fails this file alone
+                self._fail(rel, root, f"extractor crashed: {type(exc).__name__}: {exc}", report)
+                continue
+            for w in doc.warnings:
+                report.warnings.append((rel, w))
+            rec = DocRecord(
+                path=rel, root=root, state=DocState.INDEXED, title=doc.title,
+                media_type=doc.media_type, content_hash=digest, extractor=doc.extractor,
+                extractor_version=doc.extractor_version, pipeline_version=pv,
+                model_id=ident.model_id, weights_hash=ident.weights_hash, dim=ident.dim,
+                warnings=doc.warnings,
+            )
+            prepared.append((rec, doc, chunks))
+        total = sum(len(c) for _, _, c in prepared)
+        bar = _progress(total, progress)
+        try:
+            for rec, doc, chunks in prepared:
+                stored = self._embed_chunks(doc, chunks, ident, report)
+                n_over = sum(1 for s in stored if s.tokens > config.window)
+                rec = DocRecord(
+                    **{**rec.__dict__, "n_chunks": len(stored), "n_over_window": n_over,
+                       "tokens": sum(s.tokens for s in stored),
+                       "header_tokens": sum(s.header_tokens for s in stored)}
+                )
+                self.store.write_document(rec, doc.text, stored)
+                report.indexed.append(rec.path)
+                report.chunks_written += len(stored)
+                report.over_window += n_over
+                bar.update(len(chunks))
+        finally:
+            bar.close()
+
+    def _embed_chunks(
+        self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport
+    ) -> list[StoredChunk]:
+        hashes = [_sha256(c.text) for c in chunks]
+        cached = self.store.cached_vectors(hashes, ident.key)
+        missing = [i for i, h in enumerate(hashes) if h not in cached]
+        fresh = self.embedder.embed([chunks[i].text for i in missing]) if missing else None
+        report.embedded += len(missing)
+        report.reused += len(chunks) - len(missing)
+        vectors: list[np.ndarray] = []
+        j = 0
+        for h in hashes:
+            if h in cached:
+                vectors.append(cached[h])
+            else:
+                assert fresh is not None
+                vectors.append(fresh[j])
+                j += 1
+        counts = self.embedder.count_tokens([c.text for c in chunks])
+        content_counts = self.embedder.count_tokens([c.content for c in chunks])
+        return [
+            StoredChunk(
+                chunk=c,
+                locator=locate(doc, c.start, c.end),
+                vector=v,
+                tokens=n,
+                header_tokens=max(0, n - m) if c.header_chars else 0,
+                text_hash=h,
+            )
+            for c, v, n, m, h in zip(chunks, vectors, counts, content_counts, hashes, strict=True)
+        ]
+
+    def _fail(self, rel: str, root: str, reason: str, report: IndexReport) -> None:
+        old = self.store.document(rel)
+        if old is not None and old.n_chunks:
+            reason = f"{reason} (the previously indexed version, {old.n_chunks} chunks, is still searchable)"
+        self.store.mark(rel, root, DocState.FAILED, reason)
+        report.failed.append((rel, reason))
+
+    def _check_model_setting(self, ident: ModelIdentity) -> None:
+        # The index's model is the one that last wrote to it; documents embedded
+        # with any other model show as stale and are never compared with it.
+        if self.store.get_setting("model_key") != ident.key:
+            self.store.set_setting("model_key", ident.key)
+
+    # --- retrieval --------------------------------------------------------------------
+
+    def search(self, query: str, k: int = 20, mode: Mode = "hybrid") -> SearchResult:
+        if mode not in ("dense", "bm25", "hybrid"):
+            raise ConfigError(f"--mode: must be dense, bm25 or hybrid, got {mode!r}")
+        if not query.strip():
+            raise ConfigError("query: must not be empty")
+        if k < 1:
+            raise ConfigError(f"-k: must be at least 1, got {k}")
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        qvec = self.embedder.embed([query])[0]
+        timings["embed"] = _ms(t)
+        ident = self.embedder.identity
+        depth = max(k, FUSION_DEPTH)
+        dense: list[tuple[int, float]] = []
+        bm25: list[tuple[int, float]] = []
+        if mode in ("dense", "hybrid"):
+            t = time.perf_counter()
+            dense = self.store.dense(qvec, depth, ident.key)
+            timings["dense"] = _ms(t)
+            if not dense and self.store.stats().chunks:
+                raise ModelMismatch(
+                    f"{self.location}: no chunk was embedded with {ident.key}; "
+                    "run `citeline reindex --stale` to re-embed with the current model"
+                )
+        if mode in ("bm25", "hybrid"):
+            t = time.perf_counter()
+            bm25 = self.store.bm25(tokenize(query), depth)
+            timings["bm25"] = _ms(t)
+        t = time.perf_counter()
+        if mode == "dense":
+            ranked = dense[:k]
+        elif mode == "bm25":
+            ranked = bm25[:k]
+        else:
+            ranked = rrf([[i for i, _ in dense], [i for i, _ in bm25]])[:k]
+        timings["fuse"] = _ms(t)
+        t = time.perf_counter()
+        ids = [i for i, _ in ranked]
+        sims = dict(dense)
+        missing = [i for i in ids if i not in sims]
+        if missing:
+            sims.update(self.store.similarities(qvec, missing, ident.key))
+        rows = self.store.chunks(ids)
+        hits = []
+        for rank, (cid, score) in enumerate(ranked, start=1):
+            row = rows[cid]
+            hits.append(
+                Hit(
+                    rank=rank, chunk_id=cid, document=row.document, title=row.title,
+                    section=row.section, start=row.start, end=row.end, locator=row.locator,
+                    content=row.content, distance=1.0 - sims.get(cid, 0.0), score=score,
+                )
+            )
+        timings["fetch"] = _ms(t)
+        return SearchResult(query, mode, tuple(hits), timings)
+
+    def ask(self, question: str, mode: Mode = "hybrid") -> Answer:
+        """Gate the fused shortlist; cite what passes, or refuse before any model runs."""
+        t = time.perf_counter()
+        result = self.search(question, k=ASK_CANDIDATES, mode=mode)
+        retrieval_ms = _ms(t)
+        decision = gate(result.hits, self.threshold)
+        timings = {"retrieval": retrieval_ms, **result.timings}
+        if decision.refused:
+            nearest = decision.nearest
+            near = f"; the nearest chunk is at {nearest:.3f}" if nearest is not None else ""
+            return Answer(
+                question=question, refused=True,
+                reason=f"no chunk under cosine distance {decision.threshold:g}{near}",
+                answer=refusal_line(question, decision.threshold), citations=(),
+                threshold=decision.threshold, nearest_distance=nearest, timings=timings,
+            )
+        citations = tuple(
+            Citation(
+                index=n, document=h.document, title=h.title, section=h.section,
+                locator=h.locator, quote=h.content, distance=h.distance,
+            )
+            for n, h in enumerate(decision.kept, start=1)
+        )
+        text = "\n\n".join(f"[{c.index}] {c.quote}" for c in citations)
+        return Answer(
+            question=question, refused=False,
+            reason=f"{len(citations)} chunk(s) under cosine distance {decision.threshold:g}",
+            answer=text, citations=citations, threshold=decision.threshold,
+            nearest_distance=decision.nearest, timings=timings,
+        )
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0
+
+
+class _NoBar:
+    def update(self, n: int) -> None: ...
+    def close(self) -> None: ...
+
+
+def _progress(total: int, enabled: bool):  # type: ignore[no-untyped-def]
+    if not enabled or total == 0:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="chunk", desc="embedding", dynamic_ncols=True)
+
+
+def open_index(location: str | Path, **kwargs: object) -> Index:
+    """Open (or create) the index at ``location``; see :class:`Index`."""
+    return Index(location, **kwargs)  # type: ignore[arg-type]
+
+
+__all__ = ["Index", "IndexReport", "DocStatus", "SearchResult", "open_index", "CiteError"]

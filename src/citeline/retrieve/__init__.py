@@ -1,0 +1,1 @@
+"""Retrieval math: BM25, dense scoring and rank fusion, as pure functions over arrays."""

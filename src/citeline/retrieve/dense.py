@@ -1,0 +1,22 @@
+"""Exact dense scoring: cosine similarity of L2-normalised vectors is their dot product."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Row positions of the ``k`` highest scores, best first (ties by position)."""
+    k = min(k, len(scores))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k < len(scores):
+        part = np.argpartition(-scores, k - 1)[:k]
+    else:
+        part = np.arange(len(scores))
+    return part[np.lexsort((part, -scores[part]))]
+
+
+def cosine_distance(similarity: float) -> float:
+    """1 - cos; for unit vectors it equals half the squared Euclidean distance."""
+    return 1.0 - float(similarity)

@@ -1,0 +1,146 @@
+"""Storage backends behind one :class:`Store` protocol.
+
+The pipeline only ever talks to this protocol; ``sqlite`` is the embedded
+default (one file, WAL mode), and further backends register in
+:data:`BACKENDS` by URL scheme.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from citeline.types import Chunk, Locator
+
+
+@dataclass(frozen=True)
+class DocRecord:
+    """A document as the index knows it (everything ``status`` shows)."""
+
+    path: str
+    root: str
+    state: str
+    reason: str = ""
+    title: str = ""
+    media_type: str = ""
+    content_hash: str = ""
+    extractor: str = ""
+    extractor_version: str = ""
+    pipeline_version: str = ""
+    model_id: str = ""
+    weights_hash: str = ""
+    dim: int = 0
+    n_chunks: int = 0
+    n_over_window: int = 0
+    tokens: int = 0
+    header_tokens: int = 0
+    warnings: tuple[str, ...] = ()
+    indexed_at: str = ""
+    id: int = 0
+
+    @property
+    def model_key(self) -> str:
+        return f"{self.model_id}@{self.weights_hash}/{self.dim}" if self.model_id else ""
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    """A chunk ready to write: the chunker's output plus what the indexer computed."""
+
+    chunk: Chunk
+    locator: Locator
+    vector: np.ndarray
+    tokens: int
+    header_tokens: int
+    text_hash: str
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """A chunk read back for display (one query for many ids, never N+1)."""
+
+    id: int
+    document: str
+    title: str
+    section: str
+    start: int
+    end: int
+    content: str
+    text: str
+    locator: Locator
+
+
+@dataclass
+class IndexStats:
+    chunks: int = 0
+    over_window: int = 0
+    tokens: int = 0
+    header_tokens: int = 0
+    by_state: dict[str, int] = field(default_factory=dict)
+
+
+class Store(Protocol):
+    """What the pipeline needs from a storage backend."""
+
+    def get_setting(self, key: str, default: str | None = None) -> str | None: ...
+    def set_setting(self, key: str, value: str) -> None: ...
+
+    def documents(self) -> list[DocRecord]: ...
+    def document(self, path: str) -> DocRecord | None: ...
+    def document_text(self, path: str) -> str | None: ...
+
+    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk]) -> None:
+        """Replace a document and all its chunks in ONE transaction."""
+        ...
+
+    def mark(self, path: str, root: str, state: str, reason: str) -> None:
+        """Set a document's state and reason, creating the record if needed; chunks stay."""
+        ...
+
+    def remove_document(self, path: str) -> None: ...
+
+    def cached_vectors(self, text_hashes: Sequence[str], model_key: str) -> dict[str, np.ndarray]: ...
+
+    def dense(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
+        """(chunk id, cosine similarity) of the k nearest chunks of ``model_key``."""
+        ...
+
+    def similarities(
+        self, query: np.ndarray, chunk_ids: Sequence[int], model_key: str
+    ) -> dict[int, float]:
+        """Cosine similarity of the given chunks embedded with ``model_key``."""
+        ...
+
+    def bm25(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """(chunk id, BM25 score) of the k best chunks with a positive score."""
+        ...
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...
+
+    def stats(self) -> IndexStats: ...
+
+    def close(self) -> None: ...
+
+
+StoreFactory = Callable[[str], Store]
+BACKENDS: dict[str, StoreFactory] = {}
+
+
+def open_store(location: str | Path, create: bool = True) -> Store:
+    """Open the store at ``location``: a folder (SQLite) or a registered URL scheme."""
+    loc = str(location)
+    scheme = loc.split("://", 1)[0] if "://" in loc else ""
+    if scheme:
+        from citeline.errors import ConfigError
+
+        factory = BACKENDS.get(scheme)
+        if factory is None:
+            raise ConfigError(f"--store: no backend for '{scheme}://' URLs")
+        return factory(loc)
+    from citeline.store.sqlite import SQLiteStore
+
+    return SQLiteStore(Path(loc), create=create)

@@ -1,0 +1,456 @@
+"""The embedded store: one SQLite file in the index folder.
+
+* Schema = the numbered, append-only :data:`MIGRATIONS`; ``PRAGMA user_version``
+  says how many are applied. A file from a newer citeline is refused.
+* WAL mode, so searches run while an indexer writes; every document is written
+  in one ``BEGIN IMMEDIATE`` transaction, so a crash never leaves half a
+  document visible.
+* Vectors are float32 BLOBs scanned with numpy (this Python's sqlite3 cannot
+  load extensions such as sqlite-vec). BM25 term statistics live in a
+  ``postings`` table written in the same transaction as the chunks.
+* Reads are cached in memory per *generation*, a counter every write bumps,
+  so a reader sees another process's commit on its next query.
+* Every query uses bound parameters.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from citeline.errors import IndexNotFound, SchemaError
+from citeline.retrieve.bm25 import score_postings, term_frequencies
+from citeline.retrieve.dense import top_k
+from citeline.store import ChunkRow, DocRecord, IndexStats, StoredChunk
+from citeline.types import Locator
+
+DB_NAME = "citeline.sqlite3"
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: documents, chunks, postings, embedding cache, settings
+    """
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE documents (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        root TEXT NOT NULL DEFAULT '',
+        state TEXT NOT NULL,
+        reason TEXT NOT NULL DEFAULT '',
+        title TEXT NOT NULL DEFAULT '',
+        media_type TEXT NOT NULL DEFAULT '',
+        content_hash TEXT NOT NULL DEFAULT '',
+        extractor TEXT NOT NULL DEFAULT '',
+        extractor_version TEXT NOT NULL DEFAULT '',
+        pipeline_version TEXT NOT NULL DEFAULT '',
+        model_id TEXT NOT NULL DEFAULT '',
+        weights_hash TEXT NOT NULL DEFAULT '',
+        dim INTEGER NOT NULL DEFAULT 0,
+        n_chunks INTEGER NOT NULL DEFAULT 0,
+        n_over_window INTEGER NOT NULL DEFAULT 0,
+        tokens INTEGER NOT NULL DEFAULT 0,
+        header_tokens INTEGER NOT NULL DEFAULT 0,
+        warnings TEXT NOT NULL DEFAULT '[]',
+        indexed_at TEXT NOT NULL DEFAULT '',
+        text TEXT
+    );
+    CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY,
+        doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        section TEXT NOT NULL,
+        text TEXT NOT NULL,
+        content TEXT NOT NULL,
+        locator TEXT NOT NULL,
+        tokens INTEGER NOT NULL,
+        header_tokens INTEGER NOT NULL,
+        text_hash TEXT NOT NULL,
+        model_key TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        length INTEGER NOT NULL
+    );
+    CREATE INDEX chunks_doc ON chunks(doc_id);
+    CREATE TABLE postings (
+        term TEXT NOT NULL,
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        tf INTEGER NOT NULL,
+        PRIMARY KEY (term, chunk_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX postings_chunk ON postings(chunk_id);
+    CREATE TABLE embeddings (
+        text_hash TEXT NOT NULL,
+        model_key TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (text_hash, model_key)
+    ) WITHOUT ROWID;
+    INSERT INTO settings (key, value) VALUES ('generation', '0');
+    """,
+)
+
+
+@dataclass
+class _Snapshot:
+    """In-memory arrays for one generation of the index."""
+
+    generation: int
+    ids: np.ndarray  # chunk ids, row order
+    lengths: np.ndarray  # BM25 token counts
+    row_of: dict[int, int]
+    postings: dict[str, tuple[np.ndarray, np.ndarray]]
+    # vectors per model key: (chunk ids, (n, dim) float32). Models never share a matrix,
+    # so vectors of different models (or dimensions) can never be compared.
+    vectors: dict[str, tuple[np.ndarray, np.ndarray]]
+    vector_pos: dict[int, int]  # chunk id -> row in its model's matrix
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class SQLiteStore:
+    def __init__(self, folder: Path, create: bool = True) -> None:
+        self.folder = Path(folder)
+        path = self.folder / DB_NAME
+        if not path.exists():
+            if not create:
+                raise IndexNotFound(f"{self.folder}: no citeline index here (run citeline index)")
+            self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._local = threading.local()
+        self._snap: _Snapshot | None = None
+        self._snap_lock = threading.Lock()
+        self._migrate()
+
+    # --- connections ------------------------------------------------------------------
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """One connection per thread (sqlite3 connections are not shareable)."""
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("PRAGMA foreign_keys=ON")
+            c.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = c
+        return c
+
+    def close(self) -> None:
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.close()
+            self._local.conn = None
+
+    def _migrate(self) -> None:
+        c = self.conn
+        version = c.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise SchemaError(
+                f"{self.path}: schema version {version} is newer than this citeline "
+                f"knows ({len(MIGRATIONS)}); upgrade citeline"
+            )
+        for n in range(version, len(MIGRATIONS)):
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                for stmt in _statements(MIGRATIONS[n]):
+                    c.execute(stmt)
+                c.execute(f"PRAGMA user_version = {n + 1}")  # an int literal: no binding in PRAGMA
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+
+    # --- settings ---------------------------------------------------------------------
+
+    def get_setting(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def generation(self) -> int:
+        return int(self.get_setting("generation", "0") or 0)
+
+    # --- documents --------------------------------------------------------------------
+
+    _DOC_COLS = (
+        "id, path, root, state, reason, title, media_type, content_hash, extractor, "
+        "extractor_version, pipeline_version, model_id, weights_hash, dim, n_chunks, "
+        "n_over_window, tokens, header_tokens, warnings, indexed_at"
+    )
+
+    def _record(self, row: tuple) -> DocRecord:
+        (id_, path, root, state, reason, title, mt, ch, ex, exv, pv, mid, wh, dim, nc, now, tok,
+         htok, warn, at) = row
+        return DocRecord(
+            path=path, root=root, state=state, reason=reason, title=title, media_type=mt,
+            content_hash=ch, extractor=ex, extractor_version=exv, pipeline_version=pv,
+            model_id=mid, weights_hash=wh, dim=dim, n_chunks=nc, n_over_window=now,
+            tokens=tok, header_tokens=htok, warnings=tuple(json.loads(warn)), indexed_at=at,
+            id=id_,
+        )
+
+    def documents(self) -> list[DocRecord]:
+        rows = self.conn.execute(f"SELECT {self._DOC_COLS} FROM documents ORDER BY path")
+        return [self._record(r) for r in rows]
+
+    def document(self, path: str) -> DocRecord | None:
+        row = self.conn.execute(
+            f"SELECT {self._DOC_COLS} FROM documents WHERE path = ?", (path,)
+        ).fetchone()
+        return self._record(row) if row else None
+
+    def document_text(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT text FROM documents WHERE path = ?", (path,)).fetchone()
+        return row[0] if row else None
+
+    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk]) -> None:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.execute("DELETE FROM documents WHERE path = ?", (record.path,))
+            cur = c.execute(
+                "INSERT INTO documents (path, root, state, reason, title, media_type, "
+                "content_hash, extractor, extractor_version, pipeline_version, model_id, "
+                "weights_hash, dim, n_chunks, n_over_window, tokens, header_tokens, warnings, "
+                "indexed_at, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    record.path, record.root, record.state, record.reason, record.title,
+                    record.media_type, record.content_hash, record.extractor,
+                    record.extractor_version, record.pipeline_version, record.model_id,
+                    record.weights_hash, record.dim, record.n_chunks, record.n_over_window,
+                    record.tokens, record.header_tokens, json.dumps(list(record.warnings)),
+                    _now(), text,
+                ),
+            )
+            doc_id = cur.lastrowid
+            model_key = record.model_key
+            for sc in chunks:
+                ch = sc.chunk
+                tf, length = term_frequencies(ch.text)
+                vec = np.ascontiguousarray(sc.vector, dtype=np.float32)
+                cid = c.execute(
+                    "INSERT INTO chunks (doc_id, ordinal, start, end, section, text, content, "
+                    "locator, tokens, header_tokens, text_hash, model_key, vector, length) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        doc_id, ch.ordinal, ch.start, ch.end, ch.section, ch.text, ch.content,
+                        json.dumps(_locator_json(sc.locator)), sc.tokens, sc.header_tokens,
+                        sc.text_hash, model_key, vec.tobytes(), length,
+                    ),
+                ).lastrowid
+                c.executemany(
+                    "INSERT INTO postings (term, chunk_id, tf) VALUES (?, ?, ?)",
+                    [(t, cid, n) for t, n in tf.items()],
+                )
+                c.execute(
+                    "INSERT OR IGNORE INTO embeddings (text_hash, model_key, vector) "
+                    "VALUES (?, ?, ?)",
+                    (sc.text_hash, model_key, vec.tobytes()),
+                )
+            self._bump(c)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def mark(self, path: str, root: str, state: str, reason: str) -> None:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.execute(
+                "INSERT INTO documents (path, root, state, reason, indexed_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
+                "state = excluded.state, reason = excluded.reason",
+                (path, root, state, reason, _now()),
+            )
+            self._bump(c)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def remove_document(self, path: str) -> None:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.execute("DELETE FROM documents WHERE path = ?", (path,))
+            self._bump(c)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def _bump(c: sqlite3.Connection) -> None:
+        c.execute(
+            "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+        )
+
+    # --- embedding cache --------------------------------------------------------------
+
+    def cached_vectors(self, text_hashes: Sequence[str], model_key: str) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        hashes = list(dict.fromkeys(text_hashes))
+        for i in range(0, len(hashes), 500):  # stay under SQLite's bound-variable limit
+            batch = hashes[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            rows = self.conn.execute(
+                f"SELECT text_hash, vector FROM embeddings WHERE model_key = ? "
+                f"AND text_hash IN ({marks})",
+                (model_key, *batch),
+            )
+            for h, blob in rows:
+                out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    # --- reads ------------------------------------------------------------------------
+
+    def _snapshot(self) -> _Snapshot:
+        gen = self.generation()
+        snap = self._snap
+        if snap is not None and snap.generation == gen:
+            return snap
+        with self._snap_lock:
+            snap = self._snap
+            if snap is not None and snap.generation == gen:
+                return snap
+            snap = self._load(gen)
+            self._snap = snap
+            return snap
+
+    def _load(self, gen: int) -> _Snapshot:
+        c = self.conn
+        c.execute("BEGIN")  # one consistent read of chunks and postings
+        try:
+            gen = int(c.execute("SELECT value FROM settings WHERE key='generation'").fetchone()[0])
+            rows = c.execute("SELECT id, model_key, vector, length FROM chunks ORDER BY id").fetchall()
+            ids = np.array([r[0] for r in rows], dtype=np.int64)
+            grouped: dict[str, tuple[list[int], list[bytes]]] = {}
+            vector_pos: dict[int, int] = {}
+            for cid, key, blob, _ in rows:
+                g = grouped.setdefault(key, ([], []))
+                vector_pos[cid] = len(g[0])
+                g[0].append(cid)
+                g[1].append(blob)
+            vectors = {
+                key: (
+                    np.array(cids, dtype=np.int64),
+                    np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs]),
+                )
+                for key, (cids, blobs) in grouped.items()
+            }
+            lengths = np.array([r[3] for r in rows], dtype=np.float64)
+            row_of = {int(i): n for n, i in enumerate(ids)}
+            acc: dict[str, tuple[list[int], list[int]]] = {}
+            for term, cid, tf in c.execute("SELECT term, chunk_id, tf FROM postings"):
+                rows_l, tfs = acc.setdefault(term, ([], []))
+                rows_l.append(row_of[cid])
+                tfs.append(tf)
+        finally:
+            c.execute("COMMIT")
+        postings = {
+            t: (np.array(r, dtype=np.int64), np.array(f, dtype=np.int64)) for t, (r, f) in acc.items()
+        }
+        return _Snapshot(gen, ids, lengths, row_of, postings, vectors, vector_pos)
+
+    def dense(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
+        group = self._snapshot().vectors.get(model_key)
+        if group is None:
+            return []
+        ids, matrix = group
+        sims = matrix @ query.astype(np.float32)
+        best = top_k(sims, k)
+        return [(int(ids[i]), float(sims[i])) for i in best]
+
+    def similarities(
+        self, query: np.ndarray, chunk_ids: Sequence[int], model_key: str
+    ) -> dict[int, float]:
+        snap = self._snapshot()
+        group = snap.vectors.get(model_key)
+        if group is None:
+            return {}
+        ids, matrix = group
+        pos = [(i, snap.vector_pos[i]) for i in chunk_ids if i in snap.vector_pos]
+        pos = [(i, p) for i, p in pos if p < len(ids) and ids[p] == i]  # same model only
+        if not pos:
+            return {}
+        sims = matrix[[p for _, p in pos]] @ query.astype(np.float32)
+        return {int(i): float(x) for (i, _), x in zip(pos, sims, strict=True)}
+
+    def bm25(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
+        snap = self._snapshot()
+        if not len(snap.ids):
+            return []
+        avgdl = float(snap.lengths.mean())
+        scores = score_postings(terms, snap.postings, snap.lengths, avgdl)
+        positive = int((scores > 0).sum())
+        best = top_k(scores, min(k, positive))
+        return [(int(snap.ids[i]), float(scores[i])) for i in best]
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        out: dict[int, ChunkRow] = {}
+        ids = list(dict.fromkeys(int(i) for i in ids))
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            rows = self.conn.execute(
+                "SELECT c.id, d.path, d.title, c.section, c.start, c.end, c.content, c.text, "
+                f"c.locator FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                f"WHERE c.id IN ({marks})",
+                batch,
+            )
+            for cid, path, title, sec, s, e, content, text, loc in rows:
+                out[cid] = ChunkRow(cid, path, title, sec, s, e, content, text, _locator(loc))
+        return out
+
+    def all_chunks(self) -> list[ChunkRow]:
+        """Every chunk, in document order (for evaluation and export)."""
+        rows = self.conn.execute(
+            "SELECT c.id, d.path, d.title, c.section, c.start, c.end, c.content, c.text, "
+            "c.locator FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            "ORDER BY d.path, c.ordinal"
+        )
+        return [ChunkRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], _locator(r[8])) for r in rows]
+
+    def stats(self) -> IndexStats:
+        c = self.conn
+        n, over, tok, htok = c.execute(
+            "SELECT COALESCE(SUM(n_chunks), 0), COALESCE(SUM(n_over_window), 0), "
+            "COALESCE(SUM(tokens), 0), COALESCE(SUM(header_tokens), 0) FROM documents"
+        ).fetchone()
+        by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
+        return IndexStats(n, over, tok, htok, by_state)
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def _locator_json(loc: Locator) -> dict[str, object]:
+    return {
+        "start": loc.start, "end": loc.end, "pages": list(loc.pages), "t_start": loc.t_start,
+        "t_end": loc.t_end, "sheet_range": loc.sheet_range, "ocr_confidence": loc.ocr_confidence,
+    }
+
+
+def _locator(raw: str) -> Locator:
+    d = json.loads(raw)
+    return Locator(
+        start=d["start"], end=d["end"], pages=tuple(d.get("pages") or ()),
+        t_start=d.get("t_start"), t_end=d.get("t_end"), sheet_range=d.get("sheet_range"),
+        ocr_confidence=d.get("ocr_confidence"),
+    )

@@ -1,0 +1,226 @@
+"""The small frozen dataclasses that cross stage boundaries.
+
+Data flows one way::
+
+    file --extract--> Document --chunk--> [Chunk] --embed/store--> index
+    query --retrieve/fuse--> [Hit] --gate--> kept hits --answer--> Answer(citations)
+
+Every object remembers where its text came from. The invariant the whole
+product rests on is ``chunk.content == document.text[chunk.start:chunk.end]``:
+what we quote is a verbatim slice of the canonical text, and the locator is
+computed from those offsets, never from lengths added up along the way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+Strategy = Literal["A", "B", "C", "D", "E", "F"]
+STRATEGIES: tuple[Strategy, ...] = ("A", "B", "C", "D", "E", "F")
+
+Mode = Literal["dense", "bm25", "hybrid"]
+MODES: tuple[Mode, ...] = ("dense", "bm25", "hybrid")
+
+
+class DocState(StrEnum):
+    """Lifecycle of a document in an index."""
+
+    PENDING = "pending"
+    INDEXING = "indexing"
+    INDEXED = "indexed"
+    FAILED = "failed"
+    STALE = "stale"
+
+
+class RegionKind(StrEnum):
+    """What a located region of canonical text stands for in the original file."""
+
+    PAGE = "page"  # a PDF page: locator #page=N
+    CUE = "cue"  # a transcript cue: locator #t=start,end (seconds)
+    ROW = "row"  # a spreadsheet row: locator Sheet!A1:F1
+
+
+@dataclass(frozen=True)
+class Region:
+    """A span of canonical text tied to a place in the original file.
+
+    Pages annotate text (a chunk may cross a page break and records both pages);
+    cues and rows are atomic units the chunker never cuts inside.
+    """
+
+    kind: RegionKind
+    start: int
+    end: int
+    page: int | None = None  # 1-based PDF page
+    t_start: float | None = None  # seconds
+    t_end: float | None = None
+    sheet: str | None = None
+    row: int | None = None  # 1-based spreadsheet row
+    first_col: int | None = None  # 1-based column numbers, for the A1 range
+    last_col: int | None = None
+    confidence: float | None = None  # OCR confidence of the page, 0..100
+    header: str | None = None  # for rows: the sheet's header row, repeated in embedded text
+
+
+@dataclass(frozen=True)
+class Document:
+    """One extracted document: a canonical text plus its locator map."""
+
+    path: str  # relative to the indexed root, POSIX separators
+    title: str
+    text: str  # the canonical text every offset refers to
+    media_type: str  # e.g. "text/markdown"
+    extractor: str
+    extractor_version: str
+    regions: tuple[Region, ...] = ()
+    warnings: tuple[str, ...] = ()  # visible problems that did not fail the document
+    headings: Literal["markdown", "none"] = "markdown"  # how the chunker finds sections
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable unit. ``text`` is embedded, ``content`` is quoted.
+
+    ``content == document.text[start:end]`` always.
+    """
+
+    ordinal: int
+    start: int
+    end: int
+    section: str  # heading path, e.g. "Doc > Section > Subsection"
+    text: str  # contextual header + content: what the encoder sees
+    content: str  # the chunk's own characters: what the user sees
+    header_chars: int = 0  # len(text) - len(content): what the header costs
+
+
+@dataclass(frozen=True)
+class Locator:
+    """Where a chunk is in its original file, in forms a browser understands."""
+
+    start: int
+    end: int
+    pages: tuple[int, ...] = ()
+    t_start: float | None = None
+    t_end: float | None = None
+    sheet_range: str | None = None  # "Sheet1!A12:F20"
+    ocr_confidence: float | None = None
+
+    @property
+    def fragment(self) -> str:
+        """The URL fragment: ``#page=N``, ``#t=s,e``, a sheet range, else ``#char=s,e``."""
+        if self.pages:
+            return f"#page={self.pages[0]}"
+        if self.t_start is not None and self.t_end is not None:
+            return f"#t={_secs(self.t_start)},{_secs(self.t_end)}"
+        if self.sheet_range:
+            return f"#{self.sheet_range}"
+        return self.char_fragment
+
+    @property
+    def char_fragment(self) -> str:
+        return f"#char={self.start},{self.end}"
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"char": [self.start, self.end], "fragment": self.fragment}
+        if self.pages:
+            out["pages"] = list(self.pages)
+        if self.t_start is not None:
+            out["t"] = [self.t_start, self.t_end]
+        if self.sheet_range:
+            out["sheet_range"] = self.sheet_range
+        if self.ocr_confidence is not None:
+            out["ocr_confidence"] = self.ocr_confidence
+        return out
+
+
+def _secs(t: float) -> str:
+    return f"{t:.3f}".rstrip("0").rstrip(".")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk as returned by a search, with both of its numbers."""
+
+    rank: int  # 1-based, in the mode's own order
+    chunk_id: int
+    document: str
+    title: str
+    section: str
+    start: int
+    end: int
+    locator: Locator
+    content: str
+    distance: float  # cosine distance of the chunk's embedding to the query's, every mode
+    score: float  # the mode's own score: cosine similarity, BM25, or RRF
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rank": self.rank,
+            "chunk_id": self.chunk_id,
+            "document": self.document,
+            "title": self.title,
+            "section": self.section,
+            "start": self.start,
+            "end": self.end,
+            "locator": self.locator.fragment,
+            "location": self.locator.to_json(),
+            "content": self.content,
+            "distance": round(self.distance, 6),
+            "score": round(self.score, 6),
+        }
+
+
+@dataclass(frozen=True)
+class Citation:
+    """What the answer's [n] points at; built by citeline, never by a model."""
+
+    index: int
+    document: str
+    title: str
+    section: str
+    locator: Locator
+    quote: str  # exactly the chunk's content
+    distance: float
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "index": self.index,
+            "document": self.document,
+            "title": self.title,
+            "section": self.section,
+            "locator": self.locator.fragment,
+            "url": self.document + self.locator.fragment,
+            "location": self.locator.to_json(),
+            "quote": self.quote,
+            "distance": round(self.distance, 6),
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The result of ``ask``: either cited passages or an honest refusal."""
+
+    question: str
+    refused: bool
+    reason: str
+    answer: str
+    citations: tuple[Citation, ...] = ()
+    threshold: float = 0.0
+    nearest_distance: float | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "question": self.question,
+            "refused": self.refused,
+            "reason": self.reason,
+            "answer": self.answer,
+            "citations": [c.to_json() for c in self.citations],
+            "threshold": self.threshold,
+            "nearest_distance": (
+                None if self.nearest_distance is None else round(self.nearest_distance, 6)
+            ),
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+        }

@@ -1,0 +1,60 @@
+"""Shared fixtures: tmp-path indexes, tiny literal corpora, one real model per session.
+
+Tests never touch a user's real index or config: every index lives under
+pytest's tmp_path, and CITELINE_CONFIG points at a file that does not exist.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+FIXTURES = Path(__file__).parent / "fixtures"
+BAD_FILES = ("empty.md", "latin1.txt", "image.md")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    cfg = tmp_path_factory.getbasetemp() / "no-such-config.toml"
+    monkeypatch.setenv("CITELINE_CONFIG", str(cfg))
+    for k in list(os.environ):
+        if k.startswith("CITELINE_") and k != "CITELINE_CONFIG":
+            monkeypatch.delenv(k)
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2, loaded once per test session."""
+    from citeline.embed import load_embedder
+
+    return load_embedder()
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """The fixture corpus, bad files included (empty, Latin-1, binary, unknown type)."""
+    dst = tmp_path / "corpus"
+    shutil.copytree(FIXTURES / "corpus", dst)
+    return dst
+
+
+@pytest.fixture
+def clean_corpus(corpus: Path) -> Path:
+    for name in (*BAD_FILES, "data.bin"):
+        (corpus / name).unlink()
+    return corpus
+
+
+@pytest.fixture
+def index(tmp_path: Path, embedder):
+    from citeline.pipeline import Index
+
+    idx = Index(tmp_path / "index", embedder=embedder)
+    yield idx
+    idx.close()

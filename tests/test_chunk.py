@@ -1,0 +1,176 @@
+"""Chunking: the invariants every strategy keeps, checked on arbitrary text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from citeline.chunk import (
+    ChunkConfig,
+    chunk_document,
+    column_letter,
+    headings,
+    locate,
+    sections,
+)
+from citeline.types import Document, Region, RegionKind
+
+
+def doc(text: str, title: str = "Doc", headings_: str = "markdown") -> Document:
+    return Document("d.md", title, text, "text/markdown", "text", "1", headings=headings_)  # type: ignore[arg-type]
+
+
+# Markdown-like text: headings of any level, paragraphs, long runs without
+# sentence ends, code fences, odd whitespace and non-ASCII.
+_word = st.text(alphabet="abcdefghij klmnopqrstuvwxyzé.!?,`#_-", min_size=1, max_size=30)
+_para = st.lists(_word, min_size=1, max_size=40).map(" ".join)
+_block = st.one_of(
+    _para,
+    _para.map(lambda p: "#" * 2 + " " + p[:40]),
+    _para.map(lambda p: "### " + p[:40]),
+    _para.map(lambda p: "```\n" + p + "\n\n# not a heading\n```"),
+    st.text(alphabet="xyz \t", min_size=600, max_size=1500),  # one huge "word" paragraph
+)
+markdownish = st.lists(_block, min_size=1, max_size=12).map(
+    lambda bs: "\n\n".join(bs)
+)
+
+
+def _covered(text: str, chunks) -> bool:
+    mask = [False] * len(text)
+    for c in chunks:
+        for i in range(c.start, c.end):
+            mask[i] = True
+    return all(mask[i] or text[i].isspace() for i in range(len(text)))
+
+
+@pytest.mark.parametrize("strategy", list("ABCDEF"))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdownish)
+def test_content_is_a_slice_and_nothing_is_dropped(strategy, text):
+    d = doc(text)
+    chunks = chunk_document(d, ChunkConfig(strategy=strategy))
+    for c in chunks:
+        assert c.content == text[c.start : c.end]
+        assert c.content.strip() == c.content and c.content
+        assert c.text.endswith(c.content)
+    assert _covered(text, chunks)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=markdownish)
+def test_default_strategy_never_exceeds_the_encoder_window(embedder, text):
+    """Measured with the model's own tokenizer, header and special tokens included."""
+    d = doc(text, title="A rather long document title " * 3)
+    chunks = chunk_document(d, ChunkConfig(), embedder.count_tokens)
+    counts = embedder.count_tokens([c.text for c in chunks])
+    assert all(n <= 256 for n in counts), max(counts)
+    for c in chunks:
+        assert c.content == text[c.start : c.end]
+    assert _covered(text, chunks)
+
+
+def test_text_before_the_first_heading_is_kept():
+    text = "Intro paragraph.\n\n# Title\n\n## A\n\nBody of A."
+    chunks = chunk_document(doc(text, "Title"))
+    assert chunks[0].content.startswith("Intro paragraph.")
+    assert chunks[0].section == "Title"
+
+
+def test_heading_path_and_header():
+    text = "# Manual\n\n## Care\n\n### Rinsing\n\nRinse three times.\n\n## Warranty\n\nTwo years."
+    chunks = chunk_document(doc(text, "Manual"), ChunkConfig(strategy="E", budget=30))
+    by_content = {c.content: c for c in chunks}
+    rinse = next(c for c in chunks if "Rinse three times." in c.content)
+    assert rinse.section == "Manual > Care > Rinsing"
+    assert rinse.text.startswith("[Manual > Care > Rinsing]\n")
+    assert rinse.header_chars == len("[Manual > Care > Rinsing]\n")
+    assert any(c.section == "Manual > Warranty" for c in by_content.values())
+
+
+def test_headings_inside_code_fences_are_not_headings():
+    text = "# T\n\n```sh\n# comment\n```\n\n## Real\n\ntext"
+    assert [h[2] for h in headings(text)] == ["T", "Real"]
+
+
+def test_paragraphs_are_never_cut_under_boundaries():
+    paras = [f"Paragraph {i} " + "word " * 20 for i in range(10)]
+    text = "\n\n".join(paras)
+    chunks = chunk_document(doc(text, headings_="none"), ChunkConfig(strategy="C"))
+    for p in paras:
+        p = p.strip()
+        assert any(p in c.content for c in chunks)
+
+
+def test_long_paragraph_falls_back_to_sentences():
+    sentences = [f"Sentence number {i} is here." for i in range(60)]
+    text = " ".join(sentences)
+    chunks = chunk_document(doc(text, headings_="none"), ChunkConfig(strategy="C", budget=200))
+    assert len(chunks) > 1
+    assert all(len(c.content) <= 200 for c in chunks)
+    for s in sentences:
+        assert any(s in c.content for c in chunks)
+
+
+def test_blind_cuts_every_budget_and_overlap_copies_the_tail():
+    text = "x" * 1000
+    a = chunk_document(doc(text, headings_="none"), ChunkConfig(strategy="A"))
+    assert [(c.start, c.end) for c in a] == [(0, 512), (512, 1000)]
+    b = chunk_document(doc(text, headings_="none"), ChunkConfig(strategy="B"))
+    assert [(c.start, c.end) for c in b] == [(0, 512), (448, 1000)]
+    assert a[0].text == a[0].content  # no header on blind strategies
+
+
+def test_boundary_overlap_starts_before_previous_end():
+    text = "\n\n".join(f"Para {i}. " + "w " * 100 for i in range(4))
+    chunks = chunk_document(doc(text, headings_="none"), ChunkConfig(strategy="D"))
+    for prev, cur in zip(chunks, chunks[1:]):
+        assert cur.start < prev.end
+        assert prev.end - cur.start <= 64
+
+
+def test_strategy_signature_differs():
+    assert ChunkConfig(strategy="E").signature() != ChunkConfig(strategy="F").signature()
+
+
+def test_rows_cues_and_pages_give_locators():
+    text = "name,qty\nalpha,1\nbeta,2\n"
+    rows = (
+        Region(RegionKind.ROW, 9, 16, sheet="Stock", row=2, first_col=1, last_col=2, header="name,qty"),
+        Region(RegionKind.ROW, 17, 23, sheet="Stock", row=3, first_col=1, last_col=2, header="name,qty"),
+    )
+    d = Document("s.csv", "s", text, "text/csv", "sheet", "1", regions=rows, headings="none")
+    secs = sections(d)
+    assert [s.path for s in secs] == [("Stock",)]
+    chunks = chunk_document(d, ChunkConfig())
+    assert chunks[0].text.startswith("[s > Stock]\nname,qty\n")
+    loc = locate(d, chunks[0].start, chunks[0].end)
+    assert loc.sheet_range == "Stock!A2:B3" and loc.fragment == "#Stock!A2:B3"
+
+    cues = (
+        Region(RegionKind.CUE, 0, 5, t_start=1.5, t_end=3.0),
+        Region(RegionKind.CUE, 6, 11, t_start=3.0, t_end=4.25),
+    )
+    t = Document("a.vtt", "a", "hello world", "text/vtt", "vtt", "1", regions=cues, headings="none")
+    assert locate(t, 0, 11).fragment == "#t=1.5,4.25"
+    assert locate(t, 6, 11).fragment == "#t=3,4.25"
+
+    pages = (Region(RegionKind.PAGE, 0, 50, page=1), Region(RegionKind.PAGE, 50, 100, page=2))
+    p = Document("p.pdf", "p", "y" * 100, "application/pdf", "pdf", "1", regions=pages, headings="none")
+    loc = locate(p, 40, 60)
+    assert loc.pages == (1, 2) and loc.fragment == "#page=1"
+    assert locate(p, 0, 10).char_fragment == "#char=0,10"
+
+
+def test_column_letters():
+    assert [column_letter(n) for n in (1, 26, 27, 52, 703)] == ["A", "Z", "AA", "AZ", "AAA"]
+
+
+def test_offsets_are_found_not_accumulated():
+    text = "# T\r\n\r\n## S\n\nA paragraph.\n\n\n\nAnother   one.\n"
+    for c in chunk_document(doc(text, "T"), ChunkConfig(strategy="C", budget=15)):
+        assert text[c.start : c.end] == c.content
+        assert re.search(re.escape(c.content), text)

@@ -1,0 +1,90 @@
+"""The CLI: help text for every command, JSON shapes, exit statuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from citeline import cli
+
+
+@pytest.fixture
+def run(embedder, capsys):
+    """Run the CLI in-process (the session's model is already loaded)."""
+
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = cli.main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_every_command_has_help_text():
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert set(sub.choices) == set(cli.COMMANDS)
+    for name, sp in sub.choices.items():
+        assert sp.description, name
+        for action in sp._actions:
+            if action.dest != "help":
+                assert action.help, f"{name} {action.dest}"
+
+
+def test_index_search_ask_status_json(run, corpus: Path, tmp_path: Path):
+    ix = str(tmp_path / "ix")
+    code, out, _ = run("index", str(corpus), "--index", ix, "-q")
+    assert code == 1  # some documents failed
+    assert "3 indexed" in out and "3 failed" in out and "FAILED  empty.md: empty file" in out
+    assert "over the encoder window: 0" in out
+
+    code, out, _ = run("search", "descaling vinegar", "--index", ix, "-k", "3", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["query"] == "descaling vinegar" and data["mode"] == "hybrid"
+    assert len(data["hits"]) == 3 and data["hits"][0]["document"] == "kettle.md"
+    assert data["hits"][0]["locator"].startswith("#char=")
+
+    code, out, _ = run("ask", "How long is the kettle warranty?", "--index", ix, "--json")
+    data = json.loads(out)
+    assert set(data) >= {"question", "refused", "reason", "answer", "citations"}
+    assert not data["refused"]
+    c = data["citations"][0]
+    assert set(c) >= {"index", "document", "title", "section", "locator", "quote", "distance"}
+    text = (corpus / c["document"]).read_text()
+    start, end = map(int, c["locator"].removeprefix("#char=").split(","))
+    assert text[start:end] == c["quote"]
+
+    code, out, _ = run("ask", "what is the capital of mongolia", "--index", ix)
+    assert out.startswith('NO ANSWER: nothing under cosine distance 0.675 for "what is the capital of mongolia"')
+
+    code, out, _ = run("status", "--index", ix, "--json")
+    docs = {d["document"]: d for d in json.loads(out)["documents"]}
+    assert docs["latin1.txt"]["state"] == "failed" and "UTF-8" in docs["latin1.txt"]["reason"]
+    assert docs["kettle.md"]["state"] == "indexed" and docs["kettle.md"]["chunks"] > 0
+
+    (corpus / "empty.md").write_text("# Now\n\nIt has text.\n")
+    (corpus / "latin1.txt").unlink()
+    (corpus / "image.md").unlink()
+    code, out, _ = run("retry", "--index", ix, "-q", "--json")
+    data = json.loads(out)
+    assert data["indexed"] == 1 and len(data["failed"]) == 2  # the deleted files fail clearly
+    assert all("cannot read file" in f["reason"] for f in data["failed"])
+
+
+def test_errors_are_clear(run, tmp_path: Path):
+    code, _, err = run("search", "x", "--index", str(tmp_path / "nothing"))
+    assert code == 2 and "no citeline index here" in err
+    code, _, err = run("index", str(tmp_path / "missing"), "--index", str(tmp_path / "ix"))
+    assert code == 2 and "no such file or folder" in err
+
+
+@pytest.mark.slow
+def test_module_and_console_script_entry_points(tmp_path: Path):
+    for argv in ([sys.executable, "-m", "citeline", "--help"],
+                 [str(Path(sys.executable).parent / "citeline"), "--help"]):
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0 and "index" in res.stdout

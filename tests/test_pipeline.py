@@ -1,0 +1,206 @@
+"""End to end on real SQLite and the real model: index, re-index, fail, search, ask."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from citeline.errors import ConfigError, ModelMismatch
+from citeline.pipeline import Index
+from citeline.store.sqlite import DB_NAME
+
+
+def test_index_counts_and_failures(index: Index, corpus: Path):
+    report = index.index(corpus)
+    failed = dict(report.failed)
+    assert set(failed) == {"empty.md", "latin1.txt", "image.md"}
+    assert "empty" in failed["empty.md"]
+    assert "UTF-8" in failed["latin1.txt"]
+    assert "binary" in failed["image.md"]
+    assert [p for p, _ in report.skipped] == ["data.bin"]
+    assert sorted(report.indexed) == ["guides/bicycle.md", "kettle.md", "notes.txt"]
+    assert report.chunks_written == index.store.stats().chunks > 0
+    assert report.over_window == 0
+    assert not report.ok
+    # every good document is still searchable
+    hits = index.search("how often should I oil the chain", k=3).hits
+    assert hits[0].document == "guides/bicycle.md"
+    states = {s.record.path: s.state for s in index.status()}
+    assert states["empty.md"] == "failed" and states["kettle.md"] == "indexed"
+
+
+def test_reindex_only_changed_and_removes_missing(index: Index, clean_corpus: Path):
+    first = index.index(clean_corpus)
+    assert first.ok and len(first.indexed) == 3
+    again = index.index(clean_corpus)
+    assert again.indexed == [] and len(again.unchanged) == 3 and again.embedded == 0
+
+    kettle = clean_corpus / "kettle.md"
+    kettle.write_text(kettle.read_text() + "\n## Cleaning\n\nWipe the base with a dry cloth.\n")
+    (clean_corpus / "notes.txt").unlink()
+    third = index.index(clean_corpus)
+    assert third.indexed == ["kettle.md"]
+    assert third.removed == ["notes.txt"]
+    assert third.reused > 0  # unchanged chunk texts are not re-embedded
+    assert 0 < third.embedded < third.chunks_written + 1
+    assert {d.record.path for d in index.status()} == {"kettle.md", "guides/bicycle.md"}
+    assert index.search("dry cloth base", k=1).hits[0].document == "kettle.md"
+
+
+def test_failed_update_keeps_the_indexed_version(index: Index, clean_corpus: Path):
+    index.index(clean_corpus)
+    before = index.store.stats().chunks
+    (clean_corpus / "kettle.md").write_bytes(b"\xff\xfe broken")
+    report = index.index(clean_corpus)
+    assert [p for p, _ in report.failed] == ["kettle.md"]
+    assert "still searchable" in report.failed[0][1]
+    assert index.store.stats().chunks == before
+    assert index.search("descale the kettle vinegar", k=1).hits[0].document == "kettle.md"
+    # fix the file and retry
+    (clean_corpus / "kettle.md").write_text("# Kettle\n\nDescale monthly with citric acid.\n")
+    retried = index.retry()
+    assert retried.indexed == ["kettle.md"] and retried.ok
+    assert {s.state for s in index.status()} == {"indexed"}
+
+
+def test_search_fields_and_modes(index: Index, clean_corpus: Path):
+    index.index(clean_corpus)
+    for mode in ("dense", "bm25", "hybrid"):
+        res = index.search("warranty months receipt", k=5, mode=mode)
+        assert res.hits, mode
+        top = res.hits[0]
+        assert top.document == "kettle.md", mode
+        j = top.to_json()
+        for key in ("rank", "document", "title", "section", "start", "end", "locator",
+                    "content", "distance", "score"):
+            assert key in j
+        assert j["locator"] == f"#char={top.start},{top.end}"
+        text = (clean_corpus / "kettle.md").read_text()
+        assert text[top.start : top.end] == top.content
+        assert 0.0 <= top.distance <= 2.0
+        assert [h.rank for h in res.hits] == list(range(1, len(res.hits) + 1))
+    dense = index.search("warranty months receipt", k=5, mode="dense").hits
+    assert all(a.distance <= b.distance for a, b in zip(dense, dense[1:]))
+    with pytest.raises(ConfigError):
+        index.search("x", mode="sparse")  # type: ignore[arg-type]
+
+
+def test_ask_answers_with_citations_or_refuses(index: Index, clean_corpus: Path):
+    index.index(clean_corpus)
+    ans = index.ask("How long does the kettle warranty last?")
+    assert not ans.refused
+    assert 1 <= len(ans.citations) <= 4
+    c = ans.citations[0]
+    assert c.document == "kettle.md" and "24 months" in c.quote
+    doc_text = (clean_corpus / c.document).read_text()
+    assert doc_text[c.locator.start : c.locator.end] == c.quote
+    assert all(x.distance < 0.675 for x in ans.citations)
+    assert "[1]" in ans.answer
+
+    no = index.ask("What is the offside rule in football?")
+    assert no.refused and not no.citations
+    assert no.answer == 'NO ANSWER: nothing under cosine distance 0.675 for "What is the offside rule in football?"'
+    assert no.nearest_distance is not None and no.nearest_distance >= 0.675
+
+    index.set_threshold(1.5)  # a looser per-index threshold now answers
+    assert not index.ask("What is the offside rule in football?").refused
+
+
+def test_writes_are_atomic_per_document(index: Index, clean_corpus: Path, monkeypatch):
+    index.index(clean_corpus)
+    before = {d.record.path: d.record.n_chunks for d in index.status()}
+    chunks_before = index.store.stats().chunks
+    (clean_corpus / "kettle.md").write_text("# Kettle\n\nNew text.\n\n## More\n\nEven more text.\n")
+
+    import citeline.store.sqlite as sq
+
+    real = sq.term_frequencies
+    calls = {"n": 0}
+
+    def crash_on_second(text):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("simulated crash mid-document")
+        return real(text)
+
+    monkeypatch.setattr(sq, "term_frequencies", crash_on_second)
+    with pytest.raises(RuntimeError):
+        index.index(clean_corpus)
+    monkeypatch.setattr(sq, "term_frequencies", real)
+    assert {d.record.path: d.record.n_chunks for d in index.status()} == before
+    assert index.store.stats().chunks == chunks_before
+    con = sqlite3.connect(Path(index.location) / DB_NAME)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    n = con.execute(
+        "SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id=c.doc_id WHERE d.path='kettle.md'"
+    ).fetchone()[0]
+    assert n == before["kettle.md"]
+
+
+def test_other_model_marks_stale_and_never_mixes(tmp_path: Path, clean_corpus: Path, embedder):
+    """A second, really different model (a tiny BERT the test builds) must not be compared."""
+    from sentence_transformers import SentenceTransformer, models
+    from transformers import BertConfig, BertModel
+
+    vocab = embedder.model.tokenizer.get_vocab()
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1,
+                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=256)
+    folder = tmp_path / "tiny-model"
+    BertModel(cfg).save_pretrained(folder / "hf")
+    embedder.model.tokenizer.save_pretrained(folder / "hf")
+    word = models.Transformer(str(folder / "hf"), max_seq_length=128)
+    st = SentenceTransformer(modules=[word, models.Pooling(32, "mean"), models.Normalize()])
+    st.save(str(folder / "st"))
+
+    idx = Index(tmp_path / "index", embedder=embedder)
+    idx.index(clean_corpus)
+    idx.close()
+    other = Index(tmp_path / "index", model_path=str(folder / "st"))
+    assert other.identity.dim == 32
+    states = {s.state for s in other.status()}
+    assert states == {"stale"}
+    reasons = " ".join(s.stale_reasons[0] for s in other.status())
+    assert "embedded with sentence-transformers/all-MiniLM-L6-v2" in reasons
+    with pytest.raises(ModelMismatch):
+        other.search("kettle warranty", mode="dense")
+    report = other.reindex_stale()
+    assert len(report.indexed) == 3
+    assert {s.state for s in other.status()} == {"indexed"}
+    assert other.search("kettle warranty", k=1).hits
+    # and the original model now sees those documents as stale
+    back = Index(tmp_path / "index", embedder=embedder)
+    assert {s.state for s in back.status()} == {"stale"}
+
+
+def test_newer_schema_is_refused(tmp_path: Path):
+    from citeline.errors import SchemaError
+    from citeline.store.sqlite import SQLiteStore
+
+    SQLiteStore(tmp_path / "i").close()
+    con = sqlite3.connect(tmp_path / "i" / DB_NAME)
+    con.execute("PRAGMA user_version = 99")
+    con.commit()
+    con.close()
+    with pytest.raises(SchemaError, match="newer"):
+        SQLiteStore(tmp_path / "i")
+
+
+def test_status_json_has_versions(index: Index, clean_corpus: Path):
+    index.index(clean_corpus)
+    j = index.status()[0].to_json()
+    for key in ("state", "reason", "chunks", "content_hash", "extractor", "extractor_version",
+                "pipeline_version", "model_id", "weights_hash"):
+        assert key in j
+    assert j["model_id"] == "sentence-transformers/all-MiniLM-L6-v2"
+    json.dumps(j)
+
+
+def test_strategy_change_rechunks(index: Index, clean_corpus: Path):
+    index.index(clean_corpus)
+    e_chunks = index.store.stats().chunks
+    report = index.index(clean_corpus, strategy="A")
+    assert len(report.indexed) == 3 and index.strategy == "A"
+    assert index.store.stats().chunks != e_chunks or report.chunks_written > 0
