@@ -32,7 +32,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run.py --out reports/bench.json
+	$(BIN)/python benchmarks/run.py --out-dir reports/bench
 
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
