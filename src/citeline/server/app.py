@@ -36,8 +36,8 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
-from starlette.requests import ClientDisconnect
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from citeline import __version__
 from citeline.embed import Embedder, load_embedder, model_identity
