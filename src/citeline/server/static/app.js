@@ -9,6 +9,13 @@ const POLL_BUSY_MS = 1000; // while something is pending/indexing: states change
 const POLL_IDLE_MS = 5000; // otherwise: notice uploads from other clients without hammering
 let current = null; // selected collection name
 let pollTimer = null;
+let currentInfo = null; // the selected collection's settings
+
+function showInfo(documents, chunks) {
+  $("#collection-info").textContent = currentInfo
+    ? `strategy ${currentInfo.strategy} · threshold ${currentInfo.threshold} · ${documents} documents · ${chunks} chunks`
+    : "No collection yet: create one below.";
+}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -81,10 +88,8 @@ async function loadCollections(select) {
   const want = select || current || sessionStorage.getItem("citeline.collection");
   current = names.includes(want) ? want : names[0] || null;
   if (current) sel.value = current;
-  const info = data.collections.find((c) => c.name === current);
-  $("#collection-info").textContent = info
-    ? `strategy ${info.strategy} · threshold ${info.threshold} · ${info.documents} documents · ${info.chunks} chunks`
-    : "No collection yet: create one below.";
+  currentInfo = data.collections.find((c) => c.name === current) || null;
+  showInfo(currentInfo ? currentInfo.documents : 0, currentInfo ? currentInfo.chunks : 0);
   await loadDocuments();
 }
 
@@ -127,6 +132,7 @@ async function loadDocuments() {
       el("td", {}, String(d.chunks)), actions);
   });
   tbody.replaceChildren(...rows);
+  showInfo(data.documents.length, data.documents.reduce((n, d) => n + (d.chunks || 0), 0));
   const busy = data.documents.some((d) => d.state === "pending" || d.state === "indexing");
   pollTimer = setTimeout(loadDocuments, busy ? POLL_BUSY_MS : POLL_IDLE_MS);
 }
