@@ -33,6 +33,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --out reports/bench.json
+	$(BIN)/python benchmarks/server_bench.py --out reports/server_bench.json
 
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval

@@ -350,3 +350,16 @@ def test_keys_cli_shows_the_key_once_and_stores_a_hash(tmp_path, capsys):
     assert cli.main(["keys", "revoke", "--data", d, rec.id]) == 0
     assert KeyStore(d).verify(key) is None
     assert cli.main(["keys", "revoke", "--data", d, rec.id]) == 2
+
+
+def test_restart_requeues_uploaded_files_the_index_never_recorded(live, embedder, tmp_path):
+    data = tmp_path / "d"
+    Index(data / "kb", embedder=embedder).close()
+    files = data / "kb" / "files"
+    files.mkdir()
+    (files / "kettle.md").write_bytes(KETTLE)  # saved, then the server stopped before indexing
+    (files / ".upload-0123456789abcdef").write_bytes(b"half an upload")
+    srv = live(data_dir=data, embedder=embedder)
+    with srv.client() as c:
+        assert wait_settled(c, "kb")["kettle.md"]["state"] == "indexed"
+    assert sorted(p.name for p in files.iterdir()) == ["kettle.md"]

@@ -97,6 +97,20 @@ def test_upload_ask_click_citation_highlights_the_quote(page, tmp_path):
     pg.screenshot(path=str(tmp_path / "answer-and-highlight.png"), full_page=True)
 
 
+def test_drag_and_drop_uploads(page, tmp_path):
+    pg = page
+    dt = pg.evaluate_handle(
+        """() => { const dt = new DataTransfer();
+                   dt.items.add(new File(["# Dropped\\n\\nA dropped note about lighthouses.\\n"],
+                                         "dropped.md", {type: "text/markdown"}));
+                   return dt; }"""
+    )
+    pg.dispatch_event("#drop", "dragover", {"dataTransfer": dt})
+    pg.dispatch_event("#drop", "drop", {"dataTransfer": dt})
+    wait_indexed(pg, "dropped.md")
+    pg.screenshot(path=str(tmp_path / "dropped.png"), full_page=True)
+
+
 def test_document_text_is_never_run_as_html(page, tmp_path):
     pg = page
     upload(pg, EVIL_NAME, EVIL)

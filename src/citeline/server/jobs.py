@@ -101,6 +101,8 @@ class IndexQueue:
             if c is None or not c.files.is_dir():
                 continue
             known = {s.record.path for s in c.index.status()}
+            for tmp in c.files.glob(".upload-*"):
+                tmp.unlink(missing_ok=True)  # half-received uploads of a previous run
             for f in sorted(c.files.iterdir()):
                 if f.is_file() and not f.name.startswith(".") and f.name not in known:
                     self.submit(name, f.name)
