@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import httpx
 import pytest
@@ -363,3 +364,18 @@ def test_restart_requeues_uploaded_files_the_index_never_recorded(live, embedder
     with srv.client() as c:
         assert wait_settled(c, "kb")["kettle.md"]["state"] == "indexed"
     assert sorted(p.name for p in files.iterdir()) == ["kettle.md"]
+
+
+def test_model_loaded_in_the_background_serves_the_same_model(live, embedder, tmp_path):
+    # no embedder injected: the app loads it at startup (the session's cached instance)
+    srv = live(data_dir=tmp_path / "bg")
+    with srv.client() as c:
+        deadline = time.monotonic() + 60
+        while c.get("/readyz").status_code != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert c.get("/api/version").json()["model"]["key"] == embedder.identity.key
+        c.post("/api/collections", json={"name": "kb"})
+        c.post("/api/collections/kb/documents", files=[("files", ("kettle.md", KETTLE))])
+        assert wait_settled(c, "kb")["kettle.md"]["state"] == "indexed"
+        assert c.post("/api/collections/kb/ask", json={"question": WARRANTY}).json()["citations"]

@@ -203,7 +203,7 @@ def create_app(
     if request_timeout <= 0:
         raise ConfigError(f"--timeout: must be positive, got {request_timeout}")
     collections = Collections(data_dir=data_dir, index_dir=index_dir, embedder=embedder,
-                              model_path=model_path)
+                              model_path=model_path, model_id=model_id)
     keys = KeyStore(collections.keys_folder)
     jobs = IndexQueue(collections)
     config = ServerConfig(int(max_upload_mb * 1024 * 1024), float(request_timeout), open_allowed)
@@ -218,7 +218,7 @@ def create_app(
             log.error("citeline: cannot load the embedding model: %s", exc)
             return
         model["embedder"] = emb
-        collections.embedder = emb
+        collections.set_embedder(emb)
         ready.set()
         jobs.model_ready()
 

@@ -112,6 +112,7 @@ class Collections:
         index_dir: str | Path | None = None,
         embedder: Embedder | None = None,
         model_path: str | None = None,
+        model_id: str | None = None,
     ) -> None:
         if (data_dir is None) == (index_dir is None):
             raise ConfigError("serve: give exactly one of --data DIR or --index DIR")
@@ -119,6 +120,7 @@ class Collections:
         self.root = Path(data_dir if data_dir is not None else index_dir).expanduser().resolve()  # type: ignore[arg-type]
         self.embedder = embedder
         self.model_path = model_path
+        self.model_id = model_id
         self._open: dict[str, Collection] = {}
         self._lock = threading.Lock()
         if self.multi:
@@ -131,6 +133,19 @@ class Collections:
     @property
     def keys_folder(self) -> Path:
         return self.root
+
+    def set_embedder(self, embedder: Embedder) -> None:
+        """The model finished loading: indexes opened before it are reopened with it."""
+        with self._lock:
+            self.embedder = embedder
+            opened = list(self._open.values())
+        for c in opened:
+            with c.lock:
+                c.index = self._index(c.folder, create=True)
+
+    def _index(self, folder: Path, create: bool) -> Index:
+        return Index(folder, embedder=self.embedder, model_path=self.model_path,
+                     model_id=self.model_id, create=create)
 
     def names(self) -> list[str]:
         if not self.multi:
@@ -154,7 +169,7 @@ class Collections:
             elif name != self.single_name:
                 return None
             folder = self._folder(name)
-            idx = Index(folder, embedder=self.embedder, model_path=self.model_path, create=not self.multi)
+            idx = self._index(folder, create=not self.multi)
             c = Collection(name, folder, idx)
             self._open[name] = c
             return c
@@ -166,7 +181,7 @@ class Collections:
         folder = self.root / name
         if (folder / DB_NAME).exists():
             raise FileExistsError(name)
-        idx = Index(folder, embedder=self.embedder, model_path=self.model_path, create=True)
+        idx = self._index(folder, create=True)
         try:
             idx.set_strategy(strategy)
             if threshold is not None:
