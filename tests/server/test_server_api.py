@@ -199,6 +199,8 @@ def test_upload_size_limit_is_413_and_leaves_nothing(env):
         err = assert_error(r, 413, "payload_too_large")
         assert err["detail"] == {"file": "big.md", "limit_bytes": int(LIMIT_MB * 1024 * 1024)}
     assert set(wait_settled(c, "kb")) == {"kettle.md", "notes.txt"}  # nothing queued either
+    r = c.post("/api/collections/kb/search", json={"query": "x" * (2 << 20)})
+    assert assert_error(r, 413, "payload_too_large")["detail"] == {"limit_bytes": 1 << 20}
 
 
 def test_file_names_are_sanitised_or_refused(env):

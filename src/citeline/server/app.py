@@ -69,6 +69,8 @@ MAX_FILES_PER_UPLOAD = 256
 MAX_K = 200
 # Questions and queries longer than this are not questions.
 MAX_QUERY_CHARS = 4000
+# JSON request bodies (everything but uploads) hold a question and a few options.
+MAX_JSON_BODY = 1 << 20
 
 _STATUS_CODES = {
     400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
@@ -291,6 +293,11 @@ def create_app(
 
     @app.middleware("http")
     async def _headers(request: Request, call_next):  # type: ignore[no-untyped-def]
+        length = request.headers.get("content-length", "")
+        if (length.isdigit() and int(length) > MAX_JSON_BODY
+                and not request.url.path.endswith("/documents")):
+            return _error(413, f"request body over {MAX_JSON_BODY} bytes",
+                          {"limit_bytes": MAX_JSON_BODY})
         response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
