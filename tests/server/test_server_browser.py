@@ -153,3 +153,16 @@ def test_page_asks_for_a_key_when_it_has_none(site, browser, tmp_path):
     assert "needs an API key" in err.text_content()
     pg.screenshot(path=str(tmp_path / "no-key.png"), full_page=True)
     ctx.close()
+
+
+def test_a_failed_upload_shows_its_reason_and_can_be_retried(page, tmp_path):
+    pg = page
+    upload(pg, "blank.md", "")
+    row = pg.locator("#docs tr").filter(has=pg.get_by_role("button", name="blank.md", exact=True))
+    row.locator('[data-state="failed"]').wait_for(timeout=30_000)
+    assert "empty" in row.locator(".reason").text_content()
+    row.get_by_role("button", name="Retry").click()
+    row.locator('[data-state="failed"]').wait_for(timeout=30_000)  # same bytes, same reason
+    row.get_by_role("button", name="✕").click()
+    row.wait_for(state="detached")
+    pg.screenshot(path=str(tmp_path / "failed.png"), full_page=True)
