@@ -163,6 +163,100 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- serve / keys ------------------------------------------------------------------------
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the HTTP API and the web page (FastAPI under uvicorn)."""
+    try:
+        import uvicorn
+
+        from citeline.server.app import create_app
+        from citeline.server.auth import KeyStore
+    except ImportError as exc:
+        raise CiteError(
+            f"serve needs the server extra: pip install 'citeline[server]' ({exc.name} missing)"
+        ) from exc
+    from pathlib import Path
+
+    folder = Path(args.data or args.index).expanduser()
+    loopback = _is_loopback(args.host)
+    has_keys = KeyStore(folder).any_active()
+    if not loopback and not has_keys and not args.insecure_open:
+        print(
+            f"citeline: error: refusing to serve on {args.host} (not a loopback address) with no "
+            f"API key configured: create one with `citeline keys create "
+            f"{'--data' if args.data else '--index'} {folder} --collections '*' --scope write`, "
+            "or pass --insecure-open to serve without keys",
+            file=sys.stderr,
+        )
+        return 2
+    settings = load_settings()
+    app = create_app(
+        data_dir=args.data, index_dir=args.index,
+        model_path=args.model or settings.model_path or None, model_id=settings.model_id or None,
+        max_upload_mb=args.max_upload_mb, request_timeout=args.timeout,
+        open_allowed=loopback or args.insecure_open,
+    )
+    if has_keys:
+        access = "API keys required (Authorization: Bearer KEY)"
+    elif loopback:
+        access = "OPEN ACCESS: no API key is configured, anyone on this machine can use it"
+    else:
+        access = "OPEN ACCESS on a network address (--insecure-open): anyone who can reach it can use it"
+    what = f"collections under {folder}" if args.data else f"the index {folder}"
+    print(f"citeline: serving {what} on http://{args.host}:{args.port}/ — {access}",
+          file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    """Create, list and revoke API keys."""
+    from citeline.server.auth import KeyStore, parse_collections
+
+    store = KeyStore(args.data or args.index)
+    if args.keys_command == "create":
+        key, rec = store.create(parse_collections(args.collections), args.scope, args.label)
+        if args.json:
+            _print_json({"key": key, **rec.to_json()})
+        else:
+            print(key)
+            print(
+                f"(key {rec.id}: {rec.scope} on {', '.join(rec.collections)}; shown only now, "
+                "stored hashed)", file=sys.stderr,
+            )
+        return 0
+    if args.keys_command == "list":
+        keys = store.list()
+        if args.json:
+            _print_json([k.to_json() for k in keys])
+            return 0
+        for k in keys:
+            state = f"revoked {k.revoked_at}" if k.revoked_at else "active"
+            print(f"{k.id}  {k.scope:<5}  {','.join(k.collections):<30}  {state:<10}  "
+                  f"created {k.created_at}  {k.label}")
+        if not keys:
+            print("no keys")
+        return 0
+    if not store.revoke(args.key_id):
+        print(f"citeline: error: no active key '{args.key_id}'", file=sys.stderr)
+        return 2
+    print(f"revoked {args.key_id}")
+    return 0
+
+
 # --- parser ------------------------------------------------------------------------------
 
 
@@ -182,6 +276,13 @@ def build_parser() -> argparse.ArgumentParser:
             "--model", default=None, metavar="PATH",
             help="local sentence-transformers folder (default: bundled all-MiniLM-L6-v2)",
         )
+        return sp
+
+    def add_plain(name: str, handler: Handler, help_: str) -> argparse.ArgumentParser:
+        """A command that does not work on one --index (serve, keys)."""
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.set_defaults(handler=handler)
+        COMMANDS[name] = handler
         return sp
 
     sp = add("index", cmd_index, "index a folder (recursively) or a file")
@@ -213,6 +314,47 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--stale", action="store_true", help="re-index every stale document")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    sp = add_plain("serve", cmd_serve, "run the HTTP API and the web page")
+    where = sp.add_mutually_exclusive_group(required=True)
+    where.add_argument("--index", metavar="DIR", help="serve this one index as one collection")
+    where.add_argument("--data", metavar="DIR",
+                       help="serve every index folder under DIR as a collection (and create new ones)")
+    sp.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    sp.add_argument("--insecure-open", action="store_true",
+                    help="allow serving a non-loopback address with no API key configured")
+    sp.add_argument("--max-upload-mb", type=float, default=100.0, metavar="MB",
+                    help="largest accepted upload per file, in MiB (default 100)")
+    sp.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                    help="search/ask requests not answered within this time get 504 (default 30)")
+    sp.add_argument("--model", default=None, metavar="PATH",
+                    help="local sentence-transformers folder (default: bundled all-MiniLM-L6-v2)")
+    sp.add_argument("--log-level", default="info",
+                    choices=("critical", "error", "warning", "info", "debug"),
+                    help="uvicorn log level (default info)")
+
+    sp = add_plain("keys", cmd_keys, "create, list and revoke the server's API keys")
+    ksub = sp.add_subparsers(dest="keys_command", required=True, metavar="ACTION",
+                             help="create, list or revoke")
+
+    def keys_parser(name: str, help_: str) -> argparse.ArgumentParser:
+        kp = ksub.add_parser(name, help=help_, description=help_)
+        w = kp.add_mutually_exclusive_group(required=True)
+        w.add_argument("--data", metavar="DIR", help="the data folder given to serve --data")
+        w.add_argument("--index", metavar="DIR", help="the index folder given to serve --index")
+        kp.add_argument("--json", action="store_true", help="print JSON")
+        return kp
+
+    kp = keys_parser("create", "create a key and print it once (it is stored hashed)")
+    kp.add_argument("--collections", required=True, metavar="A,B",
+                    help="comma-separated collection names the key may use, or '*' for all")
+    kp.add_argument("--scope", choices=("read", "write"), required=True,
+                    help="read: list, search, ask; write: also upload, retry, delete")
+    kp.add_argument("--label", default="", help="a note shown by `keys list`")
+    keys_parser("list", "list keys (ids, scopes, collections; never the secrets)")
+    kp = keys_parser("revoke", "revoke a key by its id")
+    kp.add_argument("key_id", metavar="KEY_ID", help="the key's id (8 hex digits) or the key itself")
     return p
 
 

@@ -258,6 +258,25 @@ class Index:
         """Re-index every document whose model, pipeline or extractor version is out of date."""
         return self._redo([s.record for s in self.status() if s.state == DocState.STALE], progress)
 
+    def reindex(self, paths: Sequence[str], progress: bool = False) -> IndexReport:
+        """Re-index the named documents from their original files, whatever their state.
+
+        Unknown paths are ignored; the server's per-document "retry" uses this.
+        """
+        wanted = set(paths)
+        return self._redo([r for r in self.store.documents() if r.path in wanted], progress)
+
+    def remove(self, path: str) -> bool:
+        """Remove one document and its chunks from the index; False if it was not there."""
+        if self.store.document(path) is None:
+            return False
+        self.store.remove_document(path)
+        return True
+
+    def document_text(self, path: str) -> str | None:
+        """The canonical text every offset of ``path``'s chunks refers to (None if unknown)."""
+        return self.store.document_text(path)
+
     def _redo(self, records: Sequence[DocRecord], progress: bool) -> IndexReport:
         t0 = time.perf_counter()
         report = IndexReport()

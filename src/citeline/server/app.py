@@ -1,0 +1,677 @@
+"""The HTTP API and the web page: a thin layer over :class:`citeline.pipeline.Index`.
+
+``create_app(data_dir=...)`` (many collections) or ``create_app(index_dir=...)``
+(one) returns a FastAPI app; ``citeline serve`` runs it with uvicorn. Every
+4xx/5xx answer has one shape::
+
+    {"error": {"code": "forbidden", "message": "...", "detail": ...}}
+
+``search`` and ``ask`` return exactly the CLI's ``--json`` objects; ``ask`` with
+``"stream": true`` (or ``Accept: text/event-stream``) answers as Server-Sent
+Events: ``citations``, then ``answer`` text pieces, then ``done`` (the full
+answer object). The OpenAPI document is at ``/openapi.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import mimetypes
+import os
+import secrets
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
+
+from citeline import __version__
+from citeline.embed import Embedder, load_embedder, model_identity
+from citeline.errors import (
+    CiteError,
+    ConfigError,
+    IndexNotFound,
+    ModelMismatch,
+    ModelUnavailable,
+    SchemaError,
+)
+from citeline.extract import supported
+from citeline.server.auth import ApiKey, KeyStore, Scope
+from citeline.server.collections import Collection, Collections, NameError_, sanitize_filename
+from citeline.server.jobs import IndexQueue
+from citeline.types import MODES, STRATEGIES, Answer, DocState
+
+log = logging.getLogger("citeline.server")
+STATIC = Path(__file__).parent / "static"
+
+# The issue's default: large enough for a book-length PDF or an hour of subtitles.
+DEFAULT_MAX_UPLOAD_MB = 100
+# A search is ~20-60 ms here and an extractive ask about the same; 30 s only
+# trips on a wedged request (or a slow generator once those land).
+DEFAULT_REQUEST_TIMEOUT = 30.0
+# One upload request may carry many files, but not an unbounded number of parts.
+MAX_FILES_PER_UPLOAD = 256
+# Search depth a client may ask for: the fused list is cut at 200 anyway.
+MAX_K = 200
+# Questions and queries longer than this are not questions.
+MAX_QUERY_CHARS = 4000
+# JSON request bodies (everything but uploads) hold a question and a few options.
+MAX_JSON_BODY = 1 << 20
+
+_STATUS_CODES = {
+    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+    405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
+    415: "unsupported_media_type", 422: "validation_error", 500: "internal_error",
+    503: "not_ready", 504: "timeout",
+}
+
+
+class ApiError(Exception):
+    """An error answered as ``{error: {code, message, detail}}`` with ``status``."""
+
+    def __init__(self, status: int, message: str, detail: Any = None, code: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code or _STATUS_CODES.get(status, "error")
+        self.message = message
+        self.detail = detail
+
+
+def error_body(status: int, message: str, detail: Any = None, code: str | None = None) -> dict:
+    return {"error": {"code": code or _STATUS_CODES.get(status, "error"), "message": message,
+                      "detail": detail}}
+
+
+def _error(status: int, message: str, detail: Any = None, code: str | None = None,
+           headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(status, message, detail, code), status_code=status,
+                        headers=headers)
+
+
+@dataclass
+class ServerConfig:
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 1024 * 1024
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    # False when serving on a non-loopback address: then a request without a
+    # valid key is refused even if every key has been revoked since startup.
+    open_allowed: bool = True
+
+
+# --- request bodies ------------------------------------------------------------------------
+
+
+class CreateCollection(BaseModel):
+    name: str = Field(description="1-64 letters, digits, '_', '-', '.'")
+    strategy: Literal["A", "B", "C", "D", "E", "F"] = Field("E", description="chunking strategy")
+    threshold: float | None = Field(
+        None, gt=0, le=2, description="refusal threshold (cosine distance); default 0.675"
+    )
+
+
+class SearchBody(BaseModel):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: int = Field(20, ge=1, le=MAX_K)
+    mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
+
+
+class AskBody(BaseModel):
+    question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
+    stream: bool = Field(False, description="answer as Server-Sent Events")
+
+
+assert set(MODES) == {"dense", "bm25", "hybrid"} and set(STRATEGIES) == set("ABCDEF")
+
+
+# --- timeouts ------------------------------------------------------------------------------
+
+
+class TimeoutMiddleware:
+    """Answer 504 when a search or ask has not started its response in time.
+
+    The handler's thread cannot be killed; it finishes in the background and
+    its result is dropped. Streams are not cut once their first byte is out.
+    """
+
+    def __init__(self, app: Any, config: ServerConfig) -> None:
+        self.app = app
+        self.config = config
+
+    @staticmethod
+    def timed(scope: dict) -> bool:
+        path = scope.get("path", "")
+        return scope.get("method") == "POST" and path.endswith(("/search", "/ask"))
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not self.timed(scope):
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_wrapper(message: dict) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        timeout = self.config.request_timeout
+        try:
+            await asyncio.wait_for(self.app(scope, receive, send_wrapper), timeout)
+        except TimeoutError:
+            if started:
+                return
+            body = json.dumps(
+                error_body(504, f"the request took longer than {timeout:g} s",
+                           {"timeout_seconds": timeout})
+            ).encode()
+            await send({"type": "http.response.start", "status": 504,
+                        "headers": [(b"content-type", b"application/json"),
+                                    (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+
+
+# --- the app ---------------------------------------------------------------------------------
+
+
+def create_app(
+    *,
+    data_dir: str | Path | None = None,
+    index_dir: str | Path | None = None,
+    embedder: Embedder | None = None,
+    model_path: str | None = None,
+    model_id: str | None = None,
+    max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    open_allowed: bool = True,
+) -> FastAPI:
+    """Build the app. Pass ``embedder`` to reuse a loaded model (tests); else it loads
+    in the background at startup and ``/readyz`` answers 503 until it has."""
+    if max_upload_mb <= 0:
+        raise ConfigError(f"--max-upload-mb: must be positive, got {max_upload_mb}")
+    if request_timeout <= 0:
+        raise ConfigError(f"--timeout: must be positive, got {request_timeout}")
+    collections = Collections(data_dir=data_dir, index_dir=index_dir, embedder=embedder,
+                              model_path=model_path, model_id=model_id)
+    keys = KeyStore(collections.keys_folder)
+    jobs = IndexQueue(collections)
+    config = ServerConfig(int(max_upload_mb * 1024 * 1024), float(request_timeout), open_allowed)
+    model: dict[str, Any] = {"embedder": embedder, "error": None}
+    ready = threading.Event()
+
+    def load_model() -> None:
+        try:
+            emb = load_embedder(model_path, model_id)
+        except CiteError as exc:
+            model["error"] = str(exc)
+            log.error("citeline: cannot load the embedding model: %s", exc)
+            return
+        model["embedder"] = emb
+        collections.set_embedder(emb)
+        ready.set()
+        jobs.model_ready()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
+        jobs.start()
+        if embedder is not None:
+            ready.set()
+            jobs.model_ready()
+        else:
+            threading.Thread(target=load_model, name="citeline-model", daemon=True).start()
+        recovered = jobs.recover()
+        if recovered:
+            log.warning("citeline: re-queued %d uploaded file(s) with no index record", recovered)
+        yield
+        jobs.stop()
+
+    app = FastAPI(
+        title="citeline",
+        version=__version__,
+        description="Answers over your own documents, with citations that point at the exact place.",
+        lifespan=lifespan,
+        docs_url=None,  # Swagger UI loads from a CDN; the page must work offline
+        redoc_url=None,
+    )
+    app.state.collections = collections
+    app.state.jobs = jobs
+    app.state.keys = keys
+    app.state.config = config
+    app.add_middleware(TimeoutMiddleware, config=config)
+
+    # --- errors ------------------------------------------------------------------------
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return _error(exc.status, exc.message, exc.detail, exc.code, headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        msg = exc.detail if isinstance(exc.detail, str) else _STATUS_CODES.get(exc.status_code, "error")
+        if exc.status_code == 404 and msg == "Not Found":
+            msg = f"no such endpoint: {request.method} {request.url.path}"
+        return _error(exc.status_code, msg, None, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        detail = [
+            {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
+             "message": e.get("msg", ""), "type": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        fields = ", ".join(d["field"] or "body" for d in detail)
+        return _error(422, f"invalid request: {fields}", detail)
+
+    @app.exception_handler(CiteError)
+    async def _cite_error(request: Request, exc: CiteError) -> JSONResponse:
+        if isinstance(exc, IndexNotFound):
+            return _error(404, str(exc))
+        if isinstance(exc, ModelMismatch | SchemaError):
+            return _error(409, str(exc))
+        if isinstance(exc, ModelUnavailable):
+            return _error(503, str(exc))
+        return _error(400, str(exc))
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return _error(500, "internal server error", {"type": type(exc).__name__})
+
+    @app.middleware("http")
+    async def _headers(request: Request, call_next):  # type: ignore[no-untyped-def]
+        length = request.headers.get("content-length", "")
+        if (length.isdigit() and int(length) > MAX_JSON_BODY
+                and not request.url.path.endswith("/documents")):
+            return _error(413, f"request body over {MAX_JSON_BODY} bytes",
+                          {"limit_bytes": MAX_JSON_BODY})
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    # --- access --------------------------------------------------------------------------
+
+    def identify(request: Request) -> ApiKey | None:
+        """The caller's key record; None means open access (no keys, loopback)."""
+        header = request.headers.get("authorization", "")
+        key = header[7:].strip() if header.lower().startswith("bearer ") else ""
+        key = key or request.headers.get("x-api-key", "").strip()
+        rec = keys.verify(key) if key else None
+        if rec is not None:
+            return rec
+        if config.open_allowed and not keys.any_active():
+            return None
+        if not key:
+            raise ApiError(401, "an API key is required: send 'Authorization: Bearer KEY'")
+        raise ApiError(401, "the API key is not valid (unknown or revoked)")
+
+    def authorize(request: Request, collection: str | None, scope: Scope) -> None:
+        rec = identify(request)
+        if rec is not None and not rec.allows(collection, scope):
+            what = f"collection '{collection}'" if collection else "every collection"
+            raise ApiError(403, f"this key may not {scope} {what}",
+                           {"key": rec.id, "scope": rec.scope, "collections": list(rec.collections)})
+
+    def collection(request: Request, name: str, scope: Scope) -> Collection:
+        authorize(request, name, scope)
+        c = collections.get(name)
+        if c is None:
+            raise ApiError(404, f"no collection named '{name}'")
+        return c
+
+    def require_ready() -> None:
+        if not ready.is_set():
+            raise ApiError(503, model["error"] or "the embedding model is still loading",
+                           {"model_loaded": False})
+
+    # --- health ------------------------------------------------------------------------
+
+    @app.get("/healthz", tags=["health"], summary="liveness: the process answers")
+    def healthz() -> dict:
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"], summary="readiness: model loaded, data folder writable")
+    def readyz() -> Response:
+        writable = _writable(collections.root)
+        detail = {"model_loaded": ready.is_set(), "data_dir_writable": writable}
+        if not (ready.is_set() and writable):
+            why = model["error"] or ("the embedding model is still loading" if not ready.is_set()
+                                     else f"{collections.root} is not writable")
+            return _error(503, why, detail)
+        return JSONResponse({"status": "ready", **detail})
+
+    @app.get("/api/version", tags=["health"], summary="citeline version and embedding model")
+    def version() -> dict:
+        emb = model["embedder"]
+        ident = emb.identity if emb is not None else model_identity(model_path, model_id)
+        return {
+            "citeline": __version__,
+            "model": {"model_id": ident.model_id, "weights_hash": ident.weights_hash,
+                      "dim": ident.dim, "key": ident.key},
+            "mode": "multi" if collections.multi else "single",
+            "max_upload_bytes": config.max_upload_bytes,
+        }
+
+    # --- collections -----------------------------------------------------------------
+
+    @app.get("/api/collections", tags=["collections"], summary="collections this key can read")
+    def list_collections(request: Request) -> dict:
+        rec = identify(request)
+        out = []
+        for name in collections.names():
+            if rec is None or rec.allows(name, "read"):
+                c = collections.get(name)
+                if c is not None:
+                    out.append(c.info())
+        return {"collections": out, "can_create": collections.multi}
+
+    @app.post("/api/collections", status_code=201, tags=["collections"],
+              summary="create a collection with its strategy and threshold")
+    def create_collection(body: CreateCollection, request: Request) -> dict:
+        authorize(request, None, "write")
+        try:
+            c = collections.create(body.name, body.strategy, body.threshold)
+        except FileExistsError as exc:
+            raise ApiError(409, f"collection '{body.name}' already exists") from exc
+        except NameError_ as exc:
+            raise ApiError(400, str(exc), {"field": "name"}) from exc
+        return c.info()
+
+    @app.get("/api/collections/{name}", tags=["collections"], summary="one collection")
+    def get_collection(name: str, request: Request) -> dict:
+        return collection(request, name, "read").info()
+
+    @app.delete("/api/collections/{name}", tags=["collections"],
+                summary="delete a collection, its index and its uploaded files")
+    def delete_collection(name: str, request: Request) -> dict:
+        authorize(request, None, "write")
+        if not collections.delete(name):
+            raise ApiError(404, f"no collection named '{name}'")
+        jobs.forget(name)
+        return {"deleted": name}
+
+    # --- documents -----------------------------------------------------------------------
+
+    def documents(c: Collection) -> list[dict]:
+        queued = jobs.states(c.name)
+        out: dict[str, dict] = {}
+        for s in c.index.status():
+            j = {**s.to_json(), "media_type": s.record.media_type}
+            q = queued.get(s.record.path)
+            if q is not None:
+                j["searchable_state"] = j["state"]
+                j["state"], j["reason"] = q.state, q.reason
+            out[s.record.path] = j
+        for doc, q in queued.items():
+            if doc not in out:
+                out[doc] = {**_EMPTY_DOC, "document": doc, "state": q.state, "reason": q.reason}
+        return [out[k] for k in sorted(out)]
+
+    @app.get("/api/collections/{name}/documents", tags=["documents"],
+             summary="every document with state, reason, chunk count and versions")
+    def list_documents(name: str, request: Request) -> dict:
+        c = collection(request, name, "read")
+        return {"collection": name, "documents": documents(c)}
+
+    @app.post("/api/collections/{name}/documents", status_code=202, tags=["documents"],
+              summary="upload one or many files (multipart field 'files'); indexing runs in the background")
+    async def upload(name: str, request: Request) -> dict:
+        c = collection(request, name, "write")
+        saved = await _receive_files(request, c, config.max_upload_bytes)
+        out = []
+        for doc, size in saved:
+            jobs.submit(name, doc)
+            out.append({"document": doc, "state": DocState.PENDING, "bytes": size,
+                        "url": f"/api/collections/{quote(name)}/documents/{quote(doc)}"})
+        return {"collection": name, "documents": out}
+
+    def find_doc(c: Collection, document: str) -> dict:
+        for d in documents(c):
+            if d["document"] == document:
+                return d
+        raise ApiError(404, f"no document '{document}' in collection '{c.name}'")
+
+    @app.get("/api/collections/{name}/documents/{document:path}/text", tags=["documents"],
+             summary="the canonical text every #char= offset refers to")
+    def document_text(name: str, document: str, request: Request) -> dict:
+        c = collection(request, name, "read")
+        doc = find_doc(c, document)
+        text = c.index.document_text(document)
+        if text is None:
+            raise ApiError(404, f"document '{document}' has no indexed text (state {doc['state']})")
+        return {"document": document, "title": doc["title"], "media_type": doc["media_type"],
+                "text": text}
+
+    @app.get("/api/collections/{name}/documents/{document:path}/file", tags=["documents"],
+             summary="the original file (PDF and media open at #page= / #t=)")
+    def document_file(name: str, document: str, request: Request) -> FileResponse:
+        c = collection(request, name, "read")
+        f = c.file_of(document)
+        if f is None:
+            raise ApiError(404, f"no original file for '{document}' in collection '{name}'")
+        ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
+        inline = ctype == "application/pdf" or ctype.split("/")[0] in ("audio", "video", "text")
+        if ctype.startswith("text/"):
+            ctype = "text/plain; charset=utf-8"  # never render an uploaded HTML/SVG as a page
+        return FileResponse(
+            f, media_type=ctype if inline else "application/octet-stream",
+            filename=f.name, content_disposition_type="inline" if inline else "attachment",
+            headers={"Content-Security-Policy": "sandbox"},
+        )
+
+    @app.post("/api/collections/{name}/documents/{document:path}/retry", status_code=202,
+              tags=["documents"], summary="index one document again from its file")
+    def retry(name: str, document: str, request: Request) -> dict:
+        c = collection(request, name, "write")
+        doc = find_doc(c, document)
+        if doc["state"] in (DocState.PENDING, DocState.INDEXING):
+            raise ApiError(409, f"'{document}' is already {doc['state']}")
+        in_index = doc["indexed_at"] is not None  # else only the queue knows it
+        jobs.submit(name, document, "retry" if in_index else "index")
+        return {"document": document, "state": DocState.PENDING}
+
+    @app.get("/api/collections/{name}/documents/{document:path}", tags=["documents"],
+             summary="one document's state, reason, chunk count and versions")
+    def get_document(name: str, document: str, request: Request) -> dict:
+        return find_doc(collection(request, name, "read"), document)
+
+    @app.delete("/api/collections/{name}/documents/{document:path}", tags=["documents"],
+                summary="remove a document from the index and delete its uploaded file")
+    def delete_document(name: str, document: str, request: Request) -> dict:
+        c = collection(request, name, "write")
+        find_doc(c, document)
+        with c.lock:  # waits for the document being indexed, if it is this one
+            jobs.forget(name, document)
+            c.index.remove(document)
+            f = (c.files / document).resolve()
+            if f.is_relative_to(c.files.resolve()) and f.is_file():
+                f.unlink()
+        return {"deleted": document}
+
+    # --- search / ask --------------------------------------------------------------------
+
+    @app.post("/api/collections/{name}/search", tags=["retrieval"],
+              summary="ranked hits without generation (the CLI's search --json)")
+    def search(name: str, body: SearchBody, request: Request) -> JSONResponse:
+        c = collection(request, name, "read")
+        require_ready()
+        return JSONResponse(c.index.search(body.query, k=body.k, mode=body.mode).to_json())
+
+    @app.post("/api/collections/{name}/ask", tags=["retrieval"],
+              summary="cited answer or refusal (the CLI's ask --json); SSE with stream=true")
+    def ask(name: str, body: AskBody, request: Request) -> Response:
+        c = collection(request, name, "read")
+        require_ready()
+        answer = c.index.ask(body.question, mode=body.mode)
+        if body.stream or "text/event-stream" in request.headers.get("accept", ""):
+            return StreamingResponse(
+                _sse(answer), media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
+        return JSONResponse(answer.to_json())
+
+    # --- the page ----------------------------------------------------------------------
+
+    page_headers = {
+        "Content-Security-Policy": (
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+            "media-src 'self' blob:; frame-src 'self' blob:; object-src 'self' blob:; "
+            "connect-src 'self'; base-uri 'none'; form-action 'self'"
+        ),
+    }
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html", media_type="text/html", headers=page_headers)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+_EMPTY_DOC: dict[str, Any] = {
+    "document": "", "title": "", "state": "", "reason": "", "chunks": 0, "over_window": 0,
+    "content_hash": None, "extractor": None, "extractor_version": None, "pipeline_version": None,
+    "model_id": None, "weights_hash": None, "dim": None, "warnings": [], "indexed_at": None,
+    "media_type": "",
+}
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".ready-"):
+            return True
+    except OSError:
+        return False
+
+
+def _event(name: str, data: object) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def _sse(answer: Answer) -> Iterator[str]:
+    """citations -> answer text pieces (concatenated they are ``answer``) -> done."""
+    full = answer.to_json()
+    head = {k: full[k] for k in ("question", "refused", "reason", "threshold",
+                                 "nearest_distance", "citations")}
+    yield _event("citations", head)
+    text = answer.answer
+    pieces = text.split("\n\n")
+    for i, p in enumerate(pieces):
+        yield _event("answer", {"text": p + ("\n\n" if i < len(pieces) - 1 else "")})
+    yield _event("done", full)
+
+
+async def _receive_files(request: Request, c: Collection, limit: int) -> list[tuple[str, int]]:
+    """Stream a multipart body to ``<collection>/files/``, enforcing ``limit`` per file.
+
+    Each file goes to a hidden temporary name first and is renamed only when the
+    whole request was accepted, so a refused upload never replaces a good file.
+    """
+    ctype, params = parse_options_header(request.headers.get("content-type", ""))
+    boundary = params.get(b"boundary")
+    if ctype != b"multipart/form-data" or not boundary:
+        raise ApiError(415, "upload files as multipart/form-data (field 'files')")
+    c.files.mkdir(parents=True, exist_ok=True)
+    parts: list[dict[str, Any]] = []
+    cur: dict[str, Any] = {}
+    header: dict[str, bytes] = {"field": b"", "value": b""}
+
+    def on_part_begin() -> None:
+        cur.clear()
+        cur.update(headers={}, fh=None, size=0, name=None)
+
+    def on_header_field(data: bytes, start: int, end: int) -> None:
+        header["field"] += data[start:end]
+
+    def on_header_value(data: bytes, start: int, end: int) -> None:
+        header["value"] += data[start:end]
+
+    def on_header_end() -> None:
+        cur["headers"][header["field"].decode("latin-1").lower()] = header["value"]
+        header["field"], header["value"] = b"", b""
+
+    def on_headers_finished() -> None:
+        _, disp = parse_options_header(cur["headers"].get("content-disposition", b""))
+        raw = disp.get(b"filename")
+        if raw is None:
+            return  # a plain form field: ignored
+        try:
+            raw_name = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ApiError(400, "file name is not UTF-8", {"field": "filename"}) from exc
+        try:
+            name = sanitize_filename(raw_name)
+        except NameError_ as exc:
+            raise ApiError(400, str(exc), {"file": raw_name}) from exc
+        if not supported(Path(name)):
+            raise ApiError(415, f"{name}: no extractor for '{Path(name).suffix or name}' files",
+                           {"file": name})
+        if any(p["name"] == name for p in parts):
+            raise ApiError(400, f"{name}: the same file name twice in one upload", {"file": name})
+        if len(parts) >= MAX_FILES_PER_UPLOAD:
+            raise ApiError(413, f"at most {MAX_FILES_PER_UPLOAD} files per upload")
+        tmp = c.files / f".upload-{secrets.token_hex(8)}"
+        cur["name"], cur["tmp"] = name, tmp
+        cur["fh"] = open(tmp, "wb")  # noqa: SIM115 - closed in on_part_end or cleanup
+        parts.append(cur.copy())
+
+    def on_part_data(data: bytes, start: int, end: int) -> None:
+        fh = cur.get("fh")
+        if fh is None:
+            return
+        cur["size"] += end - start
+        if cur["size"] > limit:
+            raise ApiError(413, f"{cur['name']}: larger than the upload limit of {limit} bytes",
+                           {"file": cur["name"], "limit_bytes": limit})
+        fh.write(data[start:end])
+
+    def on_part_end() -> None:
+        fh = cur.get("fh")
+        if fh is not None:
+            fh.close()
+            parts[-1]["size"] = cur["size"]
+            cur["fh"] = None
+
+    parser = MultipartParser(boundary, {
+        "on_part_begin": on_part_begin, "on_header_field": on_header_field,
+        "on_header_value": on_header_value, "on_header_end": on_header_end,
+        "on_headers_finished": on_headers_finished, "on_part_data": on_part_data,
+        "on_part_end": on_part_end,
+    })
+    try:
+        async for chunk in request.stream():
+            parser.write(chunk)
+        parser.finalize()
+        if not parts:
+            raise ApiError(400, "no file in the upload (multipart field 'files')")
+        saved = []
+        for p in parts:
+            os.replace(p["tmp"], c.files / p["name"])
+            saved.append((p["name"], p["size"]))
+        return saved
+    except MultipartParseError as exc:
+        raise ApiError(400, f"malformed multipart upload: {exc}") from exc
+    except ClientDisconnect as exc:
+        raise ApiError(400, "the client disconnected during the upload") from exc
+    finally:
+        fh = cur.get("fh")
+        if fh is not None:
+            fh.close()
+        for p in parts:
+            tmp = p["tmp"]
+            if tmp.exists():
+                tmp.unlink()

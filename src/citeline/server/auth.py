@@ -1,0 +1,195 @@
+"""API keys: created by the CLI, shown once, stored hashed, scoped to collections.
+
+A key looks like ``cl_<id>_<secret>``: ``id`` (8 hex digits) finds the row,
+``secret`` (32 random bytes, URL-safe base64) is checked against
+``sha256(salt || secret)`` with a constant-time compare. The secret is 256
+random bits, so a slow password KDF (scrypt, bcrypt) would add nothing against
+brute force and would cost every request milliseconds; a salted SHA-256 is the
+usual choice for high-entropy API tokens.
+
+Keys live in ``keys.sqlite3`` in the data folder (multi-collection mode) or in
+the index folder (single-index mode). The server reads the file on every
+request, so ``citeline keys create`` / ``revoke`` take effect without a restart.
+
+Scopes: ``read`` (list, search, ask, read documents) and ``write`` (everything
+``read`` can do, plus uploads, retries, deletes); collections are a list of
+names or ``*`` for all (creating and deleting collections needs ``*`` + write).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from citeline.errors import ConfigError
+
+KEYS_FILE = "keys.sqlite3"
+Scope = Literal["read", "write"]
+SCOPES: tuple[Scope, ...] = ("read", "write")
+ALL_COLLECTIONS = "*"
+_KEY_RE = re.compile(r"^cl_([0-9a-f]{8})_([A-Za-z0-9_-]{43})$")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS keys (
+    id TEXT PRIMARY KEY,
+    salt BLOB NOT NULL,
+    hash BLOB NOT NULL,
+    collections TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+)
+"""
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A key's record (never its secret)."""
+
+    id: str
+    collections: tuple[str, ...]
+    scope: Scope
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+    def allows(self, collection: str | None, scope: Scope) -> bool:
+        """May this key do ``scope`` on ``collection`` (None = on every collection)?"""
+        if scope == "write" and self.scope != "write":
+            return False
+        if ALL_COLLECTIONS in self.collections:
+            return True
+        return collection is not None and collection in self.collections
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id, "collections": list(self.collections), "scope": self.scope,
+            "label": self.label, "created_at": self.created_at, "revoked_at": self.revoked_at,
+        }
+
+
+def _digest(salt: bytes, secret: str) -> bytes:
+    return hashlib.sha256(salt + secret.encode("ascii")).digest()
+
+
+def parse_collections(raw: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in raw.split(",") if n.strip())
+    if not names:
+        raise ConfigError("--collections: give at least one collection name, or '*' for all")
+    return names
+
+
+class KeyStore:
+    """The keys file. Opened per use (short-lived connections): it is tiny."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.path = Path(folder) / KEYS_FILE
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            c = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+            c.execute(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise ConfigError(f"{self.path}: cannot open the keys file: {exc}") from exc
+        return c
+
+    def create(self, collections: tuple[str, ...], scope: str, label: str = "") -> tuple[str, ApiKey]:
+        """Create a key; returns (the full key, shown once, and its record)."""
+        if scope not in SCOPES:
+            raise ConfigError(f"--scope: must be read or write, got {scope!r}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        c = self._connect()
+        try:
+            while True:
+                kid = secrets.token_hex(4)
+                if c.execute("SELECT 1 FROM keys WHERE id = ?", (kid,)).fetchone() is None:
+                    break
+            secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
+            salt = secrets.token_bytes(16)
+            now = datetime.now(UTC).isoformat(timespec="seconds")
+            c.execute(
+                "INSERT INTO keys (id, salt, hash, collections, scope, label, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (kid, salt, _digest(salt, secret), json.dumps(list(collections)), scope, label, now),
+            )
+        finally:
+            c.close()
+        return f"cl_{kid}_{secret}", ApiKey(kid, collections, scope, label, now, None)  # type: ignore[arg-type]
+
+    def _row(self, row: tuple) -> ApiKey:
+        kid, cols, scope, label, created, revoked = row
+        return ApiKey(kid, tuple(json.loads(cols)), scope, label, created, revoked)
+
+    def list(self) -> list[ApiKey]:
+        if not self.path.exists():
+            return []
+        c = self._connect()
+        try:
+            rows = c.execute(
+                "SELECT id, collections, scope, label, created_at, revoked_at FROM keys "
+                "ORDER BY created_at, id"
+            ).fetchall()
+        finally:
+            c.close()
+        return [self._row(r) for r in rows]
+
+    def revoke(self, key_id: str) -> bool:
+        """Revoke by id (or by the full key); False when no active key matched."""
+        m = _KEY_RE.match(key_id)
+        kid = m.group(1) if m else key_id
+        if not self.path.exists():
+            return False
+        c = self._connect()
+        try:
+            cur = c.execute(
+                "UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (datetime.now(UTC).isoformat(timespec="seconds"), kid),
+            )
+            return cur.rowcount > 0
+        finally:
+            c.close()
+
+    def any_active(self) -> bool:
+        if not self.path.exists():
+            return False
+        c = self._connect()
+        try:
+            return c.execute("SELECT 1 FROM keys WHERE revoked_at IS NULL LIMIT 1").fetchone() is not None
+        finally:
+            c.close()
+
+    def verify(self, key: str) -> ApiKey | None:
+        """The active key's record if ``key`` is valid, else None."""
+        m = _KEY_RE.match(key.strip())
+        if m is None or not self.path.exists():
+            return None
+        kid, secret = m.groups()
+        c = self._connect()
+        try:
+            row = c.execute(
+                "SELECT id, collections, scope, label, created_at, revoked_at, salt, hash "
+                "FROM keys WHERE id = ?",
+                (kid,),
+            ).fetchone()
+        finally:
+            c.close()
+        if row is None:
+            return None
+        rec = self._row(row[:6])
+        if not hmac.compare_digest(_digest(row[6], secret), row[7]) or not rec.active:
+            return None
+        return rec

@@ -1,0 +1,210 @@
+"""Collections: named citeline indexes the server manages, each one Index folder.
+
+Multi-collection mode (``--data DIR``): every sub-folder of DIR holding a
+citeline index is a collection; creating one makes ``DIR/<name>/`` with its
+strategy and threshold. Single-index mode (``--index DIR``): the one index is
+the only collection, named after its folder; collections cannot be created or
+deleted.
+
+Uploaded files are kept under ``<collection>/files/`` (the originals the
+document view serves, and what retries re-read). The server only ever goes
+through :class:`citeline.pipeline.Index`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from citeline.embed import Embedder
+from citeline.errors import ConfigError
+from citeline.pipeline import Index
+from citeline.store.sqlite import DB_NAME
+
+FILES_DIR = "files"
+# Collection names become folder names and URL path segments: keep them plain.
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# Longest file name most filesystems accept, in UTF-8 bytes.
+MAX_NAME_BYTES = 255
+
+
+class NameError_(ConfigError):  # noqa: N801 - trailing underscore avoids the builtin
+    """A collection or file name is not acceptable."""
+
+
+def check_collection_name(name: str) -> str:
+    if not _NAME_RE.match(name) or name.endswith("."):
+        raise NameError_(
+            f"collection name {name!r}: use 1-64 letters, digits, '_', '-', '.', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def sanitize_filename(raw: str) -> str:
+    """Reduce an uploaded file name to one safe path component, or raise NameError_.
+
+    Directories are dropped (``../../etc/passwd`` -> ``passwd``, ``C:\\x\\a.md`` ->
+    ``a.md``), so a name can never leave the collection's ``files/`` folder.
+    Hidden names (``.env``), ``.``/``..``, control characters and names longer
+    than the filesystem allows are refused.
+    """
+    name = unicodedata.normalize("NFC", raw or "")
+    name = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not name or name in (".", ".."):
+        raise NameError_(f"file name {raw!r}: no file name left after removing folders")
+    if name.startswith("."):
+        raise NameError_(f"file name {raw!r}: hidden names (starting with '.') are not accepted")
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
+        raise NameError_(f"file name {raw!r}: control characters are not accepted")
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise NameError_(f"file name {raw[:40]!r}...: longer than {MAX_NAME_BYTES} bytes")
+    return name
+
+
+@dataclass
+class Collection:
+    name: str
+    folder: Path
+    index: Index
+    # Held while this collection is written (indexing, deleting a document or the
+    # collection): a delete waits for the document being indexed instead of racing it.
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @property
+    def files(self) -> Path:
+        return self.folder / FILES_DIR
+
+    def file_of(self, document: str) -> Path | None:
+        """The original file of an indexed document, confined to its root folder."""
+        for s in self.index.status():
+            if s.record.path == document:
+                root = Path(s.record.root or self.files).resolve()
+                f = (root / document).resolve()
+                return f if f.is_relative_to(root) and f.is_file() else None
+        f = (self.files / document).resolve()
+        if f.is_relative_to(self.files.resolve()) and f.is_file():
+            return f
+        return None
+
+    def info(self) -> dict[str, object]:
+        docs = self.index.status()
+        return {
+            "name": self.name,
+            "strategy": self.index.strategy,
+            "threshold": self.index.threshold,
+            "documents": len(docs),
+            "chunks": sum(d.record.n_chunks for d in docs),
+        }
+
+
+class Collections:
+    """The registry of open collections (one Index each, shared by all threads)."""
+
+    def __init__(
+        self,
+        *,
+        data_dir: str | Path | None = None,
+        index_dir: str | Path | None = None,
+        embedder: Embedder | None = None,
+        model_path: str | None = None,
+        model_id: str | None = None,
+    ) -> None:
+        if (data_dir is None) == (index_dir is None):
+            raise ConfigError("serve: give exactly one of --data DIR or --index DIR")
+        self.multi = data_dir is not None
+        self.root = Path(data_dir if data_dir is not None else index_dir).expanduser().resolve()  # type: ignore[arg-type]
+        self.embedder = embedder
+        self.model_path = model_path
+        self.model_id = model_id
+        self._open: dict[str, Collection] = {}
+        self._lock = threading.Lock()
+        if self.multi:
+            self.root.mkdir(parents=True, exist_ok=True)
+        else:
+            self.single_name = (
+                self.root.name if _NAME_RE.match(self.root.name) else "default"
+            )
+
+    @property
+    def keys_folder(self) -> Path:
+        return self.root
+
+    def set_embedder(self, embedder: Embedder) -> None:
+        """The model finished loading: indexes opened before it are reopened with it."""
+        with self._lock:
+            self.embedder = embedder
+            opened = list(self._open.values())
+        for c in opened:
+            with c.lock:
+                c.index = self._index(c.folder, create=True)
+
+    def _index(self, folder: Path, create: bool) -> Index:
+        return Index(folder, embedder=self.embedder, model_path=self.model_path,
+                     model_id=self.model_id, create=create)
+
+    def names(self) -> list[str]:
+        if not self.multi:
+            return [self.single_name]
+        return sorted(
+            p.name for p in self.root.iterdir()
+            if p.is_dir() and _NAME_RE.match(p.name) and (p / DB_NAME).exists()
+        )
+
+    def _folder(self, name: str) -> Path:
+        return self.root / name if self.multi else self.root
+
+    def get(self, name: str) -> Collection | None:
+        with self._lock:
+            c = self._open.get(name)
+            if c is not None:
+                return c
+            if self.multi:
+                if not _NAME_RE.match(name) or not (self.root / name / DB_NAME).exists():
+                    return None
+            elif name != self.single_name:
+                return None
+            folder = self._folder(name)
+            idx = self._index(folder, create=not self.multi)
+            c = Collection(name, folder, idx)
+            self._open[name] = c
+            return c
+
+    def create(self, name: str, strategy: str = "E", threshold: float | None = None) -> Collection:
+        if not self.multi:
+            raise ConfigError("collections: this server serves one index (--index); start it with --data DIR to create collections")
+        check_collection_name(name)
+        folder = self.root / name
+        if (folder / DB_NAME).exists():
+            raise FileExistsError(name)
+        idx = self._index(folder, create=True)
+        try:
+            idx.set_strategy(strategy)
+            if threshold is not None:
+                idx.set_threshold(threshold)
+        except ConfigError:
+            idx.close()
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        (folder / FILES_DIR).mkdir(exist_ok=True)
+        c = Collection(name, folder, idx)
+        with self._lock:
+            self._open[name] = c
+        return c
+
+    def delete(self, name: str) -> bool:
+        if not self.multi:
+            raise ConfigError("collections: this server serves one index (--index); it cannot be deleted over HTTP")
+        c = self.get(name)
+        if c is None:
+            return False
+        with c.lock:
+            with self._lock:
+                self._open.pop(name, None)
+            c.index.close()
+            shutil.rmtree(c.folder)
+        return True

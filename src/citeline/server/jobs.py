@@ -1,0 +1,172 @@
+"""The background indexing queue: uploads answer at once, one worker indexes.
+
+One worker thread serves every collection: the embedding model is a single
+lock-protected torch module, so a second indexing thread would only wait for
+it while stealing CPU from searches.
+
+States a document can be in while the queue holds it: ``pending`` (waiting)
+and ``indexing`` (the worker is on it). When the worker is done the index's
+own record is the truth (``indexed`` / ``failed`` with its reason, chunk count
+counted by the indexer), except for a file the indexer *skipped* (no
+extractor would take it): the queue keeps that one as ``failed`` with the
+reason, since the index holds no record of it.
+
+Each queued entry carries a sequence number: a document re-uploaded while it
+is being indexed stays ``pending`` (the newer job), and the finishing older
+job does not clear it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from citeline.errors import CiteError
+from citeline.server.collections import Collection, Collections
+from citeline.types import DocState
+
+log = logging.getLogger("citeline.server")
+
+JobKind = Literal["index", "retry"]
+
+
+@dataclass(frozen=True)
+class JobState:
+    state: str  # DocState.PENDING / INDEXING / FAILED
+    reason: str
+    seq: int
+
+
+class IndexQueue:
+    def __init__(self, collections: Collections) -> None:
+        self.collections = collections
+        self._q: queue.Queue[tuple[str, str, JobKind, int] | None] = queue.Queue()
+        self._states: dict[tuple[str, str], JobState] = {}
+        self._lock = threading.Lock()
+        self._seq = itertools.count(1)
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()  # set once the embedding model is loaded
+        self.on_done: Callable[[str, str], None] | None = None  # tests/metrics hook
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="citeline-indexer", daemon=True)
+            self._thread.start()
+
+    def model_ready(self) -> None:
+        self._ready.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._thread is not None:
+            self._q.put(None)
+            self._thread.join(timeout)
+            self._thread = None
+
+    # --- queueing -----------------------------------------------------------------------
+
+    def submit(self, collection: str, document: str, kind: JobKind = "index") -> None:
+        seq = next(self._seq)
+        with self._lock:
+            self._states[(collection, document)] = JobState(DocState.PENDING, "", seq)
+        self._q.put((collection, document, kind, seq))
+
+    def states(self, collection: str) -> dict[str, JobState]:
+        with self._lock:
+            return {d: s for (c, d), s in self._states.items() if c == collection}
+
+    def forget(self, collection: str, document: str | None = None) -> None:
+        """Drop queue states (a deleted document, or every document of a deleted collection)."""
+        with self._lock:
+            for key in list(self._states):
+                if key[0] == collection and (document is None or key[1] == document):
+                    del self._states[key]
+
+    def busy(self) -> int:
+        with self._lock:
+            return sum(1 for s in self._states.values() if s.state != DocState.FAILED)
+
+    def recover(self) -> int:
+        """Queue uploaded files the index holds no record of (a restart lost their jobs)."""
+        n = 0
+        for name in self.collections.names():
+            c = self.collections.get(name)
+            if c is None or not c.files.is_dir():
+                continue
+            known = {s.record.path for s in c.index.status()}
+            for tmp in c.files.glob(".upload-*"):
+                tmp.unlink(missing_ok=True)  # half-received uploads of a previous run
+            for f in sorted(c.files.iterdir()):
+                if f.is_file() and not f.name.startswith(".") and f.name not in known:
+                    self.submit(name, f.name)
+                    n += 1
+        return n
+
+    # --- the worker ---------------------------------------------------------------------
+
+    def _set(self, key: tuple[str, str], seq: int, state: JobState | None) -> None:
+        with self._lock:
+            cur = self._states.get(key)
+            if cur is None or cur.seq != seq:
+                return  # re-uploaded, retried or deleted meanwhile: the newer entry stands
+            if state is None:
+                del self._states[key]
+            else:
+                self._states[key] = state
+
+    def _run(self) -> None:
+        self._ready.wait()
+        while True:
+            item = self._q.get()
+            if item is None:
+                return
+            name, document, kind, seq = item
+            key = (name, document)
+            with self._lock:
+                cur = self._states.get(key)
+                if cur is None or cur.seq != seq:
+                    continue  # superseded or deleted before its turn
+            c = self.collections.get(name)
+            if c is None:
+                self.forget(name)
+                continue
+            try:
+                result = self._index_one(c, document, kind, key, seq)
+            except CiteError as exc:
+                result = JobState(DocState.FAILED, str(exc), seq)
+            except Exception as exc:  # the worker must survive any one document
+                log.exception("indexing %s/%s crashed", name, document)
+                result = JobState(DocState.FAILED, f"indexer crashed: {type(exc).__name__}: {exc}", seq)
+            self._set(key, seq, result)
+            if self.on_done is not None:
+                self.on_done(name, document)
+
+    def _index_one(
+        self, c: Collection, document: str, kind: JobKind, key: tuple[str, str], seq: int
+    ) -> JobState | None:
+        with c.lock:
+            self._set(key, seq, JobState(DocState.INDEXING, "", seq))
+            if kind == "retry":
+                report = c.index.reindex([document])
+            else:
+                path: Path = c.files / document
+                if not path.is_file():
+                    return JobState(DocState.FAILED, "the uploaded file is gone", seq)
+                report = c.index.index(path)
+        for rel, reason in report.skipped:
+            if rel == document:
+                return JobState(DocState.FAILED, reason, seq)
+        if kind == "retry" and not (report.indexed or report.failed or report.unchanged):
+            return JobState(DocState.FAILED, "not in the index any more", seq)
+        log.info(
+            "indexed %s/%s: %d chunks written, %d failed", c.name, document,
+            report.chunks_written, len(report.failed),
+        )
+        return None  # the index's record is now the truth

@@ -1,0 +1,322 @@
+// citeline web page: plain DOM, no framework, no CDN.
+// Everything that comes from a document (quotes, titles, file names, reasons)
+// is inserted with textContent / text nodes, never as HTML.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const KEY_STORAGE = "citeline.apiKey";
+const POLL_BUSY_MS = 1000; // while something is pending/indexing: states change within seconds
+const POLL_IDLE_MS = 5000; // otherwise: notice uploads from other clients without hammering
+let current = null; // selected collection name
+let pollTimer = null;
+let currentInfo = null; // the selected collection's settings
+
+function showInfo(documents, chunks) {
+  $("#collection-info").textContent = currentInfo
+    ? `strategy ${currentInfo.strategy} · threshold ${currentInfo.threshold} · ${documents} documents · ${chunks} chunks`
+    : "No collection yet: create one below.";
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+}
+
+function apiKey() { return sessionStorage.getItem(KEY_STORAGE) || ""; }
+
+function headers(extra = {}) {
+  const h = { ...extra };
+  const k = apiKey();
+  if (k) h["Authorization"] = "Bearer " + k;
+  return h;
+}
+
+function showError(msg) {
+  const box = $("#error");
+  if (!msg) { box.hidden = true; box.textContent = ""; return; }
+  box.textContent = msg;
+  box.hidden = false;
+}
+
+async function api(path, opts = {}) {
+  const res = await fetch(path, { ...opts, headers: headers(opts.headers || {}) });
+  const type = res.headers.get("content-type") || "";
+  const body = type.includes("application/json") ? await res.json() : null;
+  if (!res.ok) {
+    const e = body && body.error ? body.error : { code: String(res.status), message: res.statusText };
+    const err = new Error(e.message);
+    err.status = res.status;
+    err.code = e.code;
+    throw err;
+  }
+  return body;
+}
+
+const enc = encodeURIComponent;
+const docPath = (doc) => doc.split("/").map(enc).join("/");
+const colUrl = (name) => "/api/collections/" + enc(name);
+
+// --- collections ------------------------------------------------------------------------
+
+async function loadVersion() {
+  try {
+    const v = await api("/api/version");
+    $("#version").textContent = `v${v.citeline} · ${v.model.model_id}`;
+  } catch (e) { /* the version line is decoration */ }
+}
+
+async function loadCollections(select) {
+  let data;
+  try {
+    data = await api("/api/collections");
+  } catch (e) {
+    showError(e.status === 401 ? "This server needs an API key: paste it above." : e.message);
+    return;
+  }
+  showError("");
+  const sel = $("#collection");
+  sel.replaceChildren();
+  for (const c of data.collections) sel.append(el("option", { value: c.name }, c.name));
+  $("#create-box").hidden = !data.can_create;
+  const names = data.collections.map((c) => c.name);
+  const want = select || current || sessionStorage.getItem("citeline.collection");
+  current = names.includes(want) ? want : names[0] || null;
+  if (current) sel.value = current;
+  currentInfo = data.collections.find((c) => c.name === current) || null;
+  showInfo(currentInfo ? currentInfo.documents : 0, currentInfo ? currentInfo.chunks : 0);
+  await loadDocuments();
+}
+
+async function createCollection(ev) {
+  ev.preventDefault();
+  const body = { name: $("#new-name").value.trim(), strategy: $("#new-strategy").value };
+  const t = $("#new-threshold").value;
+  if (t) body.threshold = Number(t);
+  try {
+    await api("/api/collections", {
+      method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" },
+    });
+    $("#new-name").value = "";
+    showError("");
+    await loadCollections(body.name);
+  } catch (e) { showError(e.message); }
+}
+
+// --- documents ----------------------------------------------------------------------------
+
+async function loadDocuments() {
+  clearTimeout(pollTimer);
+  const tbody = $("#docs tbody");
+  if (!current) { tbody.replaceChildren(); return; }
+  let data;
+  try {
+    data = await api(colUrl(current) + "/documents");
+  } catch (e) { showError(e.message); pollTimer = setTimeout(loadDocuments, POLL_IDLE_MS); return; }
+  const rows = data.documents.map((d) => {
+    const name = el("button", { class: "open-doc", type: "button", title: "show the text",
+      onclick: () => openDocument(d.document, null) }, d.document);
+    const stateCell = el("td", {}, el("span", { class: "state " + d.state, "data-state": d.state }, d.state));
+    if (d.reason) stateCell.append(el("span", { class: "reason" }, d.reason));
+    const actions = el("td");
+    if (d.state === "failed" || d.state === "stale") {
+      actions.append(el("button", { type: "button", onclick: () => docAction(d.document, "retry") }, "Retry"));
+    }
+    actions.append(el("button", { type: "button", title: "delete", onclick: () => docAction(d.document, "delete") }, "✕"));
+    return el("tr", { "data-document": d.document }, el("td", { class: "doc" }, name), stateCell,
+      el("td", {}, String(d.chunks)), actions);
+  });
+  tbody.replaceChildren(...rows);
+  showInfo(data.documents.length, data.documents.reduce((n, d) => n + (d.chunks || 0), 0));
+  const busy = data.documents.some((d) => d.state === "pending" || d.state === "indexing");
+  pollTimer = setTimeout(loadDocuments, busy ? POLL_BUSY_MS : POLL_IDLE_MS);
+}
+
+async function docAction(doc, action) {
+  const url = colUrl(current) + "/documents/" + docPath(doc);
+  try {
+    if (action === "retry") await api(url + "/retry", { method: "POST" });
+    else await api(url, { method: "DELETE" });
+    showError("");
+  } catch (e) { showError(e.message); }
+  await loadDocuments();
+}
+
+async function upload(files) {
+  if (!current) { showError("Create or pick a collection first."); return; }
+  if (!files.length) return;
+  const form = new FormData();
+  for (const f of files) form.append("files", f, f.name);
+  try {
+    await api(colUrl(current) + "/documents", { method: "POST", body: form });
+    showError("");
+  } catch (e) { showError(e.message); }
+  await loadDocuments();
+}
+
+function setupDrop() {
+  const drop = $("#drop");
+  drop.addEventListener("dragover", (ev) => { ev.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    drop.classList.remove("over");
+    upload([...ev.dataTransfer.files]);
+  });
+  $("#file-input").addEventListener("change", (ev) => {
+    upload([...ev.target.files]);
+    ev.target.value = "";
+  });
+}
+
+// --- ask ------------------------------------------------------------------------------------
+
+function renderAnswerText(box, text, count) {
+  // "[n]" markers become links to citation rows; the rest stays text nodes.
+  const re = /\[(\d+)\]/g;
+  let last = 0;
+  let m;
+  while ((m = re.exec(text)) !== null) {
+    const n = Number(m[1]);
+    box.append(document.createTextNode(text.slice(last, m.index)));
+    if (n >= 1 && n <= count) {
+      box.append(el("a", { class: "cite-ref", href: "#cite-" + n, "data-n": String(n),
+        onclick: (ev) => { ev.preventDefault(); focusCitation(n); } }, `[${n}]`));
+    } else {
+      box.append(document.createTextNode(m[0]));
+    }
+    last = re.lastIndex;
+  }
+  box.append(document.createTextNode(text.slice(last)));
+}
+
+function focusCitation(n) {
+  const row = document.getElementById("cite-" + n);
+  if (!row) return;
+  row.scrollIntoView({ block: "nearest" });
+  row.classList.add("flash");
+  setTimeout(() => row.classList.remove("flash"), 1200);
+}
+
+async function ask(ev) {
+  ev.preventDefault();
+  const q = $("#question").value.trim();
+  if (!q || !current) return;
+  const box = $("#answer");
+  const table = $("#citations");
+  box.hidden = false;
+  box.className = "answer";
+  box.textContent = "…";
+  table.hidden = true;
+  let a;
+  try {
+    a = await api(colUrl(current) + "/ask", {
+      method: "POST", body: JSON.stringify({ question: q }), headers: { "Content-Type": "application/json" },
+    });
+    showError("");
+  } catch (e) { box.textContent = ""; box.hidden = true; showError(e.message); return; }
+  box.replaceChildren();
+  box.dataset.refused = String(a.refused);
+  if (a.refused) {
+    box.className = "answer refusal";
+    box.append(el("div", { id: "refusal-line" }, a.answer));
+    const near = a.nearest_distance === null ? "no chunk at all" : a.nearest_distance.toFixed(3);
+    box.append(el("div", { class: "muted", id: "nearest" }, `nearest distance: ${near} (threshold ${a.threshold})`));
+    return;
+  }
+  renderAnswerText(box, a.answer, a.citations.length);
+  const rows = a.citations.map((c) => el("tr", { id: "cite-" + c.index, "data-n": String(c.index),
+      onclick: () => openCitation(c) },
+    el("td", {}, `[${c.index}]`),
+    el("td", { class: "doc" }, el("button", { class: "open-doc", type: "button" }, c.title || c.document),
+      el("span", { class: "reason" }, c.document)),
+    el("td", {}, c.section),
+    el("td", { class: "loc" }, c.locator),
+    el("td", { class: "quote" }, c.quote),
+    el("td", { class: "dist" }, c.distance.toFixed(3))));
+  table.querySelector("tbody").replaceChildren(...rows);
+  table.hidden = false;
+}
+
+// --- document view --------------------------------------------------------------------------
+
+async function fetchBlob(doc, allowed) {
+  const res = await fetch(colUrl(current) + "/documents/" + docPath(doc) + "/file", { headers: headers() });
+  if (!res.ok) throw new Error(`cannot open ${doc} (HTTP ${res.status})`);
+  const type = (res.headers.get("content-type") || "").split(";")[0];
+  if (!allowed(type)) throw new Error(`${doc}: unexpected file type ${type}`);
+  // The blob's type is set here, from an allow-list: a blob: URL is same-origin,
+  // so it must never be something the browser would run as a page.
+  return URL.createObjectURL(new Blob([await res.arrayBuffer()], { type }));
+}
+
+function openCitation(c) {
+  openDocument(c.document, c);
+}
+
+async function openDocument(doc, c) {
+  const viewer = $("#viewer");
+  const body = $("#viewer-body");
+  viewer.hidden = false;
+  $("#viewer-title").textContent = c ? c.title || doc : doc;
+  $("#viewer-where").textContent = c ? `${doc} ${c.locator} · ${c.section}` : doc;
+  body.replaceChildren(el("p", { class: "muted" }, "loading…"));
+  const loc = c ? c.location : null;
+  try {
+    if (loc && loc.pages) {
+      const url = await fetchBlob(doc, (t) => t === "application/pdf");
+      body.replaceChildren(el("iframe", { src: url + "#page=" + loc.pages[0], title: doc }));
+    } else if (loc && loc.t) {
+      const url = await fetchBlob(doc, (t) => t.startsWith("audio/") || t.startsWith("video/"));
+      const kind = /\.(mp3|wav|ogg|oga|m4a|flac|opus)$/i.test(doc) ? "audio" : "video";
+      const media = el(kind, { controls: "", src: `${url}#t=${loc.t[0]},${loc.t[1]}` });
+      media.addEventListener("loadedmetadata", () => { media.currentTime = loc.t[0]; });
+      body.replaceChildren(media);
+    } else {
+      const data = await api(colUrl(current) + "/documents/" + docPath(doc) + "/text");
+      const pre = el("pre", { id: "doc-text" });
+      if (loc && loc.char) {
+        const [s, e] = loc.char;
+        const mark = el("mark", { id: "highlight" }, data.text.slice(s, e));
+        pre.append(document.createTextNode(data.text.slice(0, s)), mark,
+          document.createTextNode(data.text.slice(e)));
+        body.replaceChildren(pre);
+        mark.scrollIntoView({ block: "center" });
+      } else {
+        pre.textContent = data.text;
+        body.replaceChildren(pre);
+      }
+    }
+    viewer.scrollIntoView({ block: "nearest" });
+  } catch (e) {
+    body.replaceChildren(el("p", { class: "error" }, e.message));
+  }
+}
+
+// --- start ----------------------------------------------------------------------------------
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#api-key").value = apiKey();
+  $("#key-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    sessionStorage.setItem(KEY_STORAGE, $("#api-key").value.trim());
+    loadCollections();
+  });
+  $("#collection").addEventListener("change", (ev) => {
+    current = ev.target.value;
+    sessionStorage.setItem("citeline.collection", current);
+    loadCollections(current);
+  });
+  $("#refresh").addEventListener("click", () => loadCollections());
+  $("#create-form").addEventListener("submit", createCollection);
+  $("#ask-form").addEventListener("submit", ask);
+  $("#viewer-close").addEventListener("click", () => { $("#viewer").hidden = true; });
+  setupDrop();
+  loadVersion();
+  loadCollections();
+});

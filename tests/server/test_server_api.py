@@ -1,0 +1,383 @@
+"""The HTTP API over real HTTP: uploads and states, auth, limits, names, shapes, concurrency."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import httpx
+import pytest
+from server_live import FIXTURES, no_leftovers, wait_settled
+
+from citeline import cli
+from citeline.pipeline import Index
+from citeline.server.auth import KeyStore
+
+KETTLE = (FIXTURES / "corpus" / "kettle.md").read_bytes()
+NOTES = (FIXTURES / "corpus" / "notes.txt").read_bytes()
+LIMIT_MB = 0.05  # 52,428 bytes: small enough to test the limit with a tiny body
+WARRANTY = "How long is the kettle warranty?"
+
+
+@pytest.fixture(scope="module")
+def env(live, embedder, tmp_path_factory):
+    data = tmp_path_factory.mktemp("server") / "data"
+    data.mkdir()
+    ks = KeyStore(data)
+    admin, _ = ks.create(("*",), "write", "admin")
+    reader, _ = ks.create(("kb",), "read", "reader of kb")
+    other_writer, _ = ks.create(("other",), "write", "writer of other")
+    server = live(data_dir=data, embedder=embedder, max_upload_mb=LIMIT_MB)
+    c = server.client(admin)
+    for name in ("kb", "other"):
+        assert c.post("/api/collections", json={"name": name}).status_code == 201
+    r = c.post("/api/collections/kb/documents",
+               files=[("files", ("kettle.md", KETTLE)), ("files", ("notes.txt", NOTES))])
+    assert r.status_code == 202
+    wait_settled(c, "kb")
+    return {"server": server, "data": data, "admin": admin, "reader": reader,
+            "other_writer": other_writer, "client": c, "keys": ks}
+
+
+def assert_error(r: httpx.Response, status: int, code: str) -> dict:
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "detail"}
+    assert body["error"]["code"] == code and body["error"]["message"]
+    return body["error"]
+
+
+def test_health_ready_version_openapi(env, embedder):
+    s = env["server"]
+    with s.client() as anon:  # health, version and the page need no key
+        assert anon.get("/healthz").json() == {"status": "ok"}
+        ready = anon.get("/readyz")
+        assert ready.status_code == 200 and ready.json()["model_loaded"] is True
+        v = anon.get("/api/version").json()
+        assert v["citeline"] == "0.1.0" and v["model"]["key"] == embedder.identity.key
+        spec = anon.get("/openapi.json").json()
+        assert "/api/collections/{name}/ask" in spec["paths"]
+        page = anon.get("/")
+        assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+        assert anon.get("/static/app.js").status_code == 200
+        assert_error(anon.get("/no/such/thing"), 404, "not_found")
+
+
+def test_upload_answers_pending_then_indexer_states(env):
+    c, data = env["client"], env["data"]
+    r = c.post("/api/collections/kb/documents", files=[
+        ("files", ("bicycle.md", (FIXTURES / "corpus" / "guides" / "bicycle.md").read_bytes())),
+        ("files", ("empty.md", b"")),
+        ("files", ("latin1.txt", (FIXTURES / "corpus" / "latin1.txt").read_bytes())),
+    ])
+    assert r.status_code == 202
+    up = r.json()["documents"]
+    assert [d["document"] for d in up] == ["bicycle.md", "empty.md", "latin1.txt"]
+    assert all(d["state"] == "pending" for d in up) and up[0]["bytes"] > 0
+    docs = wait_settled(c, "kb")
+    assert docs["bicycle.md"]["state"] == "indexed"
+    assert docs["empty.md"]["state"] == "failed" and "empty" in docs["empty.md"]["reason"]
+    assert docs["latin1.txt"]["state"] == "failed" and "UTF-8" in docs["latin1.txt"]["reason"]
+    # chunk counts and versions are the indexer's own, as `citeline status --json` shows them
+    idx = Index(data / "kb", create=False)
+    mine = {s.record.path: s.to_json() for s in idx.status()}
+    for name in ("kettle.md", "bicycle.md"):
+        for field in ("chunks", "content_hash", "model_id", "pipeline_version", "extractor_version"):
+            assert docs[name][field] == mine[name][field]
+        assert docs[name]["chunks"] > 0
+
+    # a failed one: fix the file by re-uploading it, then retry the other in place
+    r = c.post("/api/collections/kb/documents", files=[("files", ("empty.md", b"# Fixed\n\nNow it has text.\n"))])
+    assert r.status_code == 202
+    r = c.post("/api/collections/kb/documents/latin1.txt/retry")
+    assert r.status_code == 202 and r.json()["state"] == "pending"
+    docs = wait_settled(c, "kb")
+    assert docs["empty.md"]["state"] == "indexed" and docs["empty.md"]["chunks"] == 1
+    assert docs["latin1.txt"]["state"] == "failed"  # the same bytes fail the same way
+
+    # delete: gone from the list, the index and the files folder
+    for name in ("empty.md", "latin1.txt", "bicycle.md"):
+        assert c.delete(f"/api/collections/kb/documents/{name}").json() == {"deleted": name}
+    docs = wait_settled(c, "kb")
+    assert set(docs) == {"kettle.md", "notes.txt"}
+    assert sorted(p.name for p in (data / "kb" / "files").iterdir()) == ["kettle.md", "notes.txt"]
+    assert_error(c.delete("/api/collections/kb/documents/bicycle.md"), 404, "not_found")
+    hits = c.post("/api/collections/kb/search", json={"query": "bicycle tyre pressure"}).json()["hits"]
+    assert all(h["document"] != "bicycle.md" for h in hits)
+
+
+def test_search_and_ask_return_the_cli_json(env, embedder):
+    c, data = env["client"], env["data"]
+    r = c.post("/api/collections/kb/search", json={"query": "descaling vinegar", "k": 3})
+    body = r.json()
+    assert set(body) == {"query", "mode", "hits", "timings_ms"} and len(body["hits"]) == 3
+    idx = Index(data / "kb", embedder=embedder, create=False)
+    mine = idx.search("descaling vinegar", k=3).to_json()
+    strip = lambda d: {k: v for k, v in d.items() if k != "timings_ms"}  # noqa: E731
+    assert strip(body) == strip(mine)
+
+    answer = c.post("/api/collections/kb/ask", json={"question": WARRANTY}).json()
+    ref = idx.ask(WARRANTY).to_json()
+    assert {k: v for k, v in answer.items() if k != "timings"} == {
+        k: v for k, v in ref.items() if k != "timings"}
+    assert not answer["refused"] and answer["citations"][0]["document"] == "kettle.md"
+    text = c.get("/api/collections/kb/documents/kettle.md/text").json()["text"]
+    cit = answer["citations"][0]
+    start, end = cit["location"]["char"]
+    assert text[start:end] == cit["quote"] and "24 months" in cit["quote"]
+
+    refused = c.post("/api/collections/kb/ask", json={"question": "what is the capital of mongolia"}).json()
+    assert refused["refused"] and refused["citations"] == []
+    assert refused["answer"].startswith("NO ANSWER: nothing under cosine distance 0.675")
+    assert refused["nearest_distance"] > 0.675
+
+    assert_error(c.post("/api/collections/kb/search", json={"query": ""}), 422, "validation_error")
+    err = assert_error(c.post("/api/collections/kb/search", json={"query": "x", "mode": "fuzzy"}),
+                       422, "validation_error")
+    assert err["detail"][0]["field"] == "mode"
+    assert_error(c.post("/api/collections/kb/search", json={"query": "x", "k": 0}), 422, "validation_error")
+    assert_error(c.post("/api/collections/nope/search", json={"query": "x"}), 404, "not_found")
+
+
+def test_ask_streams_citations_then_text_then_done(env):
+    c = env["client"]
+    with c.stream("POST", "/api/collections/kb/ask", json={"question": WARRANTY, "stream": True}) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        raw = "".join(r.iter_text())
+    events = []
+    for block in raw.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.split("\n"))
+        events.append((lines["event"], json.loads(lines["data"])))
+    names = [n for n, _ in events]
+    assert names[0] == "citations" and names[-1] == "done"
+    assert set(names[1:-1]) == {"answer"} and len(names) >= 3
+    done = events[-1][1]
+    assert events[0][1]["citations"] == done["citations"] and done["citations"]
+    assert "".join(d["text"] for n, d in events if n == "answer") == done["answer"]
+
+
+def test_auth_401_403_and_scopes(env):
+    s = env["server"]
+    with s.client() as anon:
+        err = assert_error(anon.get("/api/collections"), 401, "unauthorized")
+        assert "API key" in err["message"]
+        r = anon.post("/api/collections/kb/search", json={"query": "kettle"})
+        assert_error(r, 401, "unauthorized")
+        assert r.headers["www-authenticate"] == "Bearer"
+    with s.client("cl_00000000_" + "A" * 43) as bad:
+        assert_error(bad.post("/api/collections/kb/search", json={"query": "kettle"}), 401, "unauthorized")
+    with s.client(env["reader"]) as reader:
+        assert [x["name"] for x in reader.get("/api/collections").json()["collections"]] == ["kb"]
+        assert reader.post("/api/collections/kb/search", json={"query": "kettle"}).status_code == 200
+        err = assert_error(reader.post("/api/collections/other/search", json={"query": "kettle"}),
+                           403, "forbidden")
+        assert err["detail"]["collections"] == ["kb"]
+        assert_error(reader.post("/api/collections/kb/documents", files=[("files", ("a.md", b"# A\n\nx\n"))]),
+                     403, "forbidden")
+        assert_error(reader.delete("/api/collections/kb/documents/kettle.md"), 403, "forbidden")
+        assert_error(reader.post("/api/collections", json={"name": "mine"}), 403, "forbidden")
+    with s.client(env["other_writer"]) as ow:
+        assert_error(ow.post("/api/collections/kb/documents", files=[("files", ("a.md", b"# A\n\nx\n"))]),
+                     403, "forbidden")
+        assert_error(ow.delete("/api/collections/other"), 403, "forbidden")  # needs '*'
+    # X-API-Key works too; a revoked key stops working at once
+    key, rec = env["keys"].create(("kb",), "read")
+    h = {"X-API-Key": key}
+    with s.client() as anon:
+        assert anon.get("/api/collections/kb", headers=h).status_code == 200
+        assert env["keys"].revoke(rec.id)
+        assert_error(anon.get("/api/collections/kb", headers=h), 401, "unauthorized")
+
+
+def test_upload_size_limit_is_413_and_leaves_nothing(env):
+    c, files = env["client"], env["data"] / "kb" / "files"
+    big = b"# Big\n\n" + b"word " * 20_000  # 100 KB > 52 KB
+    with no_leftovers(files):
+        r = c.post("/api/collections/kb/documents",
+                   files=[("files", ("ok.md", b"# ok\n\nfine\n")), ("files", ("big.md", big))])
+        err = assert_error(r, 413, "payload_too_large")
+        assert err["detail"] == {"file": "big.md", "limit_bytes": int(LIMIT_MB * 1024 * 1024)}
+    assert set(wait_settled(c, "kb")) == {"kettle.md", "notes.txt"}  # nothing queued either
+    r = c.post("/api/collections/kb/search", json={"query": "x" * (2 << 20)})
+    assert assert_error(r, 413, "payload_too_large")["detail"] == {"limit_bytes": 1 << 20}
+
+
+def test_file_names_are_sanitised_or_refused(env):
+    c, data = env["client"], env["data"]
+    root = data.parent
+    r = c.post("/api/collections/other/documents", files=[
+        ("files", ("../../etc/passwd.md", b"# p\n\nnot a password file\n")),
+        ("files", ("/tmp/abs.md", b"# a\n\nabsolute\n")),
+        ("files", ("..\\..\\win.md", b"# w\n\nbackslashes\n")),
+    ])
+    assert r.status_code == 202
+    assert [d["document"] for d in r.json()["documents"]] == ["passwd.md", "abs.md", "win.md"]
+    assert not (root / "etc").exists() and not (data / "etc").exists()
+    assert sorted(p.name for p in (data / "other" / "files").iterdir()) == ["abs.md", "passwd.md", "win.md"]
+    for bad, code in ((b".env.md", 400), (b"..", 400), (b"../", 400), (b"a\x01b.md", 400),
+                      (b"\xff.md", 400), (b"tool.exe", 415)):
+        # a raw body: httpx would percent-encode the control character itself
+        body = (b'--XyZ\r\nContent-Disposition: form-data; name="files"; filename="' + bad
+                + b'"\r\nContent-Type: text/plain\r\n\r\nx\r\n--XyZ--\r\n')
+        r = c.post("/api/collections/other/documents", content=body,
+                   headers={"Content-Type": "multipart/form-data; boundary=XyZ"})
+        assert_error(r, code, {400: "bad_request", 415: "unsupported_media_type"}[code])
+    assert_error(c.post("/api/collections/other/documents", json={"x": 1}), 415, "unsupported_media_type")
+    assert_error(c.post("/api/collections/other/documents", data={"note": "no file"},
+                        files=[("nofile", ("", b""))]), 400, "bad_request")
+    # documents are addressed inside the collection only
+    for path in ("..%2F..%2Fetc%2Fpasswd", "../kb/files/kettle.md", "%2Fetc%2Fpasswd"):
+        r = c.get(f"/api/collections/other/documents/{path}/file")
+        assert r.status_code == 404, path
+    f = c.get("/api/collections/kb/documents/kettle.md/file")
+    assert f.content == KETTLE and f.headers["content-security-policy"] == "sandbox"
+    wait_settled(c, "other")
+
+
+def test_concurrent_asks_while_indexing(env):
+    c, admin = env["client"], env["admin"]
+    s = env["server"]
+    # enough text that indexing outlasts the first asks: 5 files of 30 sections
+    files = []
+    for i in range(5):
+        body = "\n\n".join(
+            f"## Topic {i}-{j}\n\nThe inspection of valve {i}-{j} happens every {j + 2} weeks; "
+            f"log the pressure reading and the technician's initials in ledger {i}."
+            for j in range(30)
+        )
+        files.append(("files", (f"ledger{i}.md", f"# Ledger {i}\n\n{body}\n".encode())))
+    assert c.post("/api/collections/kb/documents", files=files).status_code == 202
+    results: list[tuple[int, str]] = []
+    seen_busy: list[bool] = []
+    errors: list[BaseException] = []
+
+    def asker() -> None:
+        try:
+            with s.client(admin) as cl:
+                for _ in range(4):
+                    r = cl.post("/api/collections/kb/ask", json={"question": WARRANTY})
+                    results.append((r.status_code, r.json()["citations"][0]["document"]))
+                    states = [d["state"] for d in cl.get("/api/collections/kb/documents").json()["documents"]]
+                    seen_busy.append(any(x in ("pending", "indexing") for x in states))
+        except BaseException as exc:  # surfaced below, in the test thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=asker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors
+    assert len(results) == 32 and all(r == (200, "kettle.md") for r in results)
+    assert any(seen_busy)  # the asks really overlapped the indexing
+    docs = wait_settled(c, "kb")
+    assert all(docs[f"ledger{i}.md"]["state"] == "indexed" for i in range(5))
+    for i in range(5):
+        c.delete(f"/api/collections/kb/documents/ledger{i}.md")
+
+
+def test_request_timeout_is_504(env):
+    cfg = env["server"].app.state.config
+    old = cfg.request_timeout
+    cfg.request_timeout = 1e-4
+    try:
+        r = env["client"].post("/api/collections/kb/search", json={"query": "kettle"})
+    finally:
+        cfg.request_timeout = old
+    err = assert_error(r, 504, "timeout")
+    assert err["detail"] == {"timeout_seconds": 1e-4}
+
+
+def test_collections_create_and_delete(env):
+    c, data = env["client"], env["data"]
+    r = c.post("/api/collections", json={"name": "tmp1", "strategy": "C", "threshold": 0.5})
+    assert r.status_code == 201 and r.json()["strategy"] == "C" and r.json()["threshold"] == 0.5
+    assert_error(c.post("/api/collections", json={"name": "tmp1"}), 409, "conflict")
+    assert_error(c.post("/api/collections", json={"name": "../up"}), 400, "bad_request")
+    assert_error(c.post("/api/collections", json={"name": "t", "threshold": 3}), 422, "validation_error")
+    assert_error(c.post("/api/collections", json={"name": "t", "strategy": "Z"}), 422, "validation_error")
+    assert c.delete("/api/collections/tmp1").json() == {"deleted": "tmp1"}
+    assert not (data / "tmp1").exists()
+    assert_error(c.get("/api/collections/tmp1"), 404, "not_found")
+
+
+def test_open_access_only_on_loopback_without_keys(live, embedder, tmp_path):
+    open_srv = live(data_dir=tmp_path / "open", embedder=embedder)
+    with open_srv.client() as anon:
+        assert anon.post("/api/collections", json={"name": "a"}).status_code == 201
+        assert anon.get("/api/collections").json()["collections"][0]["name"] == "a"
+    closed = live(data_dir=tmp_path / "closed", embedder=embedder, open_allowed=False)
+    with closed.client() as anon:  # as if bound to a network address: no keys means no access
+        assert_error(anon.get("/api/collections"), 401, "unauthorized")
+
+
+def test_single_index_mode_serves_one_cli_index(live, embedder, clean_corpus, tmp_path):
+    ix = tmp_path / "kb-index"
+    Index(ix, embedder=embedder).index(clean_corpus)
+    srv = live(index_dir=ix, embedder=embedder)
+    with srv.client() as c:
+        cols = c.get("/api/collections").json()
+        assert [x["name"] for x in cols["collections"]] == ["kb-index"] and not cols["can_create"]
+        t = c.get("/api/collections/kb-index/documents/guides/bicycle.md/text")
+        assert t.status_code == 200 and "bicycle" in t.json()["text"].lower()
+        f = c.get("/api/collections/kb-index/documents/guides/bicycle.md/file")
+        assert f.content == (clean_corpus / "guides" / "bicycle.md").read_bytes()
+        assert c.post("/api/collections/kb-index/documents/guides/bicycle.md/retry").status_code == 202
+        assert wait_settled(c, "kb-index")["guides/bicycle.md"]["state"] == "indexed"
+        assert_error(c.post("/api/collections", json={"name": "x"}), 400, "bad_request")
+
+
+def test_serve_refuses_network_address_without_keys(tmp_path, capsys):
+    code = cli.main(["serve", "--data", str(tmp_path / "d"), "--host", "0.0.0.0", "--port", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "refusing to serve on 0.0.0.0" in err and "--insecure-open" in err
+    assert cli._is_loopback("127.0.0.1") and cli._is_loopback("::1") and cli._is_loopback("localhost")
+    assert not cli._is_loopback("0.0.0.0") and not cli._is_loopback("192.168.1.5")
+
+
+def test_keys_cli_shows_the_key_once_and_stores_a_hash(tmp_path, capsys):
+    d = str(tmp_path / "d")
+    assert cli.main(["keys", "create", "--data", d, "--collections", "a,b", "--scope", "read"]) == 0
+    key = capsys.readouterr().out.strip()
+    assert key.startswith("cl_")
+    raw = (tmp_path / "d" / "keys.sqlite3").read_bytes()
+    assert key.encode() not in raw and key.split("_", 2)[2].encode() not in raw
+    assert cli.main(["keys", "list", "--data", d, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0]["collections"] == ["a", "b"] and listed[0]["scope"] == "read"
+    assert key not in json.dumps(listed)
+    rec = KeyStore(d).verify(key)
+    assert rec is not None and rec.allows("a", "read") and not rec.allows("a", "write")
+    assert not rec.allows("c", "read")
+    assert cli.main(["keys", "revoke", "--data", d, rec.id]) == 0
+    assert KeyStore(d).verify(key) is None
+    assert cli.main(["keys", "revoke", "--data", d, rec.id]) == 2
+
+
+def test_restart_requeues_uploaded_files_the_index_never_recorded(live, embedder, tmp_path):
+    data = tmp_path / "d"
+    Index(data / "kb", embedder=embedder).close()
+    files = data / "kb" / "files"
+    files.mkdir()
+    (files / "kettle.md").write_bytes(KETTLE)  # saved, then the server stopped before indexing
+    (files / ".upload-0123456789abcdef").write_bytes(b"half an upload")
+    srv = live(data_dir=data, embedder=embedder)
+    with srv.client() as c:
+        assert wait_settled(c, "kb")["kettle.md"]["state"] == "indexed"
+    assert sorted(p.name for p in files.iterdir()) == ["kettle.md"]
+
+
+def test_model_loaded_in_the_background_serves_the_same_model(live, embedder, tmp_path):
+    # no embedder injected: the app loads it at startup (the session's cached instance)
+    srv = live(data_dir=tmp_path / "bg")
+    with srv.client() as c:
+        deadline = time.monotonic() + 60
+        while c.get("/readyz").status_code != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert c.get("/api/version").json()["model"]["key"] == embedder.identity.key
+        c.post("/api/collections", json={"name": "kb"})
+        c.post("/api/collections/kb/documents", files=[("files", ("kettle.md", KETTLE))])
+        assert wait_settled(c, "kb")["kettle.md"]["state"] == "indexed"
+        assert c.post("/api/collections/kb/ask", json={"question": WARRANTY}).json()["citations"]
