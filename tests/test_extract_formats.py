@@ -23,7 +23,7 @@ from citeline.extract import pdf as pdfmod
 from citeline.extract.blocks import escape_markdown
 from citeline.extract.sheet import cell_text
 from citeline.extract.transcript import clean_payload, parse_cues, parse_time, sidecar_for
-from citeline.types import Document, RegionKind
+from citeline.types import Document
 
 
 def extract(path: Path) -> Document:
