@@ -26,8 +26,9 @@ RIGHT_COLUMN = [
 ]
 
 
-def two_column_pdf(folder: Path) -> Path:
-    """Two columns per page (platypus frames side by side), about two pages long."""
+def two_column_pdf(folder: Path, repeats: int = 3) -> Path:
+    """Two columns per page (platypus frames side by side); about two pages long
+    with the default ``repeats`` (paragraphs of routine text after each fact)."""
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
@@ -50,7 +51,7 @@ def two_column_pdf(folder: Path) -> Path:
     )
     for i, fact in enumerate(LEFT_COLUMN + RIGHT_COLUMN):
         story.append(Paragraph(fact, style))
-        for _ in range(6 if i % 3 == 2 else 3):
+        for _ in range(2 * repeats if i % 3 == 2 else repeats):
             story.append(Paragraph(filler * 2, style))
     doc.build(story)
     return path
@@ -63,14 +64,15 @@ TABLE_ROWS = [
 ]
 
 
-def table_pdf(folder: Path) -> Path:
-    """A long table (platypus Table) that runs over two pages, header row repeated."""
+def table_pdf(folder: Path, rows: int = len(TABLE_ROWS)) -> Path:
+    """A long table (platypus Table) that runs over two pages, header row repeated
+    (with all of TABLE_ROWS; fewer ``rows`` keep the header and the last row)."""
     from reportlab.lib.pagesizes import A4
     from reportlab.platypus import SimpleDocTemplate, Table
 
     path = folder / "parts.pdf"
     doc = SimpleDocTemplate(str(path), pagesize=A4, title="Parts price list")
-    doc.build([Table(list(TABLE_ROWS), repeatRows=1)])
+    doc.build([Table([*TABLE_ROWS[: rows - 1], TABLE_ROWS[-1]], repeatRows=1)])
     return path
 
 
