@@ -35,7 +35,6 @@ counted and reported instead, never silently truncated.
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -361,8 +360,9 @@ def locate(doc: Document, start: int, end: int) -> Locator:
     t1: float | None = None
     rows: list[Region] = []
     conf: float | None = None
-    first = bisect.bisect_right(doc.regions, start, key=_region_end)
-    for r in itertools.islice(doc.regions, first, None):
+    regions = doc.regions
+    for i in range(bisect.bisect_right(regions, start, key=_region_end), len(regions)):
+        r = regions[i]
         if r.start >= end:
             break
         if r.end <= start:
