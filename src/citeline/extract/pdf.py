@@ -31,6 +31,7 @@ import functools
 import math
 import re
 import shutil
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -67,6 +68,11 @@ _PDFIUM_REASONS = {
     "file access error": "the file could not be opened",
     "page not found or content error": "the PDF's page tree is damaged",
 }
+
+
+# PDFium is not thread-safe (pypdfium2 says so): a server indexing uploads on
+# several threads must not call into it concurrently.
+_PDFIUM_LOCK = threading.Lock()
 
 
 @functools.cache
@@ -181,11 +187,12 @@ class PdfExtractor:
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
-        pdf = _open(path, rel)
-        try:
-            return self._extract(pdf, path, rel)
-        finally:
-            pdf.close()
+        with _PDFIUM_LOCK:
+            pdf = _open(path, rel)
+            try:
+                return self._extract(pdf, path, rel)
+            finally:
+                pdf.close()
 
     def _extract(self, pdf: pdfium.PdfDocument, path: Path, rel: str) -> Document:
         n = len(pdf)
