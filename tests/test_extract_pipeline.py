@@ -110,6 +110,17 @@ def test_a_broken_file_fails_alone_and_unknown_types_are_listed(indexed):
     assert states["harbour.pdf"] == ("indexed", "pdf") and states["bees.mp3"] == ("indexed", "transcript")
 
 
+def test_cli_summary_lists_each_failure_with_its_reason(indexed, capsys):
+    idx, folder, _ = indexed
+    code = cli.main(["index", str(folder), "--index", idx.location, "-q"])
+    out = capsys.readouterr().out
+    assert code == 1  # a document failed; the others are unchanged and searchable
+    assert "10 unchanged, 3 failed" in out
+    assert "FAILED  broken.pdf: not a readable PDF: the file is corrupt or not a PDF" in out
+    assert "FAILED  locked.pdf: the PDF is encrypted with a password" in out
+    assert "skipped lonely.mp4: no transcript" in out
+
+
 def test_pdf_hits_cite_the_page_the_text_is_on(indexed):
     idx, folder, _ = indexed
     for query, doc in [
@@ -280,6 +291,18 @@ def test_extractor_version_bump_marks_stale_and_reindexes(
     redone = index.reindex_stale()
     assert redone.indexed == ["call.vtt"] and redone.embedded == 0  # same text: vectors reused
     assert {s.state for s in index.status()} == {"indexed"}
+
+
+def test_media_with_a_broken_sidecar_fails_naming_the_sidecar(index: Index, tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "memo.m4a").write_bytes(b"\0\0\0\x20ftypM4A ")
+    (folder / "memo.srt").write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCaf\u00e9\n".encode("latin-1"))
+    (folder / "kept.vtt").write_text(b.VTT_TEXT)
+    report = index.index(folder)
+    assert report.indexed == ["kept.vtt"] and [p for p, _ in report.skipped] == ["memo.srt"]
+    (failed,) = report.failed
+    assert failed[0] == "memo.m4a" and failed[1].startswith("memo.srt: not valid UTF-8")
 
 
 def test_transcript_becomes_its_media_file_when_the_recording_appears(index: Index, tmp_path: Path):

@@ -27,10 +27,12 @@ line; a file with no valid cue fails.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import mimetypes
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,17 +129,37 @@ def parse_cues(text: str, vtt: bool) -> tuple[list[Cue], list[int], str]:
     return cues, bad, title
 
 
+# A folder modified this recently is listed afresh: its mtime has coarse
+# granularity, so a later change within the same tick would not alter the key
+# (git's "racy clean" problem).
+RACY_MTIME_NS = 2_000_000_000
+
+
+def _siblings(path: Path) -> tuple[Path, ...]:
+    """The other entries of ``path``'s folder, sorted; cached while the folder is unchanged,
+    so a folder of N recordings is listed once, not N times."""
+    folder = path.parent
+    try:
+        mtime = folder.stat().st_mtime_ns
+        if time.time_ns() - mtime < RACY_MTIME_NS:  # may change again within the same tick
+            return _listing.__wrapped__(folder, mtime)
+        return _listing(folder, mtime)
+    except OSError:
+        return ()
+
+
+@functools.lru_cache(maxsize=64)
+def _listing(folder: Path, mtime_ns: int) -> tuple[Path, ...]:
+    return tuple(sorted(p for p in folder.iterdir() if not p.name.startswith(".")))
+
+
 def sidecar_for(media: Path) -> Path | None:
     """The transcript beside ``media``: same base name, .vtt before .srt, then language-tagged."""
     exact: list[Path] = []
     tagged: list[Path] = []
     stem = media.stem.casefold()
-    try:
-        siblings = sorted(media.parent.iterdir())
-    except OSError:
-        return None
-    for p in siblings:
-        if p.name.startswith(".") or p.suffix.lower() not in TRANSCRIPT_SUFFIXES or not p.is_file():
+    for p in _siblings(media):
+        if p.suffix.lower() not in TRANSCRIPT_SUFFIXES or not p.is_file():
             continue
         base = p.stem.casefold()
         if base == stem:
@@ -157,17 +179,8 @@ def media_for(transcript: Path) -> Path | None:
     head, _, tag = transcript.stem.rpartition(".")
     if head and _LANG_TAG.match(tag):
         stems.add(head.casefold())
-    try:
-        siblings = sorted(transcript.parent.iterdir())
-    except OSError:
-        return None
-    for p in siblings:
-        if (
-            p.suffix.lower() in MEDIA_SUFFIXES
-            and p.stem.casefold() in stems
-            and not p.name.startswith(".")
-            and sidecar_for(p) == transcript
-        ):
+    for p in _siblings(transcript):
+        if p.suffix.lower() in MEDIA_SUFFIXES and p.stem.casefold() in stems and sidecar_for(p) == transcript:
             return p
     return None
 
@@ -201,19 +214,23 @@ class TranscriptExtractor:
                     rel, f"no transcript (put {path.stem}.vtt or {path.stem}.srt beside it to index it)"
                 )
             media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-            return self._read(side, rel, f"{rel} (transcript {side.name})", media_type, path.stem)
+            return self._read(side, rel, media_type, path.stem)
         media = media_for(path)
         if media is not None:
             raise UnsupportedFormat(rel, f"transcript of {media.name}; indexed as that media file")
         media_type = "text/vtt" if suffix == ".vtt" else "application/x-subrip"
-        return self._read(path, rel, rel, media_type, path.stem)
+        return self._read(path, rel, media_type, path.stem)
 
-    def _read(self, source: Path, rel: str, shown: str, media_type: str, stem: str) -> Document:
+    def _read(self, source: Path, rel: str, media_type: str, stem: str) -> Document:
         try:
             data = source.read_bytes()
         except OSError as exc:
             raise ExtractionError(rel, f"cannot read {source.name}: {exc.strerror or exc}") from exc
-        text = decode_text(source, shown, data)
+        try:
+            text = decode_text(source, rel, data)
+        except ExtractionError as exc:  # name the sidecar when the document is the media file
+            reason = exc.reason if source.name == Path(rel).name else f"{source.name}: {exc.reason}"
+            raise ExtractionError(rel, reason) from exc
         try:
             cues, bad, title = parse_cues(text, vtt=source.suffix.lower() == ".vtt")
         except ValueError as exc:
