@@ -264,6 +264,15 @@ def test_html_declared_charset_and_undecodable_bytes(tmp_path: Path):
         extract(only_script)
 
 
+def test_html_absurd_nesting_fails_cleanly(tmp_path: Path):
+    deep = tmp_path / "deep.html"
+    deep.write_text("<div>" * 300 + "bottom" + "</div>" * 300)
+    assert extract(deep).text == "bottom"  # deep, but real pages stay far shallower
+    deep.write_text("<div>" * 5000 + "bottom" + "</div>" * 5000)
+    with pytest.raises(ExtractionError, match="HTML nested too deeply to read"):
+        extract(deep)
+
+
 def test_escape_markdown_only_touches_heading_and_fence_lines():
     assert escape_markdown("# not a heading\n#hashtag\n```code") == "\\# not a heading\n#hashtag\n\\```code"
 

@@ -180,7 +180,10 @@ class HtmlExtractor:
         if root is None:
             raise ExtractionError(rel, "no HTML content could be parsed")
         walker = _Walker()
-        walker.walk(root, in_article=root.tag == "article")
+        try:
+            walker.walk(root, in_article=root.tag == "article")
+        except RecursionError as exc:  # thousands of nested elements: generated junk, not a page
+            raise ExtractionError(rel, "HTML nested too deeply to read") from exc
         walker.flush()
         out = TextBuilder()
         for block in walker.blocks:
