@@ -73,6 +73,18 @@ def test_pdf_two_columns_read_in_column_order_and_pages_are_mapped(tmp_path: Pat
         assert contains_words(" ".join(pages[p - 1] for p in loc.pages), c.content)
 
 
+def test_pdf_paragraphs_come_from_the_layout(tmp_path: Path):
+    doc = extract(b.two_column_pdf(tmp_path))
+    paragraphs = [" ".join(p.split()) for p in doc.text.split("\n\n")]
+    # every fact starts its own paragraph, including the first one in the right column
+    for fact in b.LEFT_COLUMN + b.RIGHT_COLUMN:
+        assert any(p.startswith(fact) for p in paragraphs), fact
+    # a table has an even line pitch: one block per page, rows kept as lines
+    table = extract(b.table_pdf(tmp_path))
+    for r in table.regions:
+        assert "\n\n" not in table.text[r.start : r.end]
+
+
 def test_pdf_chunk_across_a_page_break_records_both_pages(tmp_path: Path):
     doc = extract(b.two_column_pdf(tmp_path))
     first, second = doc.regions[0], doc.regions[1]
@@ -113,6 +125,9 @@ def test_furniture_detection_by_hand():
     # 4 pages with text: furniture needs max(3, ceil(0.5 * 4)) = 3 pages
     assert pdfmod.find_furniture(pages) == {"acme report", "page #"}
     assert pdfmod.strip_furniture(pages[1], {"acme report", "page #"}) == ["Body", "more body"]
+    # "" marks a paragraph break: kept inside, never left at an edge or doubled
+    spaced = ["ACME report", "", "Body", "", "", "Tail", "", "Page 9"]
+    assert pdfmod.strip_furniture(spaced, {"acme report", "page #"}) == ["Body", "", "Tail"]
     # two pages are too few to call anything furniture
     assert pdfmod.find_furniture(pages[:2]) == set()
     assert pdfmod.page_list([1, 2, 3, 7, 9, 10]) == "1-3, 7 and 9-10"

@@ -1,6 +1,8 @@
 """PDF, with PDFium (pypdfium2, Apache-2.0/BSD): text page by page, page map kept.
 
-Canonical text = every page's text, in page order, joined by a blank line.
+Canonical text = every page's text, in page order, joined by a blank line;
+inside a page, a blank line where the layout shows a paragraph (or column)
+break, so the chunker packs whole paragraphs as it does for Markdown.
 Each page is a :class:`Region` of kind PAGE, so a chunk's locator lists every
 page it touches (``#page=N`` opens the first; a chunk across a page break
 records both pages — it never spans one silently).
@@ -51,6 +53,10 @@ FURNITURE_SHARE = 0.5
 # ... and on at least three of them, so a two-page letter whose pages both
 # start with the same salutation keeps it.
 FURNITURE_MIN_PAGES = 3
+# A baseline gap over 1.3 line pitches is paragraph spacing: word processors add
+# 30-100% of a line between paragraphs, while line spacing inside one varies by
+# a few percent.
+PARAGRAPH_GAP = 1.3
 # 300 dpi is Tesseract's recommended input resolution; lower loses small print.
 OCR_DPI = 300
 # Debian's tesseract-ocr package ships English ("eng") as its default model.
@@ -58,6 +64,7 @@ OCR_LANG = "eng"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufeff\ufffd]")
 _TRAILING_WS = re.compile(r"[ \t]+\n")
+_BLANK_RUN = re.compile(r"\n{3,}")
 _DIGITS = re.compile(r"\d+")
 _WS = re.compile(r"\s+")
 # PDFium's load errors, "Failed to load document (PDFium: <reason>).", in plain words.
@@ -97,7 +104,39 @@ def clean_page_text(raw: str) -> str:
     text = raw.replace("\r\n", "\n").replace("\r", "\n").replace("\ufffe", "-\n")
     text = _CONTROL.sub("", text).replace("\t", " ")
     text = _TRAILING_WS.sub("\n", text + "\n")
-    return text.strip("\n ")
+    return _BLANK_RUN.sub("\n\n", text).strip("\n ")
+
+
+def paragraph_text(textpage: pdfium.PdfTextPage) -> str:
+    """The page's text with a blank line where a paragraph (or a column) ends.
+
+    PDFium gives lines, not paragraphs. A line whose baseline is further below
+    the previous one than :data:`PARAGRAPH_GAP` times the page's usual line
+    pitch starts a paragraph, and so does a line *above* the previous one (the
+    next column). Tables have an even pitch and stay one block.
+    """
+    raw = textpage.get_text_range()
+    if len(raw) != textpage.count_chars():  # surrogate pairs: offsets differ, keep lines only
+        return raw
+    lines = raw.split("\r\n")
+    ys: list[float | None] = []
+    pos = 0
+    for line in lines:
+        k = next((j for j, ch in enumerate(line) if not ch.isspace()), None)
+        ys.append(None if k is None else textpage.get_charbox(pos + k, loose=True)[1])
+        pos += len(line) + 2
+    pitches = sorted(
+        a - b for a, b in zip(ys, ys[1:]) if a is not None and b is not None and a - b > 0
+    )
+    if not pitches:
+        return raw
+    usual = pitches[len(pitches) // 2]
+    out = [lines[0]]
+    for prev, y, line in zip(ys, ys[1:], lines[1:]):
+        if prev is not None and y is not None and (y >= prev or prev - y > PARAGRAPH_GAP * usual):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
 
 
 def furniture_key(line: str) -> str:
@@ -107,7 +146,7 @@ def furniture_key(line: str) -> str:
 
 def find_furniture(pages: list[list[str]]) -> set[str]:
     """Keys of lines repeated at the top or bottom of most pages (pure; see the module doc)."""
-    with_text = [p for p in pages if p]
+    with_text = [t for t in ([ln for ln in p if ln.strip()] for p in pages) if t]
     if len(with_text) < FURNITURE_MIN_PAGES:
         return set()
     counts: Counter[str] = Counter()
@@ -119,14 +158,26 @@ def find_furniture(pages: list[list[str]]) -> set[str]:
 
 
 def strip_furniture(lines: list[str], furniture: set[str]) -> list[str]:
-    """Drop furniture lines from the top and the bottom edge of one page."""
-    head = 0
-    while head < min(EDGE_LINES, len(lines)) and furniture_key(lines[head]) in furniture:
-        head += 1
-    tail = len(lines)
-    while tail > head and len(lines) - tail < EDGE_LINES and furniture_key(lines[tail - 1]) in furniture:
-        tail -= 1
-    return lines[head:tail]
+    """Drop furniture lines from the top and the bottom edge of one page.
+
+    ``""`` in ``lines`` marks a paragraph break; it is kept between text lines,
+    never at the edges or twice in a row.
+    """
+    filled = [i for i, ln in enumerate(lines) if ln.strip()]
+    drop: set[int] = set()
+    for edge in (filled[:EDGE_LINES], filled[::-1][:EDGE_LINES]):
+        for i in edge:
+            if furniture_key(lines[i]) not in furniture:
+                break
+            drop.add(i)
+    out: list[str] = []
+    for i, ln in enumerate(lines):
+        if i in drop or (not ln.strip() and (not out or not out[-1].strip())):
+            continue
+        out.append(ln)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
 
 
 def page_list(pages: list[int]) -> str:
@@ -177,7 +228,14 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
         key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
         lines.setdefault(key, []).append(word)
         confs.append(conf)
-    text = "\n".join(" ".join(words) for _, words in sorted(lines.items()))
+    parts: list[str] = []
+    last_par: tuple[int, int] | None = None
+    for (block, par, _), words in sorted(lines.items()):
+        if last_par is not None and (block, par) != last_par:
+            parts.append("")  # a blank line between OCR paragraphs
+        parts.append(" ".join(words))
+        last_par = (block, par)
+    text = "\n".join(parts)
     return text, (round(sum(confs) / len(confs), 1) if confs else None)
 
 
@@ -207,7 +265,7 @@ class PdfExtractor:
             page = pdf[i]
             try:
                 textpage = page.get_textpage()
-                text = clean_page_text(textpage.get_text_bounded())
+                text = clean_page_text(paragraph_text(textpage))
                 textpage.close()
                 if not text.strip():
                     if ocr_missing is None:
@@ -216,13 +274,14 @@ class PdfExtractor:
                         no_layer.append(i + 1)
             finally:
                 page.close()
-            pages.append([ln for ln in text.split("\n") if ln.strip()])
+            pages.append(strip_furniture(text.split("\n"), set()))  # "" = paragraph break
 
         furniture = find_furniture(pages)
         if furniture:
             example: dict[str, str] = {}  # one sample line per furniture key, in page order
             for lines in pages:
-                for ln in lines[:EDGE_LINES] + lines[-EDGE_LINES:]:
+                filled = [ln for ln in lines if ln.strip()]
+                for ln in filled[:EDGE_LINES] + filled[-EDGE_LINES:]:
                     if (k := furniture_key(ln)) in furniture:
                         example.setdefault(k, ln.strip())
             shown = "; ".join(repr(s) for s in example.values())
