@@ -313,6 +313,25 @@ def test_csv_rows_regions_and_a1_ranges(tmp_path: Path):
     assert chunk.text.startswith("[rain > rain]\nstation | date | rainfall_mm | note\n")
 
 
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+def test_real_world_csv_rows_match_the_csv_module(tmp_path: Path):
+    """A Yahoo Finance export shipped by matplotlib (tests/fixtures/real/SOURCES.md)."""
+    path = REAL / "msft.csv"
+    doc = extract(path)
+    records = list(csv.reader(io.StringIO(path.read_text())))
+    assert len(doc.regions) == len(records) == 66
+    assert doc.regions[0].header == "Date | Open | High | Low | Close | Volume | Adj. Close*"
+    for r in doc.regions:
+        assert doc.text[r.start : r.end] == " | ".join(records[r.row - 1])
+    for c in chunk_document(doc):
+        m = re.fullmatch(r"msft!A(\d+):G(\d+)", locate(doc, c.start, c.end).sheet_range or "")
+        assert m
+        want = records[int(m.group(1)) - 1 : int(m.group(2))]
+        assert c.content.split("\n") == [" | ".join(r) for r in want]
+
+
 def test_csv_encoding_and_sniffing(tmp_path: Path):
     latin = tmp_path / "latin.csv"
     latin.write_bytes("name,city\nJosé,Málaga\n".encode("latin-1"))
