@@ -85,6 +85,21 @@ def test_pdf_paragraphs_come_from_the_layout(tmp_path: Path):
         assert "\n\n" not in table.text[r.start : r.end]
 
 
+def test_pdf_line_end_hyphen_is_kept_as_printed_and_does_not_break_the_paragraph(tmp_path: Path):
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "hyphen.pdf"
+    c = canvas.Canvas(str(path))
+    lines = ["The lock keeper opens the upper sluice and the water-", "level in the chamber rises slowly.", "Boats wait at the green light."]
+    for i, line in enumerate(lines):
+        c.drawString(72, 700 - 14 * i, line)
+    c.drawString(72, 700 - 14 * 4, "A new paragraph after a blank line.")
+    c.showPage()
+    c.save()
+    assert extract(path).text == "\n".join(lines) + "\n\nA new paragraph after a blank line."
+    assert contains_words(b.pdf_page_texts(path)[0], extract(path).text)
+
+
 def test_pdf_chunk_across_a_page_break_records_both_pages(tmp_path: Path):
     doc = extract(b.two_column_pdf(tmp_path))
     first, second = doc.regions[0], doc.regions[1]

@@ -119,21 +119,26 @@ def paragraph_text(textpage: pdfium.PdfTextPage) -> str:
     if len(raw) != textpage.count_chars():  # surrogate pairs: offsets differ, keep lines only
         return raw
     lines = raw.split("\r\n")
-    ys: list[float | None] = []
+    # Baseline of each line's first and last visible character: a line PDFium
+    # joined across a line-end hyphen starts on one visual line and ends on the next.
+    first_y: list[float | None] = []
+    last_y: list[float | None] = []
     pos = 0
     for line in lines:
-        k = next((j for j, ch in enumerate(line) if not ch.isspace()), None)
-        ys.append(None if k is None else textpage.get_charbox(pos + k, loose=True)[1])
+        seen = [j for j, ch in enumerate(line) if not ch.isspace()]
+        first_y.append(textpage.get_charbox(pos + seen[0], loose=True)[1] if seen else None)
+        last_y.append(textpage.get_charbox(pos + seen[-1], loose=True)[1] if seen else None)
         pos += len(line) + 2
-    pitches = sorted(
-        a - b for a, b in zip(ys, ys[1:]) if a is not None and b is not None and a - b > 0
-    )
+    gaps = [
+        None if a is None or b is None else a - b for a, b in zip(last_y, first_y[1:])
+    ]
+    pitches = sorted(g for g in gaps if g is not None and g > 0)
     if not pitches:
         return raw
-    usual = pitches[len(pitches) // 2]
+    usual = pitches[(len(pitches) - 1) // 2]  # the lower median: short pages have few gaps
     out = [lines[0]]
-    for prev, y, line in zip(ys, ys[1:], lines[1:]):
-        if prev is not None and y is not None and (y >= prev or prev - y > PARAGRAPH_GAP * usual):
+    for gap, line in zip(gaps, lines[1:]):
+        if gap is not None and (gap <= 0 or gap > PARAGRAPH_GAP * usual):
             out.append("")
         out.append(line)
     return "\n".join(out)
