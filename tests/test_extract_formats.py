@@ -79,10 +79,14 @@ def test_pdf_paragraphs_come_from_the_layout(tmp_path: Path):
     # every fact starts its own paragraph, including the first one in the right column
     for fact in b.LEFT_COLUMN + b.RIGHT_COLUMN:
         assert any(p.startswith(fact) for p in paragraphs), fact
-    # a table has an even line pitch: one block per page, rows kept as lines
+    # a table (lines with column gaps) gets one paragraph per row, so chunks end at rows
     table = extract(b.table_pdf(tmp_path))
-    for r in table.regions:
-        assert "\n\n" not in table.text[r.start : r.end]
+    rows = [" ".join(r) for r in b.TABLE_ROWS]
+    paragraphs = table.text.split("\n\n")
+    assert [p for p in paragraphs if p != rows[0]] == rows[1:]  # every row, in order, whole
+    assert paragraphs.count(rows[0]) == len(table.regions)  # the header repeats on each page
+    for c in chunk_document(table):
+        assert c.content.split("\n\n")[-1] in rows
 
 
 def test_pdf_line_end_hyphen_is_kept_as_printed_and_does_not_break_the_paragraph(tmp_path: Path):

@@ -2,7 +2,8 @@
 
 Canonical text = every page's text, in page order, joined by a blank line;
 inside a page, a blank line where the layout shows a paragraph (or column)
-break, so the chunker packs whole paragraphs as it does for Markdown.
+break, and between the rows of a table (lines with column-wide gaps), so the
+chunker packs whole paragraphs and whole rows as it does for Markdown.
 Each page is a :class:`Region` of kind PAGE, so a chunk's locator lists every
 page it touches (``#page=N`` opens the first; a chunk across a page break
 records both pages — it never spans one silently).
@@ -57,6 +58,9 @@ FURNITURE_MIN_PAGES = 3
 # 30-100% of a line between paragraphs, while line spacing inside one varies by
 # a few percent.
 PARAGRAPH_GAP = 1.3
+# A gap wider than 1.2 font heights between two words is a table column: word
+# spaces are ~0.25 em, and even justified prose rarely stretches one past 0.8 em.
+COLUMN_GAP_EM = 1.2
 # 300 dpi is Tesseract's recommended input resolution; lower loses small print.
 OCR_DPI = 300
 # Debian's tesseract-ocr package ships English ("eng") as its default model.
@@ -123,12 +127,20 @@ def paragraph_text(textpage: pdfium.PdfTextPage) -> str:
     # joined across a line-end hyphen starts on one visual line and ends on the next.
     first_y: list[float | None] = []
     last_y: list[float | None] = []
+    tabular: list[bool] = []
     pos = 0
     for line in lines:
         seen = [j for j, ch in enumerate(line) if not ch.isspace()]
         first_y.append(textpage.get_charbox(pos + seen[0], loose=True)[1] if seen else None)
         last_y.append(textpage.get_charbox(pos + seen[-1], loose=True)[1] if seen else None)
+        tabular.append(_has_column_gap(textpage, line, pos))
         pos += len(line) + 2
+    # A run of two or more lines with column gaps is a table: one paragraph per row,
+    # so the chunker packs whole rows instead of cutting at a decimal point.
+    row = [
+        t and ((i > 0 and tabular[i - 1]) or (i + 1 < len(tabular) and tabular[i + 1]))
+        for i, t in enumerate(tabular)
+    ]
     gaps = [
         None if a is None or b is None else a - b for a, b in zip(last_y, first_y[1:])
     ]
@@ -137,11 +149,23 @@ def paragraph_text(textpage: pdfium.PdfTextPage) -> str:
         return raw
     usual = pitches[(len(pitches) - 1) // 2]  # the lower median: short pages have few gaps
     out = [lines[0]]
-    for gap, line in zip(gaps, lines[1:]):
-        if gap is not None and (gap <= 0 or gap > PARAGRAPH_GAP * usual):
+    for i, (gap, line) in enumerate(zip(gaps, lines[1:]), start=1):
+        if (gap is not None and (gap <= 0 or gap > PARAGRAPH_GAP * usual)) or row[i] or row[i - 1]:
             out.append("")
         out.append(line)
     return "\n".join(out)
+
+
+def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int) -> bool:
+    """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap."""
+    for j in range(1, len(line) - 1):
+        if line[j] == " " and line[j - 1] != " " and line[j + 1] != " ":
+            left = textpage.get_charbox(pos + j - 1, loose=True)
+            right = textpage.get_charbox(pos + j + 1, loose=True)
+            height = left[3] - left[1]
+            if height > 0 and right[0] - left[2] > COLUMN_GAP_EM * height:
+                return True
+    return False
 
 
 def furniture_key(line: str) -> str:
