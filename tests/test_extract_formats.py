@@ -224,6 +224,23 @@ def test_docx_headings_become_the_section_path_and_tables_rows(tmp_path: Path):
         assert re.sub(r"^#+ |^\\", "", block) in originals, block
 
 
+def test_docx_text_inside_content_controls_is_kept(tmp_path: Path):
+    import docx
+    from docx.oxml import OxmlElement
+
+    path = tmp_path / "template.docx"
+    d = docx.Document()
+    d.add_paragraph("Before the control.")
+    filled = d.add_paragraph("Project code: HELIOS-7")  # moved into a w:sdt below
+    sdt, content = OxmlElement("w:sdt"), OxmlElement("w:sdtContent")
+    filled._p.addprevious(sdt)
+    sdt.append(content)
+    content.append(filled._p)
+    d.add_paragraph("After the control.")
+    d.save(str(path))
+    assert extract(path).text == "Before the control.\n\nProject code: HELIOS-7\n\nAfter the control."
+
+
 def test_docx_not_a_word_file(tmp_path: Path):
     legacy = tmp_path / "old.docx"
     legacy.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512)  # an OLE2 .doc

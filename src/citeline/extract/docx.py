@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import docx
 from docx.opc.exceptions import PackageNotFoundError
+from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml.etree import XMLSyntaxError
@@ -60,6 +62,20 @@ def _row_text(row) -> str:  # type: ignore[no-untyped-def]
     return " | ".join(cells) if any(cells) else ""
 
 
+def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-untyped-def]
+    """Body paragraphs and tables in document order, including those inside content
+    controls (``w:sdt``, common in templates), which python-docx's own iterator skips."""
+    for child in element.iterchildren():
+        if child.tag == qn("w:p"):
+            yield Paragraph(child, parent)
+        elif child.tag == qn("w:tbl"):
+            yield Table(child, parent)
+        elif child.tag == qn("w:sdt"):
+            content = child.find(qn("w:sdtContent"))
+            if content is not None:
+                yield from _blocks(content, parent)
+
+
 class DocxExtractor:
     name = "docx"
     version = "1"
@@ -79,7 +95,7 @@ class DocxExtractor:
 
         out = TextBuilder()
         first_heading: str | None = None
-        for block in d.iter_inner_content():
+        for block in _blocks(d.element.body, d._body):
             if isinstance(block, Paragraph):
                 level = heading_level(block)
                 if level is not None:
