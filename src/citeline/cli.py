@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 
 from citeline.config import load_settings
 from citeline.errors import CiteError
+from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import Index, IndexReport
-from citeline.types import MODES, STRATEGIES
+from citeline.types import MODES, STRATEGIES, Locator
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -85,6 +86,14 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 # --- search / ask ----------------------------------------------------------------------
 
 
+def _ocr_note(loc: Locator) -> str:
+    """Text read by OCR says so, with the page's confidence, next to its locator."""
+    if loc.ocr_confidence is None:
+        return ""
+    low = " LOW" if loc.ocr_confidence < LOW_OCR_CONFIDENCE else ""
+    return f" (OCR confidence {loc.ocr_confidence:.0f}%{low})"
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     """Ranked hits without generation."""
     settings = load_settings()
@@ -96,7 +105,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     for h in result.hits:
         print(
             f"{h.rank:>3}. d={h.distance:.3f} score={h.score:.4f}  "
-            f"{h.document}{h.locator.fragment}  {h.section}"
+            f"{h.document}{h.locator.fragment}{_ocr_note(h.locator)}  {h.section}"
         )
         snippet = " ".join(h.content.split())
         print(f"     {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
@@ -119,7 +128,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     print(f"{'[n]':<4} {'distance':<8}  {'document / section':<60} locator")
     for c in answer.citations:
         where = f"{c.document} / {c.section}"
-        print(f"[{c.index}]  {c.distance:<8.3f}  {where[:60]:<60} {c.locator.fragment}")
+        print(f"[{c.index}]  {c.distance:<8.3f}  {where[:60]:<60} {c.locator.fragment}{_ocr_note(c.locator)}")
     return 0
 
 

@@ -28,7 +28,7 @@ from citeline.errors import (
     ModelMismatch,
     UnsupportedFormat,
 )
-from citeline.extract import extractor_for, extractor_versions, supported
+from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
 from citeline.retrieve.fuse import rrf
@@ -317,11 +317,10 @@ class Index:
         prepared: list[tuple[DocRecord, Document, list]] = []
         for f, rel in files:
             try:
-                data = f.read_bytes()
+                digest = fingerprint(f)
             except OSError as exc:
                 self._fail(rel, root, f"cannot read file: {exc.strerror or exc}", report)
                 continue
-            digest = _sha256(data)
             old = self.store.document(rel)
             if (
                 not force
@@ -341,6 +340,9 @@ class Index:
                     raise ExtractionError(rel, "no text to index after extraction")
             except UnsupportedFormat as exc:
                 report.skipped.append((rel, exc.reason))
+                if old is not None:  # e.g. a transcript whose media file appeared
+                    self.store.remove_document(rel)
+                    report.removed.append(rel)
                 continue
             except ExtractionError as exc:
                 self._fail(rel, root, exc.reason, report)

@@ -74,7 +74,7 @@ class Document:
     media_type: str  # e.g. "text/markdown"
     extractor: str
     extractor_version: str
-    regions: tuple[Region, ...] = ()
+    regions: tuple[Region, ...] = ()  # in text order, non-overlapping (locate() bisects)
     warnings: tuple[str, ...] = ()  # visible problems that did not fail the document
     headings: Literal["markdown", "none"] = "markdown"  # how the chunker finds sections
 

@@ -10,6 +10,7 @@ every document it produced; bumping ``version`` marks those documents stale.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Protocol
 
@@ -18,6 +19,9 @@ from citeline.types import Document
 
 
 class Extractor(Protocol):
+    """A format's reader. It may also define ``fingerprint(path) -> str`` (see
+    :func:`fingerprint`) when a file's indexed content is not just its own bytes."""
+
     name: str
     version: str
     suffixes: tuple[str, ...]
@@ -43,6 +47,29 @@ def extractor_for(path: Path) -> Extractor:
     if ext is None:
         raise UnsupportedFormat(str(path), f"no extractor for '{path.suffix or path.name}' files")
     return ext
+
+
+def fingerprint(path: Path) -> str:
+    """The content hash that decides whether ``path`` changed since it was indexed.
+
+    The file's SHA-256, unless its extractor defines ``fingerprint(path)``: a
+    media file's is its sidecar transcript's bytes (the recording itself is
+    never read). Raises OSError when the file cannot be read.
+    """
+    _load_builtin()
+    ext = REGISTRY.get(path.suffix.lower())
+    hook = getattr(ext, "fingerprint", None)
+    if hook is not None:
+        return str(hook(path))
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(FINGERPRINT_BLOCK):
+            h.update(block)
+    return h.hexdigest()
+
+
+# Read files in 1 MiB blocks when hashing: large PDFs never sit in memory twice.
+FINGERPRINT_BLOCK = 1 << 20
 
 
 def supported(path: Path) -> bool:
@@ -80,4 +107,5 @@ def _load_builtin() -> None:
 
 
 # Modules that register extractors for formats needing third-party libraries.
-BUILTIN_OPTIONAL: tuple[str, ...] = ()
+# Each is one module under citeline/extract/ that calls register() at import.
+BUILTIN_OPTIONAL: tuple[str, ...] = ("pdf", "docx", "html", "sheet", "transcript")

@@ -1,0 +1,64 @@
+"""Helpers the structured extractors share: building canonical text with exact offsets.
+
+An extractor that *writes* its canonical text (PDF pages, sheet rows, cues,
+HTML/DOCX blocks) records each piece's span as it appends it, so every region
+is ``(start, end)`` of a string that is really at ``text[start:end]`` — the
+tests check that for every region of every format.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Tesseract's word confidences are 0..100; below ~60 on a page's mean, a
+# noticeable share of words are wrong, so citations from that page are flagged.
+LOW_OCR_CONFIDENCE = 60.0
+
+_MD_SPECIAL = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|```|~~~)", re.M)
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+_BLANK_LINES = re.compile(r"\n[ \t]*\n+")
+
+
+class TextBuilder:
+    """Append pieces of canonical text; each ``add`` returns the piece's exact span."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._len = 0
+
+    def __len__(self) -> int:
+        return self._len
+
+    def add(self, piece: str, sep: str = "") -> tuple[int, int]:
+        """Append ``sep`` (only when something precedes) then ``piece``; return its span."""
+        if self._len and sep:
+            self._parts.append(sep)
+            self._len += len(sep)
+        start = self._len
+        self._parts.append(piece)
+        self._len += len(piece)
+        return start, self._len
+
+    def text(self) -> str:
+        return "".join(self._parts)
+
+
+def escape_markdown(block: str) -> str:
+    """Keep body text from being read as a heading or a code fence by the chunker.
+
+    Extractors that turn real headings into ``# Title`` lines must make sure no
+    other line looks like one: ``#hashtag`` is fine, ``# not a heading`` gets a
+    backslash (Markdown's own escape), as does a line starting with a fence.
+    """
+    return _MD_SPECIAL.sub(lambda m: m.group(1) + "\\" + m.group(2), block)
+
+
+def squash(text: str) -> str:
+    """Inline text: runs of whitespace (newlines included) become one space."""
+    return _SPACES.sub(" ", text.replace("\n", " ")).strip()
+
+
+def one_paragraph(text: str) -> str:
+    """A block that must stay one paragraph for the chunker: no blank lines inside."""
+    lines = [_SPACES.sub(" ", ln).strip() for ln in _BLANK_LINES.sub("\n", text).split("\n")]
+    return "\n".join(ln for ln in lines if ln)

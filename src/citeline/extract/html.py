@@ -1,0 +1,212 @@
+"""HTML pages, parsed with selectolax's Lexbor engine (MIT).
+
+Why selectolax: Lexbor is a WHATWG-conformant HTML5 parser, so broken markup
+becomes the same tree a browser builds (BeautifulSoup's bundled
+``html.parser`` is not HTML5-conformant, and html5lib is pure Python and
+slow); it is one self-contained wheel with no other dependencies, and it parses
+a large page in milliseconds.
+
+Canonical text is Markdown-shaped: ``<h1>``-``<h6>`` become ``#``-heading
+lines (the chunker's section path), paragraphs, list items, ``<pre>`` blocks
+and table rows (cells joined by `` | ``) become blocks separated by a blank
+line; inline whitespace is collapsed as a browser does. Locators are
+``#char=`` offsets into this extracted text.
+
+Dropped, never indexed: scripts, styles, ``<nav>``, ``<aside>``, forms,
+``<noscript>``, templates, embedded SVG/iframes, hidden elements
+(``hidden``, ``aria-hidden="true"``), landmark roles for navigation, banners,
+footers, search and complementary content, the page-level ``<header>`` and
+``<footer>`` (one inside an ``<article>`` is the article's own and is kept),
+and elements whose class or id names cookie banners, breadcrumbs, sidebars,
+navbars or adverts. When the page marks its ``<main>`` content, only that is
+indexed.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from citeline.errors import ExtractionError
+from citeline.extract import register
+from citeline.extract.blocks import TextBuilder, escape_markdown, squash
+from citeline.types import Document
+
+DROP_TAGS = frozenset(
+    "script style nav aside form noscript template svg iframe button select textarea "
+    "canvas object embed dialog menu head title".split()
+)
+DROP_ROLES = frozenset("navigation banner contentinfo complementary search".split())
+# Class/id words that mark boilerplate on real sites; kept short on purpose,
+# since a false match drops real content (e.g. "share" would hit "share-price").
+BOILERPLATE_WORDS = frozenset(
+    "cookie cookies consent breadcrumb breadcrumbs sidebar navbar advert advertisement ads".split()
+)
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+BLOCK_TAGS = frozenset(
+    "p div section article main li ul ol dl dt dd blockquote figure figcaption table thead "
+    "tbody tfoot caption address details summary hr center fieldset legend body html".split()
+)
+# Enough of the file to find a <meta charset> (the HTML standard looks at 1024 bytes).
+CHARSET_SNIFF_BYTES = 2048
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
+_WORDS = re.compile(r"[\s_-]+")
+_WS = re.compile(r"\s+")
+_BR = "\n"
+
+
+def decode_html(data: bytes, rel: str) -> str:
+    """Bytes -> text: BOM, then <meta charset>, then UTF-8; a clear error otherwise."""
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom) :].decode(enc, errors="replace")
+    enc = "utf-8"
+    if m := _META_CHARSET.search(data[:CHARSET_SNIFF_BYTES]):
+        declared = m.group(1).decode("ascii").lower()
+        try:
+            enc = codecs.lookup(declared).name
+        except LookupError:
+            enc = "utf-8"
+        # The HTML standard reads these labels as windows-1252.
+        if enc in ("latin-1", "iso8859-1", "ascii"):
+            enc = "cp1252"
+    try:
+        return data.decode(enc)
+    except UnicodeDecodeError as exc:
+        raise ExtractionError(
+            rel, f"not valid {enc} (undecodable byte at offset {exc.start}); declare the page's charset"
+        ) from exc
+
+
+def _dropped(node: LexborNode, in_article: bool) -> bool:
+    tag = node.tag
+    if tag in DROP_TAGS:
+        return True
+    if tag in ("header", "footer") and not in_article:
+        return True
+    attrs = node.attributes
+    if (attrs.get("role") or "").strip().lower() in DROP_ROLES:
+        return True
+    if "hidden" in attrs or (attrs.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+    return bool(BOILERPLATE_WORDS.intersection(_WORDS.split(names)))
+
+
+class _Walker:
+    """Turn the kept DOM into blocks of text, in document order."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.buf: list[str] = []
+
+    def flush(self) -> None:
+        lines = (ln.strip() for ln in "".join(self.buf).split(_BR))
+        text = "\n".join(ln for ln in lines if ln)
+        self.buf = []
+        if text:
+            self.blocks.append(escape_markdown(text))
+
+    def inline(self, node: LexborNode, in_article: bool, pre: bool = False) -> str:
+        """The text of a subtree (dropped parts skipped); <br> is a line break."""
+        parts: list[str] = []
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                raw = child.text_content or ""
+                parts.append(raw if pre else _WS.sub(" ", raw))
+            elif tag == "br":
+                parts.append(_BR)
+            elif tag and not tag.startswith("-") and not _dropped(child, in_article):
+                inner = self.inline(child, in_article or tag == "article", pre or tag == "pre")
+                parts.append(inner if pre or tag not in BLOCK_TAGS else f" {inner} ")
+        return "".join(parts)
+
+    def walk(self, node: LexborNode, in_article: bool = False) -> None:
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                self.buf.append(_WS.sub(" ", child.text_content or ""))
+                continue
+            if not tag or tag.startswith("-") or _dropped(child, in_article):
+                continue
+            if tag == "br":
+                self.buf.append(_BR)
+            elif tag in HEADINGS:
+                self.flush()
+                title = squash(self.inline(child, in_article))
+                if title:
+                    self.blocks.append("#" * HEADINGS[tag] + " " + title)
+            elif tag == "tr":
+                self.flush()
+                cells = [
+                    squash(self.inline(c, in_article))
+                    for c in child.iter()
+                    if c.tag in ("td", "th") and not _dropped(c, in_article)
+                ]
+                if any(cells):
+                    self.blocks.append(escape_markdown(" | ".join(cells)))
+            elif tag == "pre":
+                self.flush()
+                lines = [ln.rstrip() for ln in self.inline(child, in_article, pre=True).split("\n")]
+                text = "\n".join(ln for ln in lines if ln.strip())
+                if text:
+                    self.blocks.append(escape_markdown(text))
+            elif tag in BLOCK_TAGS:
+                self.flush()
+                self.walk(child, in_article or tag == "article")
+                self.flush()
+            else:
+                self.walk(child, in_article)
+
+
+class HtmlExtractor:
+    name = "html"
+    version = "1"
+    suffixes = (".html", ".htm", ".xhtml")
+
+    def extract(self, path: Path, rel: str) -> Document:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
+        if not data.strip():
+            raise ExtractionError(rel, "empty file (no text to index)")
+        tree = LexborHTMLParser(decode_html(data, rel))
+        root = tree.css_first("main") or tree.css_first("[role=main]") or tree.body or tree.root
+        if root is None:
+            raise ExtractionError(rel, "no HTML content could be parsed")
+        walker = _Walker()
+        try:
+            walker.walk(root, in_article=root.tag == "article")
+        except RecursionError as exc:  # thousands of nested elements: generated junk, not a page
+            raise ExtractionError(rel, "HTML nested too deeply to read") from exc
+        walker.flush()
+        out = TextBuilder()
+        for block in walker.blocks:
+            out.add(block, sep="\n\n")
+        text = out.text()
+        if not text.strip():
+            raise ExtractionError(
+                rel, "no text left after dropping scripts, navigation and boilerplate"
+            )
+        title_node = tree.css_first("head > title") or tree.css_first("title")
+        title = squash(title_node.text()) if title_node is not None else ""
+        if not title:
+            h1 = tree.css_first("h1")
+            title = squash(h1.text()) if h1 is not None else ""
+        return Document(
+            path=rel,
+            title=title or path.stem,
+            text=text,
+            media_type="text/html",
+            extractor=self.name,
+            extractor_version=self.version,
+            headings="markdown",
+        )
+
+
+register(HtmlExtractor())

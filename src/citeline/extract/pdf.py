@@ -1,0 +1,374 @@
+"""PDF, with PDFium (pypdfium2, Apache-2.0/BSD): text page by page, page map kept.
+
+Canonical text = every page's text, in page order, joined by a blank line;
+inside a page, a blank line where the layout shows a paragraph (or column)
+break, and between the rows of a table (lines with column-wide gaps), so the
+chunker packs whole paragraphs and whole rows as it does for Markdown.
+Each page is a :class:`Region` of kind PAGE, so a chunk's locator lists every
+page it touches (``#page=N`` opens the first; a chunk across a page break
+records both pages — it never spans one silently).
+
+- **Running headers and footers** — a line at the top or bottom of most pages
+  that is the same up to its digits ("Annual report — page 7") — are detected
+  and kept out of the canonical text; the document carries a warning naming
+  them, so nothing disappears unseen.
+- **Pages without a text layer** (scans) go through OCR when it is installed
+  (Tesseract via pytesseract: ``pip install 'citeline[ocr]'`` plus Debian's
+  ``tesseract-ocr``): the page is rendered to an image and its recognised text
+  indexed, with the page's mean word confidence stored on the region and shown
+  with every citation from that page. A page under
+  :data:`LOW_OCR_CONFIDENCE` is flagged in the document's warnings. Without
+  OCR such a page is reported ("page 3 has no text layer; install OCR to index
+  it"); a PDF with no text at all fails with that reason.
+- **Encrypted or corrupt files** fail with PDFium's reason in plain words.
+
+Text is PDFium's, in content-stream order (which is reading order for what
+word processors and LaTeX write, columns included); a hyphen PDFium marks as
+a line-end hyphen is kept as printed (``-`` plus the line break), so the
+quote matches what a reader sees on the page.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import shutil
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from citeline.errors import ExtractionError
+from citeline.extract import register
+from citeline.extract.blocks import LOW_OCR_CONFIDENCE, TextBuilder
+from citeline.types import Document, Region, RegionKind
+
+# A header/footer sits in the first or last lines of a page; two covers a
+# running title plus a page-number line.
+EDGE_LINES = 2
+# "Most pages": a line is page furniture when it repeats (digits aside) at the
+# edge of at least half of the pages with text ...
+FURNITURE_SHARE = 0.5
+# ... and on at least three of them, so a two-page letter whose pages both
+# start with the same salutation keeps it.
+FURNITURE_MIN_PAGES = 3
+# A baseline gap over 1.3 line pitches is paragraph spacing: word processors add
+# 30-100% of a line between paragraphs, while line spacing inside one varies by
+# a few percent.
+PARAGRAPH_GAP = 1.3
+# A gap wider than 1.2 font heights between two words is a table column: word
+# spaces are ~0.25 em, and even justified prose rarely stretches one past 0.8 em.
+COLUMN_GAP_EM = 1.2
+# 300 dpi is Tesseract's recommended input resolution; lower loses small print.
+OCR_DPI = 300
+# Debian's tesseract-ocr package ships English ("eng") as its default model.
+OCR_LANG = "eng"
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufeff\ufffd]")
+_TRAILING_WS = re.compile(r"[ \t]+\n")
+_BLANK_RUN = re.compile(r"\n{3,}")
+_DIGITS = re.compile(r"\d+")
+_WS = re.compile(r"\s+")
+# PDFium's load errors, "Failed to load document (PDFium: <reason>).", in plain words.
+_PDFIUM_REASONS = {
+    "data format error": "not a readable PDF: the file is corrupt or not a PDF",
+    "incorrect password error": "the PDF is encrypted with a password; remove the password to index it",
+    "unsupported security scheme": "the PDF is encrypted with a security scheme PDFium does not support",
+    "file access error": "the file could not be opened",
+    "page not found or content error": "the PDF's page tree is damaged",
+}
+
+
+# PDFium is not thread-safe (pypdfium2 says so): a server indexing uploads on
+# several threads must not call into it concurrently.
+_PDFIUM_LOCK = threading.Lock()
+
+
+@functools.cache
+def _probe_ocr() -> str | None:
+    try:
+        import PIL  # noqa: F401
+        import pytesseract  # noqa: F401
+    except ImportError:
+        return "pytesseract is not installed: pip install 'citeline[ocr]'"
+    if shutil.which("tesseract") is None:
+        return "the tesseract program is not installed: apt-get install tesseract-ocr"
+    return None
+
+
+def ocr_status() -> str | None:
+    """None when OCR can run, else why not (shown in warnings and failures)."""
+    return _probe_ocr()
+
+
+def clean_page_text(raw: str) -> str:
+    """PDFium page text -> canonical page text (LF line ends, no control characters)."""
+    text = raw.replace("\r\n", "\n").replace("\r", "\n").replace("\ufffe", "-\n")
+    text = _CONTROL.sub("", text).replace("\t", " ")
+    text = _TRAILING_WS.sub("\n", text + "\n")
+    return _BLANK_RUN.sub("\n\n", text).strip("\n ")
+
+
+def paragraph_text(textpage: pdfium.PdfTextPage) -> str:
+    """The page's text with a blank line where a paragraph (or a column) ends.
+
+    PDFium gives lines, not paragraphs. A line whose baseline is further below
+    the previous one than :data:`PARAGRAPH_GAP` times the page's usual line
+    pitch starts a paragraph, and so does a line *above* the previous one (the
+    next column). Tables have an even pitch and stay one block.
+    """
+    raw = textpage.get_text_range()
+    if len(raw) != textpage.count_chars():  # surrogate pairs: offsets differ, keep lines only
+        return raw
+    lines = raw.split("\r\n")
+    # Baseline of each line's first and last visible character: a line PDFium
+    # joined across a line-end hyphen starts on one visual line and ends on the next.
+    first_y: list[float | None] = []
+    last_y: list[float | None] = []
+    tabular: list[bool] = []
+    pos = 0
+    for line in lines:
+        seen = [j for j, ch in enumerate(line) if not ch.isspace()]
+        first_y.append(textpage.get_charbox(pos + seen[0], loose=True)[1] if seen else None)
+        last_y.append(textpage.get_charbox(pos + seen[-1], loose=True)[1] if seen else None)
+        tabular.append(_has_column_gap(textpage, line, pos))
+        pos += len(line) + 2
+    # A run of two or more lines with column gaps is a table: one paragraph per row,
+    # so the chunker packs whole rows instead of cutting at a decimal point.
+    row = [
+        t and ((i > 0 and tabular[i - 1]) or (i + 1 < len(tabular) and tabular[i + 1]))
+        for i, t in enumerate(tabular)
+    ]
+    gaps = [
+        None if a is None or b is None else a - b for a, b in zip(last_y, first_y[1:])
+    ]
+    pitches = sorted(g for g in gaps if g is not None and g > 0)
+    if not pitches:
+        return raw
+    usual = pitches[(len(pitches) - 1) // 2]  # the lower median: short pages have few gaps
+    out = [lines[0]]
+    for i, (gap, line) in enumerate(zip(gaps, lines[1:]), start=1):
+        if (gap is not None and (gap <= 0 or gap > PARAGRAPH_GAP * usual)) or row[i] or row[i - 1]:
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int) -> bool:
+    """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap."""
+    for j in range(1, len(line) - 1):
+        if line[j] == " " and line[j - 1] != " " and line[j + 1] != " ":
+            left = textpage.get_charbox(pos + j - 1, loose=True)
+            right = textpage.get_charbox(pos + j + 1, loose=True)
+            height = left[3] - left[1]
+            if height > 0 and right[0] - left[2] > COLUMN_GAP_EM * height:
+                return True
+    return False
+
+
+def furniture_key(line: str) -> str:
+    """Lines equal up to digits and spacing are the same furniture ("Page 3" ~ "Page 14")."""
+    return _WS.sub(" ", _DIGITS.sub("#", line)).strip().casefold()
+
+
+def find_furniture(pages: list[list[str]]) -> set[str]:
+    """Keys of lines repeated at the top or bottom of most pages (pure; see the module doc)."""
+    with_text = [t for t in ([ln for ln in p if ln.strip()] for p in pages) if t]
+    if len(with_text) < FURNITURE_MIN_PAGES:
+        return set()
+    counts: Counter[str] = Counter()
+    for lines in with_text:
+        edges = {furniture_key(ln) for ln in lines[:EDGE_LINES] + lines[-EDGE_LINES:]}
+        counts.update(k for k in edges if k)
+    need = max(FURNITURE_MIN_PAGES, math.ceil(FURNITURE_SHARE * len(with_text)))
+    return {k for k, n in counts.items() if n >= need}
+
+
+def strip_furniture(lines: list[str], furniture: set[str]) -> list[str]:
+    """Drop furniture lines from the top and the bottom edge of one page.
+
+    ``""`` in ``lines`` marks a paragraph break; it is kept between text lines,
+    never at the edges or twice in a row.
+    """
+    filled = [i for i, ln in enumerate(lines) if ln.strip()]
+    drop: set[int] = set()
+    for edge in (filled[:EDGE_LINES], filled[::-1][:EDGE_LINES]):
+        for i in edge:
+            if furniture_key(lines[i]) not in furniture:
+                break
+            drop.add(i)
+    out: list[str] = []
+    for i, ln in enumerate(lines):
+        if i in drop or (not ln.strip() and (not out or not out[-1].strip())):
+            continue
+        out.append(ln)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def page_list(pages: list[int]) -> str:
+    """[3] -> "3"; [1, 2, 3, 7] -> "1-3 and 7" (for messages)."""
+    runs: list[str] = []
+    i = 0
+    while i < len(pages):
+        j = i
+        while j + 1 < len(pages) and pages[j + 1] == pages[j] + 1:
+            j += 1
+        runs.append(str(pages[i]) if i == j else f"{pages[i]}-{pages[j]}")
+        i = j + 1
+    return runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
+
+
+def no_text_layer_message(pages: list[int]) -> str:
+    if len(pages) == 1:
+        return f"page {pages[0]} has no text layer; install OCR to index it"
+    return f"pages {page_list(pages)} have no text layer; install OCR to index them"
+
+
+def _open(path: Path, rel: str) -> pdfium.PdfDocument:
+    if path.stat().st_size == 0:
+        raise ExtractionError(rel, "empty file (0 bytes), not a PDF")
+    try:
+        return pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        msg = str(exc)
+        m = re.search(r"PDFium: ([^)]*)\)", msg)
+        key = m.group(1).strip().casefold() if m else ""
+        reason = _PDFIUM_REASONS.get(key, f"PDFium could not open it ({msg.rstrip('.')})")
+        raise ExtractionError(rel, reason) from exc
+
+
+def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
+    """Render one page and read it with Tesseract: (text, mean word confidence)."""
+    import pytesseract
+
+    image = page.render(scale=OCR_DPI / 72).to_pil()
+    data = pytesseract.image_to_data(image, lang=OCR_LANG, output_type=pytesseract.Output.DICT)
+    lines: dict[tuple[int, int, int], list[str]] = {}
+    confs: list[float] = []
+    for i, word in enumerate(data["text"]):
+        word = word.strip()
+        conf = float(data["conf"][i])
+        if not word or conf < 0:  # conf -1 marks layout boxes, not words
+            continue
+        key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
+        lines.setdefault(key, []).append(word)
+        confs.append(conf)
+    parts: list[str] = []
+    last_par: tuple[int, int] | None = None
+    for (block, par, _), words in sorted(lines.items()):
+        if last_par is not None and (block, par) != last_par:
+            parts.append("")  # a blank line between OCR paragraphs
+        parts.append(" ".join(words))
+        last_par = (block, par)
+    text = "\n".join(parts)
+    return text, (round(sum(confs) / len(confs), 1) if confs else None)
+
+
+class PdfExtractor:
+    name = "pdf"
+    version = "1"
+    suffixes = (".pdf",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        with _PDFIUM_LOCK:
+            pdf = _open(path, rel)
+            try:
+                return self._extract(pdf, path, rel)
+            finally:
+                pdf.close()
+
+    def _extract(self, pdf: pdfium.PdfDocument, path: Path, rel: str) -> Document:
+        n = len(pdf)
+        if n == 0:
+            raise ExtractionError(rel, "the PDF has no pages")
+        pages: list[list[str]] = []
+        conf: dict[int, float | None] = {}
+        no_layer: list[int] = []
+        warnings: list[str] = []
+        ocr_missing = ocr_status()
+        for i in range(n):
+            page = pdf[i]
+            try:
+                textpage = page.get_textpage()
+                text = clean_page_text(paragraph_text(textpage))
+                textpage.close()
+                if not text.strip():
+                    if ocr_missing is None:
+                        text, conf[i + 1] = self._ocr(page, i + 1, rel, warnings)
+                    else:
+                        no_layer.append(i + 1)
+            finally:
+                page.close()
+            pages.append(strip_furniture(text.split("\n"), set()))  # "" = paragraph break
+
+        furniture = find_furniture(pages)
+        if furniture:
+            example: dict[str, str] = {}  # one sample line per furniture key, in page order
+            for lines in pages:
+                filled = [ln for ln in lines if ln.strip()]
+                for ln in filled[:EDGE_LINES] + filled[-EDGE_LINES:]:
+                    if (k := furniture_key(ln)) in furniture:
+                        example.setdefault(k, ln.strip())
+            shown = "; ".join(repr(s) for s in example.values())
+            warnings.append(f"repeated page headers/footers left out of the text: {shown}")
+            pages = [strip_furniture(p, furniture) for p in pages]
+
+        out = TextBuilder()
+        regions: list[Region] = []
+        for i, lines in enumerate(pages, start=1):
+            if not lines:
+                continue
+            start, end = out.add("\n".join(lines), sep="\n\n")
+            regions.append(Region(RegionKind.PAGE, start, end, page=i, confidence=conf.get(i)))
+        if no_layer:
+            msg = no_text_layer_message(no_layer)
+            if not regions:
+                raise ExtractionError(rel, f"{msg} ({ocr_missing})")
+            warnings.append(f"{msg} ({ocr_missing})")
+        if not regions:
+            raise ExtractionError(rel, "no text on any page (OCR found none either)")
+        low = [p for p, c in conf.items() if c is not None and c < LOW_OCR_CONFIDENCE]
+        if low:
+            warnings.append(
+                f"low OCR confidence (under {LOW_OCR_CONFIDENCE:g}) on page{'s' if len(low) > 1 else ''} "
+                f"{page_list(low)}: check citations from there against the page"
+            )
+        return Document(
+            path=rel,
+            title=self._title(pdf, path),
+            text=out.text(),
+            media_type="application/pdf",
+            extractor=self.name,
+            extractor_version=self.version,
+            regions=tuple(regions),
+            warnings=tuple(warnings),
+            headings="none",
+        )
+
+    def _ocr(
+        self, page: pdfium.PdfPage, number: int, rel: str, warnings: list[str]
+    ) -> tuple[str, float | None]:
+        import pytesseract
+
+        try:
+            text, confidence = _ocr_page(page)
+        except (pytesseract.TesseractError, RuntimeError, OSError) as exc:
+            warnings.append(f"page {number}: OCR failed ({exc}); the page is not indexed")
+            return "", None
+        return clean_page_text(text), confidence
+
+    @staticmethod
+    def _title(pdf: pdfium.PdfDocument, path: Path) -> str:
+        try:
+            title = (pdf.get_metadata_dict().get("Title") or "").strip()
+        except pdfium.PdfiumError:
+            title = ""
+        # Generators stamp placeholder titles; the file name says more than these.
+        return title if title and title.casefold() not in ("untitled", "untitled document") else path.stem
+
+
+register(PdfExtractor())

@@ -1,0 +1,268 @@
+"""Fixture files built with the real tools that write these formats.
+
+reportlab writes the PDFs (and Pillow the scanned page), python-docx the Word
+file, openpyxl the workbooks; CSV, WebVTT, SRT and HTML are literal strings.
+Every builder writes into a folder it is given (a pytest tmp path) and returns
+the file's path; the facts inside are unique phrases the tests search for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# --- PDF ------------------------------------------------------------------------------
+
+HEADER = "Northwind Quarterly Review - Confidential"
+
+LEFT_COLUMN = [
+    "The harbour crane was recalibrated in March after the load cell drifted by four percent.",
+    "Crane operators now log every lift above twelve tonnes in the shared ledger.",
+    "The night shift reported that the eastern gantry squeals when the wind exceeds forty knots.",
+]
+RIGHT_COLUMN = [
+    "Refrigerated containers must be plugged in within ninety minutes of unloading.",
+    "The customs office closes at noon on Saturdays and reopens on Monday at seven.",
+    "Pilot boats refuel at berth nine, never at the passenger terminal.",
+]
+
+
+def two_column_pdf(folder: Path, repeats: int = 3) -> Path:
+    """Two columns per page (platypus frames side by side); about two pages long
+    with the default ``repeats`` (paragraphs of routine text after each fact)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+
+    path = folder / "harbour.pdf"
+    w, h = A4
+    margin, gap = 50, 20
+    col = (w - 2 * margin - gap) / 2
+    frames = [
+        Frame(margin, margin, col, h - 2 * margin, id="left"),
+        Frame(margin + col + gap, margin, col, h - 2 * margin, id="right"),
+    ]
+    doc = BaseDocTemplate(str(path), pagesize=A4, title="Harbour operations")
+    doc.addPageTemplates([PageTemplate(id="two", frames=frames)])
+    style = getSampleStyleSheet()["BodyText"]
+    story = []
+    filler = (
+        "Routine harbour paperwork is filed by the duty officer at the end of each watch "
+        "and reviewed the following morning. "
+    )
+    for i, fact in enumerate(LEFT_COLUMN + RIGHT_COLUMN):
+        story.append(Paragraph(fact, style))
+        for _ in range(2 * repeats if i % 3 == 2 else repeats):
+            story.append(Paragraph(filler * 2, style))
+    doc.build(story)
+    return path
+
+
+TABLE_ROWS = [
+    ("Part", "Supplier", "Unit price", "Stock"),
+    *[(f"Bolt M{6 + i}", f"Acme Fasteners {i % 4}", f"{0.12 * (i + 1):.2f} EUR", str(100 * i + 7)) for i in range(70)],
+    ("Anchor winch gearbox", "Baltic Marine Works", "18450.00 EUR", "2"),
+]
+
+
+def table_pdf(folder: Path, rows: int = len(TABLE_ROWS)) -> Path:
+    """A long table (platypus Table) that runs over two pages, header row repeated
+    (with all of TABLE_ROWS; fewer ``rows`` keep the header and the last row)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.platypus import SimpleDocTemplate, Table
+
+    path = folder / "parts.pdf"
+    doc = SimpleDocTemplate(str(path), pagesize=A4, title="Parts price list")
+    doc.build([Table([*TABLE_ROWS[: rows - 1], TABLE_ROWS[-1]], repeatRows=1)])
+    return path
+
+
+HEADER_PAGES = [
+    "Revenue from ferry tickets rose to 4.2 million in the first quarter.",
+    "The board approved a new ticket office at the northern pier.",
+    "Fuel costs fell after the fleet switched to shore power overnight.",
+    "Two catamarans will be retired when their hull certificates expire.",
+    "Staff turnover dropped to six percent thanks to the new rota.",
+]
+
+
+_ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+
+
+def headers_pdf(folder: Path) -> Path:
+    """Five pages, each with the same running header and a 'Page N of 5' footer."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    path = folder / "review.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setTitle("Quarterly review")
+    _, h = A4
+    for n, fact in enumerate(HEADER_PAGES, start=1):
+        c.drawString(72, h - 40, HEADER)
+        y = h - 120
+        for line in (fact, f"Section {n} continues the narrative of the {_ORDINAL[n]} topic."):
+            c.drawString(72, y, line)
+            y -= 16
+        c.drawString(260, 30, f"Page {n} of {len(HEADER_PAGES)}")
+        c.showPage()
+    c.save()
+    return path
+
+
+SCANNED_LINES = ["INVOICE 4471", "Total due 380 EUR", "Pay before 12 May"]
+
+
+def scanned_image(size: int = 48):
+    """Black text on white, as a scanner would see a printed page (a Pillow image)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.new("RGB", (1240, 600), "white")
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.load_default(size=size)
+    for i, line in enumerate(SCANNED_LINES):
+        draw.text((80, 80 + i * 140), line, fill="black", font=font)
+    return img
+
+
+def scanned_pdf(folder: Path, name: str = "scan.pdf", with_text_page: bool = True) -> Path:
+    """Page 1 has a text layer (optional); the last page is only an image of text."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    path = folder / name
+    c = canvas.Canvas(str(path), pagesize=A4)
+    w, h = A4
+    if with_text_page:
+        c.drawString(72, h - 100, "Cover letter: the attached invoice was scanned at the depot.")
+        c.showPage()
+    img = scanned_image()
+    c.drawImage(ImageReader(img), 40, h - 40 - 300, width=w - 80, height=(w - 80) * 600 / 1240)
+    c.showPage()
+    c.save()
+    return path
+
+
+def encrypted_pdf(folder: Path) -> Path:
+    from reportlab.pdfgen import canvas
+
+    path = folder / "locked.pdf"
+    c = canvas.Canvas(str(path), encrypt="open-sesame")
+    c.drawString(72, 720, "This text is behind a password.")
+    c.showPage()
+    c.save()
+    return path
+
+
+def corrupt_pdf(folder: Path) -> Path:
+    path = folder / "broken.pdf"
+    path.write_bytes(b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R\n" + bytes(range(256)) * 4)
+    return path
+
+
+def pdf_page_texts(path: Path) -> list[str]:
+    """An INDEPENDENT reader (pypdf, not PDFium) for checking #page= locators."""
+    from pypdf import PdfReader
+
+    return [p.extract_text() or "" for p in PdfReader(str(path)).pages]
+
+
+# --- DOCX -----------------------------------------------------------------------------
+
+
+def docx_file(folder: Path) -> Path:
+    from docx import Document
+
+    path = folder / "handbook.docx"
+    d = Document()
+    d.core_properties.title = "Volunteer handbook"
+    d.add_heading("Volunteer handbook", level=1)
+    d.add_paragraph("Welcome to the community garden. Read this before your first shift.")
+    d.add_heading("Tools", level=2)
+    d.add_paragraph("Return the wheelbarrows to the green shed and hose off the mud.")
+    d.add_heading("Sharp tools", level=3)
+    d.add_paragraph("Secateurs are signed out from the coordinator and never left in the beds.")
+    d.add_paragraph("# this line only looks like a heading")
+    d.add_heading("Watering rota", level=2)
+    table = d.add_table(rows=1, cols=3)
+    for cell, text in zip(table.rows[0].cells, ("Day", "Volunteer", "Beds"), strict=True):
+        cell.text = text
+    for row in (("Monday", "Priya", "1-4"), ("Tuesday", "Tomasz", "5-8"), ("Wednesday", "Aiko", "herb spiral")):
+        cells = table.add_row().cells
+        for cell, text in zip(cells, row, strict=True):
+            cell.text = text
+    d.add_paragraph("Water before nine in the morning during heatwaves.")
+    d.save(str(path))
+    return path
+
+
+# --- HTML, CSV, transcripts -----------------------------------------------------------
+
+HTML_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Sourdough starter care</title>
+<style>body { font-family: serif }</style>
+<script>var tracking = "secret-analytics-token";</script></head>
+<body>
+<header><a href="/">Home</a> | <a href="/shop">Shop our flour</a></header>
+<nav><ul><li>Recipes</li><li>Subscribe to the newsletter</li></ul></nav>
+<main>
+<article>
+<h1>Sourdough starter care</h1>
+<p>Feed the starter <b>equal weights</b> of flour and water every
+   twelve hours while it lives on the counter.</p>
+<h2>Storing it</h2>
+<p>A starter kept in the fridge needs feeding only once a week.</p>
+<ul><li>Use a glass jar with a loose lid.</li><li>Mark the level with a rubber band.</li></ul>
+<h2>Reviving it</h2>
+<p>Grey liquid on top is hooch; pour it off and feed twice before baking.</p>
+<table><tr><th>Hydration</th><th>Texture</th></tr><tr><td>100%</td><td>thick batter</td></tr></table>
+</article>
+</main>
+<aside>Related: buy our proving baskets</aside>
+<footer>Copyright 2026 Crumb Co. All rights reserved.</footer>
+<script>document.write("injected footer text")</script>
+<noscript>Enable JavaScript for the best experience</noscript>
+</body></html>
+"""
+
+CSV_TEXT = (
+    "station;date;rainfall_mm;note\n"
+    "Aberdeen;2024-03-01;12.5;gusty\n"
+    ";;;\n"
+    "Inverness;2024-03-01;30.1;\"flooded lane, closed road\"\n"
+    "Perth;2024-03-02;0.0;dry spell\n"
+)
+
+VTT_TEXT = """WEBVTT - Weekly planning call
+
+NOTE recorded on the office phone
+
+1
+00:00:01.000 --> 00:00:04.500
+<v Maria>Morning everyone, let's start with the warehouse move.
+
+2
+00:00:04.500 --> 00:00:09.000
+<v Dev>The new racks arrive on Thursday, so we pack on Wednesday.
+
+00:00:09.000 --> 00:00:13.250 align:start
+<v Maria>Who is driving the van?
+<v Dev>I am, I booked it until six.
+
+00:00:13.250 --> 00:01:02.000
+<v.loud Sam>Remember the forklift licence expires at the end of the month!
+"""
+
+SRT_TEXT = """1
+00:00:00,500 --> 00:00:03,000
+NARRATOR: Bees communicate with a waggle dance.
+
+2
+00:00:03,000 --> 00:00:07,400
+<i>The angle of the dance</i> points
+towards the flowers.
+
+3
+00:01:10,000 --> 00:01:15,000
+NARRATOR: A longer waggle means a more distant meadow.
+"""

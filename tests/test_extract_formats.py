@@ -1,0 +1,579 @@
+"""Each extractor on files written by real tools, checked against independent readers.
+
+No embedding model here: these are the extractors, the region maps and the
+locators computed from them (chunk.locate), which the pipeline stores as is.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import doc_builders as b
+from citeline.chunk import chunk_document, locate
+from citeline.errors import ExtractionError, UnsupportedFormat
+from citeline.extract import REGISTRY, extractor_for, fingerprint
+from citeline.extract import pdf as pdfmod
+from citeline.extract.blocks import escape_markdown
+from citeline.extract.sheet import cell_text
+from citeline.extract.transcript import clean_payload, parse_cues, parse_time, sidecar_for
+from citeline.types import Document
+
+
+def extract(path: Path) -> Document:
+    doc = extractor_for(path).extract(path, path.name)
+    check_regions(doc)
+    return doc
+
+
+def check_regions(doc: Document) -> None:
+    """Regions are in text order, never overlap, and never start or end in whitespace."""
+    prev_end = 0
+    for r in doc.regions:
+        assert prev_end <= r.start < r.end <= len(doc.text), r
+        piece = doc.text[r.start : r.end]
+        assert piece == piece.strip() and piece, r
+        prev_end = r.end
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+def contains_words(haystack: str, needle: str) -> bool:
+    """The needle's words appear contiguously, in order, in the haystack's words."""
+    h, n = " " + " ".join(words(haystack)) + " ", " " + " ".join(words(needle)) + " "
+    return n in h
+
+
+# --- PDF ----------------------------------------------------------------------------------
+
+
+def test_pdf_two_columns_read_in_column_order_and_pages_are_mapped(tmp_path: Path):
+    path = b.two_column_pdf(tmp_path)
+    doc = extract(path)
+    assert doc.title == "Harbour operations" and doc.headings == "none"
+    pages = b.pdf_page_texts(path)
+    assert [r.page for r in doc.regions] == list(range(1, len(pages) + 1)) and len(pages) >= 2
+    # the left column's facts come before the right column's, each sentence whole
+    order = [doc.text.replace("\n", " ").find(f) for f in b.LEFT_COLUMN + b.RIGHT_COLUMN]
+    assert -1 not in order and order == sorted(order)
+    for r in doc.regions:  # every page region is that page's text (independent reader)
+        assert contains_words(pages[r.page - 1], doc.text[r.start : r.end])
+    # chunk locators: every chunk's words are on the pages its locator lists
+    for c in chunk_document(doc):
+        loc = locate(doc, c.start, c.end)
+        assert loc.pages and loc.fragment == f"#page={loc.pages[0]}"
+        assert contains_words(" ".join(pages[p - 1] for p in loc.pages), c.content)
+
+
+def test_pdf_paragraphs_come_from_the_layout(tmp_path: Path):
+    doc = extract(b.two_column_pdf(tmp_path))
+    paragraphs = [" ".join(p.split()) for p in doc.text.split("\n\n")]
+    # every fact starts its own paragraph, including the first one in the right column
+    for fact in b.LEFT_COLUMN + b.RIGHT_COLUMN:
+        assert any(p.startswith(fact) for p in paragraphs), fact
+    # a table (lines with column gaps) gets one paragraph per row, so chunks end at rows
+    table = extract(b.table_pdf(tmp_path))
+    rows = [" ".join(r) for r in b.TABLE_ROWS]
+    paragraphs = table.text.split("\n\n")
+    assert [p for p in paragraphs if p != rows[0]] == rows[1:]  # every row, in order, whole
+    assert paragraphs.count(rows[0]) == len(table.regions)  # the header repeats on each page
+    for c in chunk_document(table):
+        assert c.content.split("\n\n")[-1] in rows
+
+
+def test_pdf_line_end_hyphen_is_kept_as_printed_and_does_not_break_the_paragraph(tmp_path: Path):
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "hyphen.pdf"
+    c = canvas.Canvas(str(path))
+    lines = ["The lock keeper opens the upper sluice and the water-", "level in the chamber rises slowly.", "Boats wait at the green light."]
+    for i, line in enumerate(lines):
+        c.drawString(72, 700 - 14 * i, line)
+    c.drawString(72, 700 - 14 * 4, "A new paragraph after a blank line.")
+    c.showPage()
+    c.save()
+    assert extract(path).text == "\n".join(lines) + "\n\nA new paragraph after a blank line."
+    assert contains_words(b.pdf_page_texts(path)[0], extract(path).text)
+
+
+def test_pdf_chunk_across_a_page_break_records_both_pages(tmp_path: Path):
+    doc = extract(b.two_column_pdf(tmp_path))
+    first, second = doc.regions[0], doc.regions[1]
+    loc = locate(doc, first.end - 20, second.start + 20)
+    assert loc.pages == (1, 2) and loc.fragment == "#page=1"
+
+
+def test_pdf_table_rows_stay_rows(tmp_path: Path):
+    path = b.table_pdf(tmp_path)
+    doc = extract(path)
+    lines = doc.text.split("\n")
+    assert "Anchor winch gearbox Baltic Marine Works 18450.00 EUR 2" in lines
+    assert "Bolt M6 Acme Fasteners 0 0.12 EUR 7" in lines
+    assert len(doc.regions) == len(b.pdf_page_texts(path)) >= 2
+    # the header row repeated on each of the two pages is kept: two pages are too
+    # few to call it page furniture (FURNITURE_MIN_PAGES)
+    assert doc.text.count("Part Supplier Unit price Stock") == 2 and not doc.warnings
+
+
+def test_pdf_running_headers_and_footers_are_left_out_and_reported(tmp_path: Path):
+    path = b.headers_pdf(tmp_path)
+    doc = extract(path)
+    assert b.HEADER not in doc.text and "Page 3 of 5" not in doc.text
+    for n, fact in enumerate(b.HEADER_PAGES, start=1):
+        region = doc.regions[n - 1]
+        assert region.page == n and fact in doc.text[region.start : region.end]
+    (warning,) = doc.warnings
+    assert b.HEADER in warning and "Page 1 of 5" in warning
+
+
+def test_furniture_detection_by_hand():
+    pages = [
+        ["ACME report", "Intro text", "Page 1"],
+        ["ACME report", "Body", "more body", "Page 2"],
+        ["ACME report", "Closing", "Page 13"],
+        ["Appendix", "Page 14"],
+    ]
+    # 4 pages with text: furniture needs max(3, ceil(0.5 * 4)) = 3 pages
+    assert pdfmod.find_furniture(pages) == {"acme report", "page #"}
+    assert pdfmod.strip_furniture(pages[1], {"acme report", "page #"}) == ["Body", "more body"]
+    # "" marks a paragraph break: kept inside, never left at an edge or doubled
+    spaced = ["ACME report", "", "Body", "", "", "Tail", "", "Page 9"]
+    assert pdfmod.strip_furniture(spaced, {"acme report", "page #"}) == ["Body", "", "Tail"]
+    # two pages are too few to call anything furniture
+    assert pdfmod.find_furniture(pages[:2]) == set()
+    assert pdfmod.page_list([1, 2, 3, 7, 9, 10]) == "1-3, 7 and 9-10"
+
+
+def test_pdf_scanned_page_is_read_by_ocr_with_its_confidence(tmp_path: Path):
+    if pdfmod.ocr_status() is not None:
+        pytest.fail(f"OCR must be installed for the test suite: {pdfmod.ocr_status()}")
+    doc = extract(b.scanned_pdf(tmp_path))
+    text_page, scanned = doc.regions
+    assert text_page.confidence is None and scanned.page == 2
+    assert scanned.confidence is not None and scanned.confidence > 60
+    ocr_text = doc.text[scanned.start : scanned.end]
+    for line in b.SCANNED_LINES:
+        assert line in ocr_text
+    loc = locate(doc, scanned.start, scanned.end)
+    assert loc.pages == (2,) and loc.ocr_confidence == scanned.confidence
+    assert not doc.warnings
+
+
+def test_pdf_low_ocr_confidence_is_flagged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(pdfmod, "LOW_OCR_CONFIDENCE", 101.0)  # every OCR page counts as low
+    doc = extract(b.scanned_pdf(tmp_path))
+    assert any("low OCR confidence" in w and "page 2" in w for w in doc.warnings)
+
+
+def test_pdf_without_ocr_reports_the_page_and_fails_when_nothing_is_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(pdfmod, "ocr_status", lambda: "pytesseract is not installed")
+    doc = extract(b.scanned_pdf(tmp_path))
+    assert [r.page for r in doc.regions] == [1]
+    assert any("page 2 has no text layer; install OCR to index it" in w for w in doc.warnings)
+    only_scan = b.scanned_pdf(tmp_path, "only-scan.pdf", with_text_page=False)
+    with pytest.raises(ExtractionError) as err:
+        extract(only_scan)
+    assert err.value.reason.startswith("page 1 has no text layer; install OCR to index it")
+    assert err.value.path == "only-scan.pdf"
+
+
+def test_pdf_broken_files_fail_with_plain_reasons(tmp_path: Path):
+    cases = {
+        b.encrypted_pdf(tmp_path): "encrypted with a password",
+        b.corrupt_pdf(tmp_path): "corrupt or not a PDF",
+    }
+    empty = tmp_path / "empty.pdf"
+    empty.write_bytes(b"")
+    cases[empty] = "empty file"
+    for path, reason in cases.items():
+        with pytest.raises(ExtractionError) as err:
+            extract(path)
+        assert reason in err.value.reason and err.value.path == path.name
+
+
+# --- DOCX ---------------------------------------------------------------------------------
+
+
+def test_docx_headings_become_the_section_path_and_tables_rows(tmp_path: Path):
+    import docx
+
+    path = b.docx_file(tmp_path)
+    doc = extract(path)
+    assert doc.title == "Volunteer handbook" and doc.headings == "markdown"
+    assert "## Tools\n\nReturn the wheelbarrows" in doc.text
+    assert "Tuesday | Tomasz | 5-8" in doc.text.split("\n\n")
+    assert "\\# this line only looks like a heading" in doc.text
+    by_start = {c.content.split("\n")[0]: c.section for c in chunk_document(doc)}
+    assert by_start["### Sharp tools"] == "Volunteer handbook > Tools > Sharp tools"
+    assert by_start["## Watering rota"] == "Volunteer handbook > Watering rota"
+    # independent reader: every body block is a paragraph or a table row in the file
+    d = docx.Document(str(path))
+    originals = {p.text for p in d.paragraphs}
+    originals |= {" | ".join(c.text for c in r.cells) for t in d.tables for r in t.rows}
+    for block in doc.text.split("\n\n"):
+        assert re.sub(r"^#+ |^\\", "", block) in originals, block
+
+
+def test_docx_text_inside_content_controls_is_kept(tmp_path: Path):
+    import docx
+    from docx.oxml import OxmlElement
+
+    path = tmp_path / "template.docx"
+    d = docx.Document()
+    d.add_paragraph("Before the control.")
+    filled = d.add_paragraph("Project code: HELIOS-7")  # moved into a w:sdt below
+    sdt, content = OxmlElement("w:sdt"), OxmlElement("w:sdtContent")
+    filled._p.addprevious(sdt)
+    sdt.append(content)
+    content.append(filled._p)
+    d.add_paragraph("After the control.")
+    d.save(str(path))
+    assert extract(path).text == "Before the control.\n\nProject code: HELIOS-7\n\nAfter the control."
+
+
+def test_docx_not_a_word_file(tmp_path: Path):
+    legacy = tmp_path / "old.docx"
+    legacy.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512)  # an OLE2 .doc
+    with pytest.raises(ExtractionError, match="legacy .doc"):
+        extract(legacy)
+    hollow = tmp_path / "hollow.docx"
+    with zipfile.ZipFile(hollow, "w") as z:
+        z.writestr("hello.txt", "not a word document")
+    with pytest.raises(ExtractionError, match="not a readable Word .docx file"):
+        extract(hollow)
+
+
+# --- HTML ---------------------------------------------------------------------------------
+
+PAGE_WITHOUT_MAIN = """<html><head><title>Kiln log</title></head><body>
+<div class="cookie-banner">We use cookies to improve your experience</div>
+<header><nav>Home | Gallery</nav><p>Site tagline: pottery for everyone</p></header>
+<div role="navigation">Previous post | Next post</div>
+<article><header><h1>Kiln log</h1><p>Posted by Ines</p></header>
+<p>Cone 6 glaze firing took <em>nine</em> hours;<br>the vent stayed open until 1000 C.</p>
+<script>trackFiring("cone6")</script>
+<p hidden>Draft note: do not publish</p>
+<pre>
+firing-schedule:
+  ramp: 150/h
+# comment in a config file
+</pre>
+<footer>Tags: glaze, kiln</footer>
+</article>
+<footer>Copyright Clay Club</footer>
+</body></html>"""
+
+
+def test_html_drops_scripts_navigation_and_boilerplate(tmp_path: Path):
+    path = tmp_path / "kiln.html"
+    path.write_text(PAGE_WITHOUT_MAIN)
+    doc = extract(path)
+    assert doc.title == "Kiln log" and doc.headings == "markdown"
+    for gone in ("cookies", "Gallery", "tagline", "Previous post", "trackFiring", "Draft note", "Copyright"):
+        assert gone not in doc.text, gone
+    blocks = doc.text.split("\n\n")
+    assert blocks[0] == "# Kiln log"
+    assert "Posted by Ines" in blocks  # the article's own header is kept
+    assert "Cone 6 glaze firing took nine hours;\nthe vent stayed open until 1000 C." in blocks
+    assert "firing-schedule:\n  ramp: 150/h\n\\# comment in a config file" in blocks
+    assert blocks[-1] == "Tags: glaze, kiln"
+
+
+def test_html_main_content_headings_and_table(tmp_path: Path):
+    path = tmp_path / "starter.html"
+    path.write_text(b.HTML_PAGE)
+    doc = extract(path)
+    assert doc.title == "Sourdough starter care"
+    for gone in ("secret-analytics-token", "Shop our flour", "newsletter", "proving baskets", "Crumb Co", "injected", "JavaScript"):
+        assert gone not in doc.text, gone
+    sections = {c.section for c in chunk_document(doc)}
+    assert "Sourdough starter care > Reviving it" in sections
+    assert "100% | thick batter" in doc.text.split("\n\n")
+
+
+def test_html_declared_charset_and_undecodable_bytes(tmp_path: Path):
+    latin = tmp_path / "latin.html"
+    latin.write_bytes('<meta charset="iso-8859-1"><p>Crème brûlée à la carte</p>'.encode("latin-1"))
+    assert extract(latin).text == "Crème brûlée à la carte"
+    bad = tmp_path / "bad.html"
+    bad.write_bytes(b"<p>caf\xe9</p>")
+    with pytest.raises(ExtractionError, match="not valid utf-8"):
+        extract(bad)
+    only_script = tmp_path / "script.html"
+    only_script.write_text("<script>alert(1)</script><nav>menu</nav>")
+    with pytest.raises(ExtractionError, match="no text left"):
+        extract(only_script)
+
+
+def test_html_absurd_nesting_fails_cleanly(tmp_path: Path):
+    deep = tmp_path / "deep.html"
+    deep.write_text("<div>" * 300 + "bottom" + "</div>" * 300)
+    assert extract(deep).text == "bottom"  # deep, but real pages stay far shallower
+    deep.write_text("<div>" * 5000 + "bottom" + "</div>" * 5000)
+    with pytest.raises(ExtractionError, match="HTML nested too deeply to read"):
+        extract(deep)
+
+
+def test_escape_markdown_only_touches_heading_and_fence_lines():
+    assert escape_markdown("# not a heading\n#hashtag\n```code") == "\\# not a heading\n#hashtag\n\\```code"
+
+
+# --- spreadsheets -------------------------------------------------------------------------
+
+
+def test_csv_rows_regions_and_a1_ranges(tmp_path: Path):
+    path = tmp_path / "rain.csv"
+    path.write_text(b.CSV_TEXT)
+    doc = extract(path)
+    assert doc.text.split("\n") == [
+        "station | date | rainfall_mm | note",
+        "Aberdeen | 2024-03-01 | 12.5 | gusty",
+        "Inverness | 2024-03-01 | 30.1 | flooded lane, closed road",
+        "Perth | 2024-03-02 | 0.0 | dry spell",
+    ]
+    assert [r.row for r in doc.regions] == [1, 2, 4, 5]  # the empty record 3 is skipped, still counted
+    r = doc.regions[2]
+    assert locate(doc, r.start, r.end).sheet_range == "rain!A4:D4"
+    assert locate(doc, 0, len(doc.text)).sheet_range == "rain!A1:D5"
+    (chunk,) = chunk_document(doc)
+    assert chunk.text.startswith("[rain > rain]\nstation | date | rainfall_mm | note\n")
+
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+def test_real_world_csv_rows_match_the_csv_module(tmp_path: Path):
+    """A Yahoo Finance export shipped by matplotlib (tests/fixtures/real/SOURCES.md)."""
+    path = REAL / "msft.csv"
+    doc = extract(path)
+    records = list(csv.reader(io.StringIO(path.read_text())))
+    assert len(doc.regions) == len(records) == 66
+    assert doc.regions[0].header == "Date | Open | High | Low | Close | Volume | Adj. Close*"
+    for r in doc.regions:
+        assert doc.text[r.start : r.end] == " | ".join(records[r.row - 1])
+    for c in chunk_document(doc):
+        m = re.fullmatch(r"msft!A(\d+):G(\d+)", locate(doc, c.start, c.end).sheet_range or "")
+        assert m
+        want = records[int(m.group(1)) - 1 : int(m.group(2))]
+        assert c.content.split("\n") == [" | ".join(r) for r in want]
+
+
+def test_csv_encoding_and_sniffing(tmp_path: Path):
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("name,city\nJosé,Málaga\n".encode("latin-1"))
+    with pytest.raises(ExtractionError, match="not valid UTF-8 .* save the CSV as UTF-8"):
+        extract(latin)
+    tabs = tmp_path / "t.tsv"
+    tabs.write_text("a\tb\n1\t2\n")
+    assert extract(tabs).text == "a | b\n1 | 2"
+    empty = tmp_path / "empty.csv"
+    empty.write_text("\n\n")
+    with pytest.raises(ExtractionError, match="empty file"):
+        extract(empty)
+
+
+def test_xlsx_sheets_are_sections_with_exact_ranges(tmp_path: Path):
+    import openpyxl
+
+    path = tmp_path / "budget.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Q3 Sales"
+    ws["B2"], ws["C2"], ws["D2"] = "Region", "Units", "Revenue"
+    ws.append([None, "North", 120, 1500.5])
+    ws.append([])
+    ws.append([None, "South", 80, 990])
+    other = wb.create_sheet("Notes")
+    other["A1"] = "Remember to reconcile the South figures\nwith the depot."
+    wb.create_sheet("Blank")
+    wb.save(path)
+    doc = extract(path)
+    assert doc.text == (
+        "Region | Units | Revenue\nNorth | 120 | 1500.5\nSouth | 80 | 990\n\n"
+        "Remember to reconcile the South figures with the depot."
+    )
+    assert [(r.sheet, r.row, r.first_col, r.last_col) for r in doc.regions] == [
+        ("Q3 Sales", 2, 2, 4), ("Q3 Sales", 3, 2, 4), ("Q3 Sales", 5, 2, 4), ("Notes", 1, 1, 1),
+    ]
+    assert doc.warnings == ("sheet 'Blank' is empty",)
+    chunks = chunk_document(doc)
+    assert [c.section for c in chunks] == ["budget > Q3 Sales", "budget > Notes"]
+    assert locate(doc, chunks[0].start, chunks[0].end).sheet_range == "'Q3 Sales'!B2:D5"
+    assert locate(doc, chunks[1].start, chunks[1].end).sheet_range == "Notes!A1:A1"
+
+
+def test_cell_text_by_hand():
+    import datetime as dt
+
+    assert cell_text(0.1 + 0.2) == "0.3"
+    assert cell_text(dt.datetime(2024, 3, 1)) == "2024-03-01"
+    assert cell_text(dt.datetime(2024, 3, 1, 8, 30)) == "2024-03-01 08:30:00"
+    assert cell_text(True) == "TRUE" and cell_text(None) == "" and cell_text(7) == "7"
+
+
+def test_xlsx_10000_rows_fast_and_every_chunk_range_exact(tmp_path: Path):
+    import openpyxl
+
+    path = tmp_path / "ledger.xlsx"
+    wb = openpyxl.Workbook(write_only=True)
+    ws = wb.create_sheet("Ledger")
+    ws.append(["id", "account", "memo", "amount", "currency", "approved"])
+    for i in range(10_000):
+        ws.append([i, f"ACC-{i % 97:03d}", f"invoice {i} for crate {i * 7 % 1000}", round(i * 1.25, 2), "EUR", i % 3 == 0])
+    wb.save(path)
+
+    t0 = time.perf_counter()
+    doc = extract(path)
+    chunks = chunk_document(doc)
+    locators = [locate(doc, c.start, c.end) for c in chunks]
+    elapsed = time.perf_counter() - t0
+    assert len(doc.regions) == 10_001
+    assert elapsed < 15, f"10,000 rows took {elapsed:.1f}s"
+
+    # independent reader: openpyxl in normal (not read-only) mode, cell by cell
+    sheet = openpyxl.load_workbook(path)["Ledger"]
+    header = " | ".join(cell_text(c.value) for c in sheet[1])
+    for c, loc in zip(chunks, locators, strict=True):
+        assert c.text.startswith(f"[ledger > Ledger]\n{header}\n")
+        m = re.fullmatch(r"Ledger!([A-Z]+)(\d+):([A-Z]+)(\d+)", loc.sheet_range or "")
+        assert m and m.group(1) == "A" and m.group(3) == "F", loc.sheet_range
+        rows = sheet[f"A{m.group(2)}:F{m.group(4)}"]
+        assert c.content.split("\n") == [" | ".join(cell_text(x.value) for x in row) for row in rows]
+
+
+# --- transcripts --------------------------------------------------------------------------
+
+
+def test_parse_time_and_payload_by_hand():
+    assert parse_time("01", "02", "03", "5") == 3723.5
+    assert parse_time(None, "00", "09", "250") == 9.25
+    assert clean_payload(["<v Maria>Who <i>is</i> driving?", "<v Dev>I am &amp; ready"]) == (
+        "Maria: Who is driving? Dev: I am & ready"
+    )
+    assert clean_payload(["{\\an8}<b>Loud</b> <00:00:01.500>noise"]) == "Loud noise"
+
+
+def test_vtt_cues_speakers_and_exact_time_ranges(tmp_path: Path):
+    import webvtt
+
+    path = tmp_path / "call.vtt"
+    path.write_text(b.VTT_TEXT)
+    doc = extract(path)
+    assert doc.title == "Weekly planning call" and doc.media_type == "text/vtt"
+    assert doc.text.split("\n") == [
+        "Maria: Morning everyone, let's start with the warehouse move.",
+        "Dev: The new racks arrive on Thursday, so we pack on Wednesday.",
+        "Maria: Who is driving the van? Dev: I am, I booked it until six.",
+        "Sam: Remember the forklift licence expires at the end of the month!",
+    ]
+    # independent parser: webvtt-py's cue times are the regions' times
+    cues = list(webvtt.from_buffer(io.StringIO(b.VTT_TEXT)))
+    assert [(r.t_start, r.t_end) for r in doc.regions] == [(secs(c.start), secs(c.end)) for c in cues]
+    r = doc.regions
+    assert locate(doc, r[1].start, r[2].end).fragment == "#t=4.5,13.25"
+
+
+def secs(stamp: str) -> float:
+    h, m, s = (["0"] + stamp.replace(",", ".").split(":"))[-3:]
+    return int(h) * 3600 + int(m) * 60 + float(s)
+
+
+def test_long_transcript_every_chunk_covers_exactly_its_cues(tmp_path: Path):
+    import webvtt
+
+    lines = ["WEBVTT", ""]
+    for i in range(60):
+        lines += [f"00:{i // 6:02d}:{i % 6 * 10:02d}.000 --> 00:{i // 6:02d}:{i % 6 * 10 + 9:02d}.500",
+                  f"<v Host>Point number {i} is about topic {i * 13 % 17} and nothing else.", ""]
+    text = "\n".join(lines)
+    path = tmp_path / "long.vtt"
+    path.write_text(text)
+    doc = extract(path)
+    cues = list(webvtt.from_buffer(io.StringIO(text)))
+    chunks = chunk_document(doc)
+    assert len(chunks) > 3
+    for c in chunks:
+        loc = locate(doc, c.start, c.end)
+        inside = [q for q in cues if f"Point number {q.text.split()[2]} " in c.content + " "]
+        assert inside and loc.t_start == min(secs(q.start) for q in inside)
+        assert loc.t_end == max(secs(q.end) for q in inside)
+        assert len(c.content.split("\n")) == len(inside)  # whole cues only
+
+
+def test_srt_and_malformed_cues(tmp_path: Path):
+    path = tmp_path / "bees.srt"
+    path.write_text(b.SRT_TEXT + "\n4\n00:02:00,000 --> garbage\nlost line\n")
+    doc = extract(path)
+    assert doc.text.split("\n")[1] == "The angle of the dance points towards the flowers."
+    assert [(r.t_start, r.t_end) for r in doc.regions] == [(0.5, 3.0), (3.0, 7.4), (70.0, 75.0)]
+    assert doc.warnings == ("bees.srt: skipped 1 malformed cue(s) at line(s) 15",)  # the timing line
+    notvtt = tmp_path / "x.vtt"
+    notvtt.write_text("1\n00:00:01.000 --> 00:00:02.000\nhello\n")
+    with pytest.raises(ExtractionError, match="first line must be 'WEBVTT'"):
+        extract(notvtt)
+    cues, bad, _ = parse_cues("WEBVTT\n\nNOTE only a note\n", vtt=True)
+    assert cues == [] and bad == []
+
+
+def test_media_sidecar_rules(tmp_path: Path):
+    (tmp_path / "talk.mp4").write_bytes(b"\0\0\0\x18ftypmp42")
+    (tmp_path / "talk.en.vtt").write_text(b.VTT_TEXT)
+    (tmp_path / "talk.srt").write_text(b.SRT_TEXT)
+    assert sidecar_for(tmp_path / "talk.mp4") == tmp_path / "talk.srt"  # exact name before tagged
+    (tmp_path / "talk.srt").unlink()
+    assert sidecar_for(tmp_path / "talk.mp4") == tmp_path / "talk.en.vtt"
+    doc = extract(tmp_path / "talk.mp4")
+    assert doc.path == "talk.mp4" and doc.media_type == "video/mp4" and doc.regions[0].t_start == 1.0
+    # the sidecar its media uses is not indexed a second time
+    with pytest.raises(UnsupportedFormat, match="transcript of talk.mp4"):
+        extract(tmp_path / "talk.en.vtt")
+    # no sidecar: skipped with a reason
+    (tmp_path / "silent.wav").write_bytes(b"RIFF")
+    with pytest.raises(UnsupportedFormat, match="no transcript"):
+        extract(tmp_path / "silent.wav")
+
+
+def test_media_fingerprint_follows_the_transcript_not_the_recording(tmp_path: Path):
+    media = tmp_path / "talk.mp3"
+    media.write_bytes(b"ID3 first take")
+    side = tmp_path / "talk.vtt"
+    side.write_text(b.VTT_TEXT)
+    first = fingerprint(media)
+    media.write_bytes(b"ID3 re-encoded at another bitrate")
+    assert fingerprint(media) == first
+    side.write_text(b.VTT_TEXT.replace("Thursday", "Friday"))
+    assert fingerprint(media) != first
+    plain = tmp_path / "notes.csv"
+    plain.write_text("a,b\n")
+    import hashlib
+
+    assert fingerprint(plain) == hashlib.sha256(b"a,b\n").hexdigest()
+
+
+def test_every_format_is_registered_with_a_name_and_version():
+    names = {e.name: e.version for e in REGISTRY.values()}
+    assert {"text", "pdf", "docx", "html", "xlsx", "csv", "transcript"} <= set(names)
+    for suffix in (".pdf", ".docx", ".html", ".xlsx", ".csv", ".vtt", ".srt", ".mp4", ".mp3"):
+        assert suffix in REGISTRY, suffix
+    assert all(v for v in names.values())
+
+
+def test_csv_independent_reader_agrees_on_records(tmp_path: Path):
+    text = 'name,quote\nAda,"one line\nand another"\n\nGrace,"plain"\n'
+    path = tmp_path / "q.csv"
+    path.write_text(text)
+    doc = extract(path)
+    records = list(csv.reader(io.StringIO(text)))
+    for r in doc.regions:
+        fields = records[r.row - 1][r.first_col - 1 : r.last_col]
+        assert doc.text[r.start : r.end] == " | ".join(" ".join(f.split()) for f in fields)

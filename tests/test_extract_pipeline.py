@@ -1,0 +1,318 @@
+"""Every format through the real pipeline (real SQLite, the real model, the CLI's JSON).
+
+One folder holds a file of every format plus broken ones; it is indexed once
+per module. For each format the hit's ``content`` / the citation's ``quote``
+must be the exact slice of the stored canonical text, and its locator must
+point at where that text is in the original file — checked with a reader
+that is not the extractor (pypdf for pages, openpyxl for cells, the csv
+module for records, webvtt-py for cue times, python-docx and the stdlib HTML
+parser for text).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import doc_builders as b
+from citeline import cli
+from citeline.chunk import column_letter
+from citeline.extract import REGISTRY
+from citeline.extract.sheet import cell_text
+from citeline.pipeline import Index, IndexReport
+from citeline.types import Hit
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+def contains_words(haystack: str, needle: str) -> bool:
+    h, n = " " + " ".join(words(haystack)) + " ", " " + " ".join(words(needle)) + " "
+    return n in h
+
+
+def build_folder(root: Path) -> Path:
+    import openpyxl
+
+    root.mkdir()
+    # kept small: every chunk here is embedded by the real model
+    b.two_column_pdf(root, repeats=1)
+    b.table_pdf(root, rows=20)
+    for builder in (b.headers_pdf, b.scanned_pdf, b.encrypted_pdf, b.corrupt_pdf, b.docx_file):
+        builder(root)
+    (root / "empty.pdf").write_bytes(b"")
+    (root / "starter.html").write_text(b.HTML_PAGE)
+    (root / "rain.csv").write_text(b.CSV_TEXT)
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Stores"
+    ws.append(["Item", "Quantity", "Location", "Checked"])
+    for i in range(30):
+        ws.append([f"Spare fuse type {i}", i * 3, f"Shelf {i % 7}", "2024-05-01"])
+        if i == 25:
+            ws.append([])
+            ws.append(["Lighthouse lamp", 4, "Storeroom B, top cupboard", "2024-05-02"])
+    wb.save(root / "stores.xlsx")
+    (root / "call.vtt").write_text(b.VTT_TEXT)
+    (root / "bees.mp3").write_bytes(b"ID3\x04\0\0\0\0\0\0 not really audio")
+    (root / "bees.srt").write_text(b.SRT_TEXT)
+    (root / "lonely.mp4").write_bytes(b"\0\0\0\x18ftypmp42")
+    (root / "notes.xyz").write_text("an unknown format")
+    return root
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory, embedder):
+    base = tmp_path_factory.mktemp("formats")
+    folder = build_folder(base / "docs")
+    idx = Index(base / "index", embedder=embedder)
+    report = idx.index(folder)
+    yield idx, folder, report
+    idx.close()
+
+
+def top(idx: Index, query: str, document: str) -> Hit:
+    hits = idx.search(query, k=5).hits
+    hit = next((h for h in hits if h.document == document), None)
+    assert hit is not None and hit.rank <= 2, [(h.document, h.content[:40]) for h in hits]
+    # the quoted content is exactly the stored canonical text's slice
+    text = idx.store.document_text(document)
+    assert text is not None and text[hit.start : hit.end] == hit.content
+    return hit
+
+
+def test_a_broken_file_fails_alone_and_unknown_types_are_listed(indexed):
+    idx, _, report = indexed
+    assert isinstance(report, IndexReport)
+    failed = dict(report.failed)
+    assert set(failed) == {"locked.pdf", "broken.pdf", "empty.pdf"}
+    assert "encrypted with a password" in failed["locked.pdf"]
+    assert "corrupt or not a PDF" in failed["broken.pdf"]
+    assert "empty file" in failed["empty.pdf"]
+    skipped = dict(report.skipped)
+    assert set(skipped) == {"notes.xyz", "lonely.mp4", "bees.srt"}
+    assert "no transcript" in skipped["lonely.mp4"]
+    assert "transcript of bees.mp3" in skipped["bees.srt"]
+    assert sorted(report.indexed) == sorted([
+        "harbour.pdf", "parts.pdf", "review.pdf", "scan.pdf", "handbook.docx",
+        "starter.html", "rain.csv", "stores.xlsx", "call.vtt", "bees.mp3",
+    ])
+    assert ("review.pdf", next(w for p, w in report.warnings if p == "review.pdf")) in report.warnings
+    states = {s.record.path: (s.state, s.record.extractor) for s in idx.status()}
+    assert states["broken.pdf"][0] == "failed"
+    assert states["harbour.pdf"] == ("indexed", "pdf") and states["bees.mp3"] == ("indexed", "transcript")
+
+
+def test_cli_summary_lists_each_failure_with_its_reason(indexed, capsys):
+    idx, folder, _ = indexed
+    code = cli.main(["index", str(folder), "--index", idx.location, "-q"])
+    out = capsys.readouterr().out
+    assert code == 1  # a document failed; the others are unchanged and searchable
+    assert "10 unchanged, 3 failed" in out
+    assert "FAILED  broken.pdf: not a readable PDF: the file is corrupt or not a PDF" in out
+    assert "FAILED  locked.pdf: the PDF is encrypted with a password" in out
+    assert "skipped lonely.mp4: no transcript" in out
+
+
+def test_pdf_hits_cite_the_page_the_text_is_on(indexed):
+    idx, folder, _ = indexed
+    for query, doc in [
+        ("refrigerated containers plugged in after unloading", "harbour.pdf"),
+        ("when does the customs office close on Saturday", "harbour.pdf"),
+        ("price of the anchor winch gearbox", "parts.pdf"),
+        ("ferry ticket revenue in the first quarter", "review.pdf"),
+    ]:
+        hit = top(idx, query, doc)
+        pages = b.pdf_page_texts(folder / doc)
+        loc = hit.locator
+        assert loc.pages and hit.to_json()["locator"] == f"#page={loc.pages[0]}"
+        assert on_pages(hit.content, [pages[p - 1] for p in loc.pages]), (doc, loc)
+        assert b.HEADER not in hit.content
+
+
+def on_pages(quote: str, pages: list[str]) -> bool:
+    """Each line of the quote is on one of ``pages`` (independently read), in page order,
+    starting on the first page listed and ending on the last (so none is listed idly)."""
+    at = 0
+    for i, line in enumerate(ln for ln in quote.split("\n") if ln.strip()):
+        while at < len(pages) and not contains_words(pages[at], line):
+            if i == 0:
+                return False  # the chunk must start on the locator's #page=
+            at += 1
+        if at == len(pages):
+            return False
+    return at == len(pages) - 1
+
+
+def test_ocr_page_citation_carries_its_confidence(indexed):
+    idx, folder, _ = indexed
+    hit = top(idx, "invoice 4471 total due", "scan.pdf")
+    loc = hit.to_json()["location"]
+    assert loc["pages"][-1] == 2 and loc["ocr_confidence"] > 60  # page 2 is the scan
+    assert on_pages(hit.content, [b.pdf_page_texts(folder / "scan.pdf")[0], "\n".join(b.SCANNED_LINES)][-len(loc["pages"]):])
+    assert "Total due 380 EUR" in hit.content
+    assert "INVOICE 4471" in b.SCANNED_LINES  # what was drawn into the image
+
+
+def test_docx_hit_has_heading_path_and_char_locator(indexed):
+    import docx
+
+    idx, folder, _ = indexed
+    hit = top(idx, "who signs out the secateurs", "handbook.docx")
+    assert hit.section == "Volunteer handbook > Tools > Sharp tools"
+    assert hit.to_json()["locator"] == f"#char={hit.start},{hit.end}"
+    d = docx.Document(str(folder / "handbook.docx"))
+    body = "\n".join(p.text for p in d.paragraphs)
+    for line in hit.content.split("\n\n"):
+        assert re.sub(r"^#+ |^\\", "", line) in body
+
+
+class _TextOnly(HTMLParser):
+    """The stdlib's parser: all text outside script/style, for an independent check."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):  # type: ignore[no-untyped-def]
+        self._skip += tag in ("script", "style")
+
+    def handle_endtag(self, tag):  # type: ignore[no-untyped-def]
+        self._skip -= tag in ("script", "style")
+
+    def handle_data(self, data):  # type: ignore[no-untyped-def]
+        if not self._skip:
+            self.parts.append(data)
+
+
+def test_html_hit_is_extracted_text_without_scripts(indexed):
+    idx, folder, _ = indexed
+    hit = top(idx, "how often to feed a starter kept in the fridge", "starter.html")
+    assert hit.section == "Sourdough starter care > Storing it"
+    reader = _TextOnly()
+    reader.feed((folder / "starter.html").read_text())
+    page_text = " ".join(reader.parts)
+    for block in hit.content.split("\n\n"):
+        assert contains_words(page_text, block)
+    assert "secret-analytics-token" not in idx.store.document_text("starter.html")
+
+
+def test_xlsx_hit_range_holds_exactly_the_quoted_cells(indexed):
+    import openpyxl
+
+    idx, folder, _ = indexed
+    hit = top(idx, "where is the lighthouse lamp stored", "stores.xlsx")
+    rng = hit.locator.sheet_range
+    m = re.fullmatch(r"Stores!([A-Z]+)(\d+):([A-Z]+)(\d+)", rng or "")
+    assert m, rng
+    ws = openpyxl.load_workbook(folder / "stores.xlsx")["Stores"]
+    rows = ws[f"{m.group(1)}{m.group(2)}:{m.group(3)}{m.group(4)}"]
+    expected = [" | ".join(cell_text(c.value) for c in row) for row in rows]
+    assert hit.content.split("\n") == [e for e in expected if e.strip(" |")]
+    assert "Lighthouse lamp | 4 | Storeroom B, top cupboard | 2024-05-02" in hit.content
+    assert m.group(1) == "A" and m.group(3) == column_letter(4)
+
+
+def test_csv_hit_range_holds_exactly_the_quoted_records(indexed):
+    idx, folder, _ = indexed
+    hit = top(idx, "rainfall flooded lane closed road", "rain.csv")
+    m = re.fullmatch(r"rain!A(\d+):D(\d+)", hit.locator.sheet_range or "")
+    assert m, hit.locator.sheet_range
+    records = list(csv.reader(io.StringIO(b.CSV_TEXT), delimiter=";"))
+    want = records[int(m.group(1)) - 1 : int(m.group(2))]
+    assert hit.content.split("\n") == [" | ".join(r) for r in want if any(r)]
+
+
+def _secs(stamp: str) -> float:
+    h, m, s = (["0"] + stamp.replace(",", ".").split(":"))[-3:]
+    return int(h) * 3600 + int(m) * 60 + float(s)
+
+
+def test_transcript_and_media_hits_cover_exactly_their_cues(indexed):
+    import webvtt
+
+    idx, folder, _ = indexed
+    cases = [
+        ("when does the forklift licence expire", "call.vtt", webvtt.from_buffer(io.StringIO(b.VTT_TEXT))),
+        ("how far away is the meadow the bees fly to", "bees.mp3", webvtt.from_srt(str(folder / "bees.srt"))),
+    ]
+    for query, doc, cues in cases:
+        hit = top(idx, query, doc)
+        quoted = [c for c in cues if contains_words(hit.content, c.text)]
+        assert quoted, doc
+        assert hit.locator.t_start == min(_secs(c.start) for c in quoted)
+        assert hit.locator.t_end == max(_secs(c.end) for c in quoted)
+        assert hit.to_json()["locator"].startswith("#t=")
+    text = idx.store.document_text("call.vtt")
+    assert "Sam: Remember the forklift licence" in text  # speaker labels stay in the content
+
+
+def test_cli_ask_json_quotes_are_slices_and_urls_open_the_media(indexed, capsys):
+    idx, _, _ = indexed
+    code = cli.main(["ask", "How do bees communicate?", "--index", idx.location, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and not data["refused"], data["reason"]
+    cite = data["citations"][0]
+    assert cite["document"] == "bees.mp3" and cite["url"].startswith("bees.mp3#t=")
+    start, end = cite["location"]["char"]
+    assert idx.store.document_text("bees.mp3")[start:end] == cite["quote"]
+
+    cli.main(["search", "invoice total due", "--index", idx.location, "-k", "1"])
+    assert "(OCR confidence" in capsys.readouterr().out
+
+
+def test_extractor_version_bump_marks_stale_and_reindexes(
+    index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "rain.csv").write_text(b.CSV_TEXT)
+    (folder / "call.vtt").write_text(b.VTT_TEXT)
+    assert sorted(index.index(folder).indexed) == ["call.vtt", "rain.csv"]
+
+    monkeypatch.setattr(REGISTRY[".csv"], "version", "2")
+    status = {s.record.path: s for s in index.status()}
+    assert status["rain.csv"].state == "stale" and status["call.vtt"].state == "indexed"
+    assert "extractor csv 1 -> 2" in status["rain.csv"].to_json()["reason"]
+    again = index.index(folder)
+    assert again.indexed == ["rain.csv"] and again.unchanged == ["call.vtt"]
+    assert index.store.document("rain.csv").extractor_version == "2"
+
+    monkeypatch.setattr(REGISTRY[".vtt"], "version", "7")
+    assert [s.record.path for s in index.status() if s.state == "stale"] == ["call.vtt"]
+    redone = index.reindex_stale()
+    assert redone.indexed == ["call.vtt"] and redone.embedded == 0  # same text: vectors reused
+    assert {s.state for s in index.status()} == {"indexed"}
+
+
+def test_media_with_a_broken_sidecar_fails_naming_the_sidecar(index: Index, tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "memo.m4a").write_bytes(b"\0\0\0\x20ftypM4A ")
+    (folder / "memo.srt").write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCaf\u00e9\n".encode("latin-1"))
+    (folder / "kept.vtt").write_text(b.VTT_TEXT)
+    report = index.index(folder)
+    assert report.indexed == ["kept.vtt"] and [p for p, _ in report.skipped] == ["memo.srt"]
+    (failed,) = report.failed
+    assert failed[0] == "memo.m4a" and failed[1].startswith("memo.srt: not valid UTF-8")
+
+
+def test_transcript_becomes_its_media_file_when_the_recording_appears(index: Index, tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "call.vtt").write_text(b.VTT_TEXT)
+    assert index.index(folder).indexed == ["call.vtt"]
+    (folder / "call.webm").write_bytes(b"\x1aE\xdf\xa3 webm")
+    report = index.index(folder)
+    assert report.indexed == ["call.webm"] and report.removed == ["call.vtt"]
+    assert [p for p, _ in report.skipped] == ["call.vtt"]
+    hit = index.search("who is driving the van", k=1).hits[0]
+    assert hit.document == "call.webm" and hit.locator.fragment == "#t=1,62"  # all four cues
