@@ -496,7 +496,12 @@ class Index:
         ``Answer.error`` together with the citations, never raised.
         """
         from citeline.answer import Extractive as _Extractive
-        from citeline.answer import GeneratorConfig, extractive, generate, make_generator
+        from citeline.answer import (
+            GeneratorConfig,
+            extractive_answer,
+            generate_answer,
+            make_generator,
+        )
 
         t_total = time.perf_counter()
         if generator is None or isinstance(generator, str):
@@ -529,7 +534,7 @@ class Index:
         if on_sources is not None:
             on_sources(citations)
         if isinstance(generator, _Extractive):
-            drafted = extractive(question, decision.kept, self.embedder, on_text=on_text)
+            drafted = extractive_answer(question, decision.kept, self.embedder, on_text=on_text)
             if show_prompt:  # what an LLM would be given, for inspection
                 from citeline.answer import build_prompt
 
@@ -539,7 +544,7 @@ class Index:
                 drafted.prompt_tokenizer = f"{self.embedder.identity.model_id} word pieces"
         else:
             timeout = getattr(getattr(generator, "config", None), "timeout", None) or 60.0
-            drafted = generate(
+            drafted = generate_answer(
                 question, decision.kept, generator, self.embedder, timeout=float(timeout),
                 on_text=on_text, count_prompt=show_prompt,
             )

@@ -4,8 +4,8 @@ Two ways, one contract (SPEC "Answer"): whatever writes the text may only
 write [n]; citeline attaches documents and locators afterwards, removes
 markers that match no source and strips every link.
 
-- :func:`extractive` — no model: selected sentences with exact sub-range spans.
-- :func:`generate` — an LLM :class:`~.generators.Generator` over :func:`.prompt.build_prompt`,
+- :func:`extractive_answer` — no model: selected sentences with exact sub-range spans.
+- :func:`generate_answer` — an LLM :class:`~.generators.Generator` over :func:`.prompt.build_prompt`,
   its output checked by :mod:`.citations` (streamed pieces are checked before they are shown).
 
 ``pipeline.Index.ask`` wires this after the gate; a refusal never reaches here.
@@ -38,7 +38,7 @@ from citeline.types import Hit, Span
 __all__ = [
     "ANSWER_BUDGET", "GENERATOR_NAMES", "REGISTRY", "Drafted", "Extractive", "Generator",
     "GeneratorConfig", "GeneratorName", "LocalGenerator", "OpenAIGenerator", "Prompt",
-    "build_prompt", "extractive", "generate", "make_generator", "prompt_tokens",
+    "build_prompt", "extractive_answer", "generate_answer", "make_generator", "prompt_tokens",
 ]
 
 TextSink = Callable[[str], None]
@@ -65,7 +65,7 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
 
-def extractive(
+def extractive_answer(
     question: str, hits: Sequence[Hit], embedder: Embedder, budget: int = ANSWER_BUDGET,
     on_text: TextSink | None = None,
 ) -> Drafted:
@@ -116,7 +116,7 @@ def prompt_tokens(prompt: Prompt, generator: Generator, embedder: Embedder) -> t
     return n, f"{embedder.identity.model_id} word pieces (approximation of the endpoint's)"
 
 
-def generate(
+def generate_answer(
     question: str, hits: Sequence[Hit], generator: Generator, embedder: Embedder, *,
     timeout: float, on_text: TextSink | None = None, count_prompt: bool = False,
 ) -> Drafted:

