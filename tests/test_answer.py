@@ -360,3 +360,25 @@ def run_cli(embedder, capsys):
         return code, out, err
 
     return _run
+
+
+def test_generator_settings_from_the_config_file(tmp_path: Path, run_cli, kettle: Index,
+                                                 monkeypatch: pytest.MonkeyPatch):
+    from citeline.config import load_settings
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('generator = "openai"\nopenai_model = "m"\ngenerator_timeout = 0.5\n'
+                   'openai_base_url = "http://127.0.0.1:9/v1"\n')
+    s = load_settings(cfg, env={})
+    assert (s.generator, s.openai_model, s.generator_timeout) == ("openai", "m", 0.5)
+    assert load_settings(cfg, env={"CITELINE_GENERATOR": "local"}).generator == "local"
+    bad = tmp_path / "bad.toml"
+    bad.write_text('generator = "gpt4"\n')
+    with pytest.raises(ConfigError, match="setting 'generator'"):
+        load_settings(bad, env={})
+    # The CLI picks the config file's generator: port 9 is closed, so a clear error
+    # comes back with the citations, and exit status 1.
+    monkeypatch.setenv("CITELINE_CONFIG", str(cfg))
+    code, out, err = run_cli("ask", "How long does the kettle warranty last?", "--index",
+                             kettle.location)
+    assert code == 1 and "cannot reach the endpoint" in err and "[n]  distance" in out
