@@ -381,3 +381,14 @@ def test_generator_settings_from_the_config_file(tmp_path: Path, run_cli, kettle
     code, out, err = run_cli("ask", "How long does the kettle warranty last?", "--index",
                              kettle.location)
     assert code == 1 and "cannot reach the endpoint" in err and "[n]  distance" in out
+
+
+def test_llama_cpp_backend_is_refused_clearly_when_not_installed():
+    import importlib.util
+
+    from citeline.answer.generators import smollm2_path
+
+    if importlib.util.find_spec("llama_cpp") is not None or smollm2_path() is None:
+        pytest.skip("llama-cpp-python is installed, or there is no GGUF to point at")
+    with pytest.raises(ModelUnavailable, match="llama-cpp-python is not installed"):
+        make_generator(GeneratorConfig(name="local", local_backend="llama-cpp"))

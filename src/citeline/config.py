@@ -49,6 +49,9 @@ class Settings:
     local_model_path: str = ""
     # Most tokens the local or openai generator may write per answer.
     max_new_tokens: int = 256
+    # How the local generator runs its model: transformers (no compiler needed)
+    # or llama-cpp (GGUF only; needs llama-cpp-python, which is not installed by default).
+    local_backend: str = "transformers"
 
 
 def _coerce(name: str, raw: Any, typ: type) -> Any:
@@ -88,6 +91,10 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
     if s.generator not in ("extractive", "openai", "local"):
         raise ConfigError(
             f"setting 'generator': must be extractive, openai or local, got {s.generator!r}"
+        )
+    if s.local_backend not in ("transformers", "llama-cpp"):
+        raise ConfigError(
+            f"setting 'local_backend': must be transformers or llama-cpp, got {s.local_backend!r}"
         )
     if s.generator_timeout <= 0:
         raise ConfigError(f"setting 'generator_timeout': must be positive, got {s.generator_timeout}")
