@@ -392,3 +392,13 @@ def test_llama_cpp_backend_is_refused_clearly_when_not_installed():
         pytest.skip("llama-cpp-python is installed, or there is no GGUF to point at")
     with pytest.raises(ModelUnavailable, match="llama-cpp-python is not installed"):
         make_generator(GeneratorConfig(name="local", local_backend="llama-cpp"))
+
+
+def test_the_worked_examples_in_the_docstrings_hold():
+    import doctest
+
+    from citeline.answer import citations, extractive, prompt
+
+    for mod in (citations, extractive, prompt):
+        result = doctest.testmod(mod)
+        assert result.attempted > 0 and result.failed == 0, mod.__name__
