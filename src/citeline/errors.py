@@ -9,6 +9,9 @@
     │   ├── SchemaError            newer schema than this program knows
     │   └── ModelMismatch          vectors of another model would be compared
     ├── ModelUnavailable           weights are not on local disk
+    ├── GeneratorError             the answer generator failed (the citations are kept)
+    │   ├── GeneratorUnavailable   endpoint unreachable, or it answered with an error
+    │   └── GeneratorTimeout       no complete answer within the generator's timeout
     └── GroundTruthError           an eval ground-truth file breaks the format (names line)
 
 Third-party errors are converted at the boundary with ``raise X(...) from exc``.
@@ -56,6 +59,18 @@ class ModelMismatch(IndexError_):
 
 class ModelUnavailable(CiteError):
     """Model weights are not available on local disk."""
+
+
+class GeneratorError(CiteError):
+    """A generator could not produce an answer; ``ask`` still returns the citations."""
+
+
+class GeneratorUnavailable(GeneratorError):
+    """The generator's endpoint is unreachable or answered with an error status."""
+
+
+class GeneratorTimeout(GeneratorError):
+    """The generator did not finish within its timeout."""
 
 
 class GroundTruthError(CiteError):

@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
 from citeline.retrieve.fuse import rrf
 from citeline.store import DocRecord, Store, StoredChunk, open_store
 from citeline.types import STRATEGIES, Answer, Citation, DocState, Document, Hit, Mode, Strategy
+
+if TYPE_CHECKING:  # the answer stage is imported when asked for: search needs none of it
+    from citeline.answer import Extractive, Generator
 
 PIPELINE_VERSION = "1"
 # Each ranked list handed to RRF is cut at this depth: deep enough that a chunk
@@ -482,21 +486,64 @@ class Index:
         timings["fetch"] = _ms(t)
         return SearchResult(query, mode, tuple(hits), timings)
 
-    def ask(self, question: str, mode: Mode = "hybrid") -> Answer:
-        """Gate the fused shortlist; cite what passes, or refuse before any model runs."""
+    @property
+    def generator_name(self) -> str | None:
+        """The index's own generator setting (``set_generator``), if any."""
+        return self.store.get_setting("generator")
+
+    def set_generator(self, name: str) -> None:
+        from citeline.answer import GENERATOR_NAMES
+
+        if name not in GENERATOR_NAMES:
+            raise ConfigError(f"generator: must be one of {', '.join(GENERATOR_NAMES)}, got {name!r}")
+        self.store.set_setting("generator", name)
+
+    def ask(
+        self,
+        question: str,
+        mode: Mode = "hybrid",
+        generator: Generator | Extractive | str | None = None,
+        *,
+        on_sources: Callable[[tuple[Citation, ...]], None] | None = None,
+        on_text: Callable[[str], None] | None = None,
+        show_prompt: bool = False,
+    ) -> Answer:
+        """Gate the fused shortlist; answer from what passes, or refuse before any model runs.
+
+        ``generator``: an instance, a registered name, or None for the index's
+        setting (default ``extractive``). ``on_sources`` gets the citation table
+        before generation starts; ``on_text`` makes an LLM stream (each piece is
+        checked before it is passed on). A generator failure is returned in
+        ``Answer.error`` together with the citations, never raised.
+        """
+        from citeline.answer import Extractive as _Extractive
+        from citeline.answer import (
+            GeneratorConfig,
+            extractive_answer,
+            generate_answer,
+            make_generator,
+        )
+
+        t_total = time.perf_counter()
+        if generator is None or isinstance(generator, str):
+            name = generator or self.generator_name or "extractive"
+            generator = make_generator(GeneratorConfig(name=name))  # type: ignore[arg-type]
         t = time.perf_counter()
         result = self.search(question, k=ASK_CANDIDATES, mode=mode)
         retrieval_ms = _ms(t)
+        t = time.perf_counter()
         decision = gate(result.hits, self.threshold)
-        timings = {"retrieval": retrieval_ms, **result.timings}
+        timings = {"retrieval": retrieval_ms, **result.timings, "gate": _ms(t)}
         if decision.refused:
             nearest = decision.nearest
             near = f"; the nearest chunk is at {nearest:.3f}" if nearest is not None else ""
+            timings["total"] = _ms(t_total)
             return Answer(
                 question=question, refused=True,
                 reason=f"no chunk under cosine distance {decision.threshold:g}{near}",
                 answer=refusal_line(question, decision.threshold), citations=(),
                 threshold=decision.threshold, nearest_distance=nearest, timings=timings,
+                generator=generator.name,
             )
         citations = tuple(
             Citation(
@@ -505,12 +552,37 @@ class Index:
             )
             for n, h in enumerate(decision.kept, start=1)
         )
-        text = "\n\n".join(f"[{c.index}] {c.quote}" for c in citations)
+        if on_sources is not None:
+            on_sources(citations)
+        if isinstance(generator, _Extractive):
+            drafted = extractive_answer(question, decision.kept, self.embedder, on_text=on_text)
+            if show_prompt:  # what an LLM would be given, for inspection
+                from citeline.answer import build_prompt
+
+                prompt = build_prompt(question, decision.kept)
+                drafted.prompt = prompt.text
+                drafted.prompt_tokens = self.embedder.count_tokens([prompt.text])[0]
+                drafted.prompt_tokenizer = f"{self.embedder.identity.model_id} word pieces"
+        else:
+            timeout = getattr(getattr(generator, "config", None), "timeout", None) or 60.0
+            drafted = generate_answer(
+                question, decision.kept, generator, self.embedder, timeout=float(timeout),
+                on_text=on_text, count_prompt=show_prompt,
+            )
+        timings.update(drafted.timings)
+        timings["total"] = _ms(t_total)
+        reason = f"{len(citations)} chunk(s) under cosine distance {decision.threshold:g}"
+        if drafted.error:
+            reason += f"; the generator failed: {drafted.error}"
         return Answer(
-            question=question, refused=False,
-            reason=f"{len(citations)} chunk(s) under cosine distance {decision.threshold:g}",
-            answer=text, citations=citations, threshold=decision.threshold,
-            nearest_distance=decision.nearest, timings=timings,
+            question=question, refused=False, reason=reason, answer=drafted.text,
+            citations=citations, threshold=decision.threshold,
+            nearest_distance=decision.nearest, timings=timings, generator=generator.name,
+            spans=drafted.spans, unused_sources=drafted.unused_sources,
+            invalid_markers=drafted.invalid_markers, stripped_links=drafted.stripped_links,
+            uncited_sentences=drafted.uncited_sentences, error=drafted.error,
+            prompt=drafted.prompt, prompt_tokens=drafted.prompt_tokens,
+            prompt_tokenizer=drafted.prompt_tokenizer,
         )
 
     def close(self) -> None:

@@ -199,6 +199,36 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class Span:
+    """One sentence an extractive answer selected: an exact sub-range of a document.
+
+    ``text == document_text[start:end]``; ``citation`` is the [n] of the hit it
+    came from and ``locator`` points at the sentence itself, not the whole chunk.
+    """
+
+    citation: int
+    document: str
+    start: int
+    end: int
+    locator: Locator
+    text: str
+    score: float  # cosine similarity of the sentence to the question
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "citation": self.citation,
+            "document": self.document,
+            "start": self.start,
+            "end": self.end,
+            "locator": self.locator.fragment,
+            "url": self.document + self.locator.fragment,
+            "location": self.locator.to_json(),
+            "text": self.text,
+            "score": round(self.score, 6),
+        }
+
+
+@dataclass(frozen=True)
 class Answer:
     """The result of ``ask``: either cited passages or an honest refusal."""
 
@@ -210,9 +240,20 @@ class Answer:
     threshold: float = 0.0
     nearest_distance: float | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    # What the answer step did; see citeline.answer. All [n] below are 1-based.
+    generator: str = "extractive"
+    spans: tuple[Span, ...] = ()  # extractive: the selected sentences, exact sub-ranges
+    unused_sources: tuple[int, ...] = ()  # sources given but never cited
+    invalid_markers: tuple[str, ...] = ()  # markers the output had that match no source
+    stripped_links: tuple[str, ...] = ()  # URLs/links removed from the output
+    uncited_sentences: tuple[str, ...] = ()  # answer sentences carrying no [n]
+    error: str | None = None  # the generator failed; the citations are still here
+    prompt: str = ""  # the prompt the generator saw ("" for extractive or a refusal)
+    prompt_tokens: int = 0
+    prompt_tokenizer: str = ""  # whose tokenizer counted prompt_tokens
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "question": self.question,
             "refused": self.refused,
             "reason": self.reason,
@@ -223,4 +264,13 @@ class Answer:
                 None if self.nearest_distance is None else round(self.nearest_distance, 6)
             ),
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
+            "generator": self.generator,
+            "spans": [sp.to_json() for sp in self.spans],
+            "unused_sources": list(self.unused_sources),
+            "invalid_markers": list(self.invalid_markers),
+            "stripped_links": list(self.stripped_links),
+            "uncited_sentences": list(self.uncited_sentences),
         }
+        if self.error is not None:
+            out["error"] = self.error
+        return out

