@@ -171,6 +171,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from citeline.embed import load_embedder
+    from citeline.eval.groundtruth import load_ground_truth
     from citeline.eval.harness import (
         EvalConfig,
         parse_comparison,
@@ -189,7 +190,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         compare=tuple(parse_comparison(c) for c in args.compare) if args.compare else None,
         progress=not args.quiet,
     )
-    config.comparisons()  # validate --compare before the model loads
+    config.comparisons()  # validate --compare and the ground truth before the model loads
+    load_ground_truth(args.gt_dir)
     settings = load_settings()
     embedder = load_embedder(args.model or settings.model_path or None, settings.model_id or None)
     data = run_eval(args.gt_dir, config, embedder=embedder)
