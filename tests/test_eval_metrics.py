@@ -46,14 +46,17 @@ def test_destroyed():
 
 def test_budgeted_recall_by_hand():
     contents = ["a" * 1500, "b" * 400 + "NEEDLE" + "c" * 94, "d" * 500]
-    # the needle starts at 1500 + 400 = 1900 and ends at 1906
+    # chunk 2 (500 chars) holds the needle: packed whole it ends at 1500 + 500 = 2000
     assert within_budget(contents, "NEEDLE", 2000)
-    assert within_budget(contents, "NEEDLE", 1906)
-    assert not within_budget(contents, "NEEDLE", 1905)  # not wholly inside
+    assert not within_budget(contents, "NEEDLE", 1999)  # chunk 2 no longer fits whole
+    assert within_budget(contents, "NEEDLE", 4000)
     # a needle spanning two chunks counts in neither
     assert not within_budget(["xx NEE", "DLE yy"], "NEEDLE", 4000)
-    # ranked first but its chunk is long: only the part inside the budget counts
-    assert not within_budget(["z" * 2500 + "NEEDLE"], "NEEDLE", 2000)
+    # ranked first but its chunk alone is over the budget: nothing is handed over
+    assert not within_budget(["NEEDLE" + "z" * 2500], "NEEDLE", 2000)
+    # blind 512-char chunks: 3 fit into 2,000 characters (1536), the 4th would not (2048)
+    blind = ["x" * 512] * 3 + ["NEEDLE".ljust(512, "y")]
+    assert not within_budget(blind, "NEEDLE", 2000) and within_budget(blind, "NEEDLE", 2048)
 
 
 def _trec(qrels, run, ks):

@@ -380,13 +380,15 @@ def _run_queries(
             ranks.append(metrics.first_correct_rank(contents, q.gt.needle))
             for b in metrics.BUDGETS:
                 budget_hits[b].append(metrics.within_budget(contents, q.gt.needle, b))
-            in_candidates.append([(h.distance, q.gt.needle in h.content) for h in hits])
-            nearest.append(round(min(h.distance for h in hits), 6) if hits else None)
+            gated = hits[:ASK_CANDIDATES]  # what `ask` hands the gate
+            in_candidates.append([(h.distance, q.gt.needle in h.content) for h in gated])
+            nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
         for u in gt.unanswerable:
             hits = _search(idx, u.query, depth, mode, timings)
-            out_candidates.append([h.distance for h in hits])
-            out_nearest.append(round(min(h.distance for h in hits), 6) if hits else None)
+            gated = hits[:ASK_CANDIDATES]
+            out_candidates.append([h.distance for h in gated])
+            out_nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
     finally:
         bar.close()

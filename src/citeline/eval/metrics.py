@@ -11,9 +11,10 @@ chunk in the retrieved list is correct):
   whatever depth was retrieved (the evaluator retrieves max(k)).
 * destroyed: the needle is contained whole in *no* chunk of the index; its
   recall ceiling is 0 whatever the retriever does.
-* budgeted recall R@Nch: the needle lies wholly inside the first N characters of
-  retrieved content, concatenated in rank order. It is the fair comparison when
-  chunk sizes differ: big chunks buy R@4 by handing the generator more text.
+* budgeted recall R@Nch: the needle is in one of the retrieved chunks that fit,
+  whole and in rank order, into the first N characters (see :func:`within_budget`).
+  It is the fair comparison when chunk sizes differ: big chunks buy R@4 by
+  handing the generator more text.
 """
 
 from __future__ import annotations
@@ -36,21 +37,22 @@ def first_correct_rank(contents: Sequence[str], needle: str) -> Rank:
 
 
 def within_budget(contents: Sequence[str], needle: str, budget: int) -> bool:
-    """Is the needle wholly inside the first ``budget`` characters of ``contents`` in order?
+    """Is the needle in a chunk that fits, whole, into the first ``budget`` characters?
 
-    The contents are laid end to end; a needle counts only inside one chunk
-    (a needle straddling two chunks is not in either). Example: contents
-    ["aaaa", "xyNEEDLE"], needle "NEEDLE", budget 12: the needle starts at
-    4 + 2 = 6 and ends at 12 <= 12, so True; with budget 11, False.
+    The retrieved chunks are packed whole, in rank order, into ``budget``
+    characters, as a prompt builder would hand them over: the first chunk that
+    does not fit ends the packing (no chunk is truncated). Correct when one of
+    the packed chunks contains the needle. Example: chunk lengths 1500, 500, 500
+    and the needle in the second: budget 2000 packs 1500 + 500 = 2000 -> True;
+    budget 1999 packs only the first -> False.
     """
     used = 0
     for content in contents:
-        if used >= budget:
-            return False
-        at = content.find(needle)
-        if at >= 0 and used + at + len(needle) <= budget:
-            return True
         used += len(content)
+        if used > budget:
+            return False
+        if needle in content:
+            return True
     return False
 
 

@@ -72,8 +72,8 @@ def render_markdown(data: dict[str, Any]) -> str:
         "",
         "A retrieval is correct when a returned chunk's `content` contains the needle whole. "
         "Every rate is shown with its 95% Wilson interval. R@2000ch / R@4000ch: the needle "
-        "lies wholly inside the first 2,000 / 4,000 characters of retrieved content in rank "
-        "order. MRR over the top " f"{max(ks)}.",
+        "is in one of the retrieved chunks that fit whole, in rank order, into 2,000 / 4,000 "
+        f"characters (what a prompt builder hands over). MRR over the top {max(ks)}.",
     ]
     for mode in cfg["modes"]:
         runs = [(rid, r) for rid, r in data["runs"].items() if r["mode"] == mode]
@@ -174,6 +174,7 @@ def plot_all(data: dict[str, Any], out: Path) -> list[Path]:
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     paths = []
     cfg = data["config"]
@@ -202,7 +203,8 @@ def plot_all(data: dict[str, Any], out: Path) -> list[Path]:
 
     sw = data["sweep"]
     fig, ax = plt.subplots(figsize=(7, 4))
-    bins = [i / 50 for i in range(0, 51)]
+    far = max([1.0, *sw["in_nearest"], *sw["out_nearest"]])  # cosine distance can pass 1
+    bins = [i * far / 50 for i in range(0, 51)]
     ax.hist(sw["in_nearest"], bins=bins, alpha=0.6, label=f"in-domain ({len(sw['in_nearest'])})")
     ax.hist(sw["out_nearest"], bins=bins, alpha=0.6,
             label=f"out-of-domain ({len(sw['out_nearest'])})")
@@ -210,7 +212,8 @@ def plot_all(data: dict[str, Any], out: Path) -> list[Path]:
     ax.axvline(prop, color="black", label=f"proposed threshold {prop:g}")
     ax.axvline(DEFAULT_THRESHOLD, color="grey", linestyle="--",
                label=f"default {DEFAULT_THRESHOLD:g}")
-    ax.set_xlim(0, 1)
+    ax.set_xlim(0, far)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("nearest cosine distance among the candidates")
     ax.set_ylabel("queries")
     ax.set_title(f"{sw['run']}: nearest distance, in- vs out-of-domain")
