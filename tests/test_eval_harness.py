@@ -16,6 +16,7 @@ import pytrec_eval
 
 from citeline import cli
 from citeline.eval import metrics
+from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.eval.harness import EvalConfig, parse_comparison, run_eval
 from citeline.eval.report import PLOTS, write_report
@@ -31,6 +32,11 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory, embedder):
     data = run_eval(GT, EvalConfig(out=out, strategies=("E", "A"), progress=False), embedder=embedder)
     write_report(data, out)
     return out, data
+
+
+def _cached(out: Path, embedder) -> CachingEmbedder:
+    """The eval's own embedding cache: the queries were embedded once already."""
+    return CachingEmbedder(embedder, out / "embed-cache.sqlite3")
 
 
 def test_report_files(evaluated):
@@ -103,7 +109,7 @@ def test_recall_and_mrr_match_trec_eval_on_the_same_runs(evaluated, embedder):
     """Re-run E/hybrid's queries on the eval's own index and score them with trec_eval."""
     out, data = evaluated
     gt = load_ground_truth(GT)
-    idx = Index(out / "indexes" / "E", embedder=embedder)
+    idx = Index(out / "indexes" / "E", embedder=_cached(out, embedder))
     try:
         rows = idx.store.all_chunks()  # type: ignore[attr-defined]
         qrels, run = {}, {}
@@ -127,7 +133,7 @@ def test_sweep_matches_what_ask_does(evaluated, embedder):
     assert sw["run"] == "E/hybrid" and len(sw["rows"]) == 25
     assert len(sw["in_nearest"]) == 12 and len(sw["out_nearest"]) == 3
     gt = load_ground_truth(GT)
-    idx = Index(out / "indexes" / "E", embedder=embedder)
+    idx = Index(out / "indexes" / "E", embedder=_cached(out, embedder))
     try:
         for row in (sw["rows"][8], sw["proposed"]):  # 0.50 and the proposal
             idx.set_threshold(row["threshold"])
