@@ -339,6 +339,82 @@ def cmd_keys(args: argparse.Namespace) -> int:
         print(f"citeline: error: no active key '{args.key_id}'", file=sys.stderr)
         return 2
     print(f"revoked {args.key_id}")
+
+# --- eval / calibrate --------------------------------------------------------------------
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Score retrieval on a ground-truth folder: every strategy x mode, with intervals."""
+    from pathlib import Path
+
+    from citeline.embed import load_embedder
+    from citeline.eval.groundtruth import load_ground_truth
+    from citeline.eval.harness import (
+        EvalConfig,
+        parse_comparison,
+        parse_ks,
+        parse_modes,
+        parse_strategies,
+        run_eval,
+    )
+    from citeline.eval.report import write_report
+
+    config = EvalConfig(
+        out=Path(args.out),
+        strategies=parse_strategies(args.strategies),
+        modes=parse_modes(args.modes),
+        ks=parse_ks(args.k),
+        compare=tuple(parse_comparison(c) for c in args.compare) if args.compare else None,
+        progress=not args.quiet,
+    )
+    config.comparisons()  # validate --compare and the ground truth before the model loads
+    load_ground_truth(args.gt_dir)
+    settings = load_settings()
+    embedder = load_embedder(args.model or settings.model_path or None, settings.model_id or None)
+    data = run_eval(args.gt_dir, config, embedder=embedder)
+    paths = write_report(data, args.out)
+    ks = config.ks
+    print(f"{'run':<10} {'chunks':>6} {'destr':>5} " + " ".join(f"{'R@' + str(k):>6}" for k in ks)
+          + f" {'MRR':>6}")
+    for rid, r in data["runs"].items():
+        print(f"{rid:<10} {r['chunks']:>6} {r['destroyed']:>5} "
+              + " ".join(f"{r['recall'][str(k)]['value']:>6.3f}" for k in ks) + f" {r['mrr']:>6.3f}")
+    for c in data["comparisons"]:
+        print(f"{c['label']}: +{c['wins']}/-{c['losses']}, p = {c['p']:.4f}")
+    prop = data["sweep"]["proposed"]
+    print(f"threshold sweep ({data['sweep']['run']}): proposed {prop['threshold']:g} "
+          f"({prop['refused']} refused, {prop['bluffs']} bluffs)")
+    print("report: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Sweep the refusal threshold on an index; propose (and --apply) the best one."""
+    from citeline.eval.harness import calibrate
+
+    idx = _open(args)
+    rep = calibrate(args.gt_dir, idx, mode=args.mode or load_settings().mode,
+                    bluff_cost=args.bluff_cost, progress=not args.quiet)
+    prop = rep["proposed"]
+    if args.apply:
+        idx.set_threshold(prop["threshold"])
+    rep["applied"] = bool(args.apply)
+    if args.json:
+        _print_json(rep)
+        return 0
+    print(f"{'threshold':>9}  {'refused':>8}  {'correct':>8}  {'no needle':>9}  {'bluffs':>7}  cost")
+    for r in rep["rows"]:
+        mark = "  <- proposed" if r["threshold"] == prop["threshold"] else ""
+        cost = r["refused"] + args.bluff_cost * r["bluffs"]
+        print(f"{r['threshold']:>9.3f}  {r['refused']:>4}/{r['n_in']:<3}  {r['correct']:>4}/{r['n_in']:<3}"
+              f"  {r['wrong']:>9}  {r['bluffs']:>3}/{r['n_out']:<3}  {cost:g}{mark}")
+    sep = rep["separation"]
+    print(f"worst in-domain nearest distance {sep['worst_in_domain']:.3f}, best out-of-domain "
+          f"{sep['best_out_of_domain']:.3f}: "
+          + ("separable" if sep["separable"] else "no threshold separates them"))
+    print(f"proposed threshold {prop['threshold']:g} at bluff cost {args.bluff_cost:g} "
+          f"(current {rep['current_threshold']:g})"
+          + ("; applied" if args.apply else "; pass --apply to store it in the index"))
     return 0
 
 
@@ -464,7 +540,47 @@ def build_parser() -> argparse.ArgumentParser:
     keys_parser("list", "list keys (ids, scopes, collections; never the secrets)")
     kp = keys_parser("revoke", "revoke a key by its id")
     kp.add_argument("key_id", metavar="KEY_ID", help="the key's id (8 hex digits) or the key itself")
+
+    _add_eval_parsers(sub, add)
     return p
+
+
+def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argparse.ArgumentParser]) -> None:
+    from citeline.eval.sweep import DEFAULT_BLUFF_COST
+
+    help_ = "score retrieval on a ground-truth folder (strategies x modes, intervals, paired tests)"
+    sp = sub.add_parser("eval", help=help_, description=help_)
+    sp.set_defaults(handler=cmd_eval)
+    COMMANDS["eval"] = cmd_eval
+    sp.add_argument("gt_dir", metavar="GT_DIR",
+                    help="ground-truth folder: docs/, MANIFEST.json, questions.jsonl, unanswerable.jsonl")
+    sp.add_argument("--strategies", default="".join(STRATEGIES), metavar="LETTERS",
+                    help="chunking strategies to build, e.g. AE (default ABCDEF)")
+    sp.add_argument("--modes", default=",".join(MODES), metavar="LIST",
+                    help="retrieval modes, comma-separated from dense,bm25,hybrid (default all)")
+    sp.add_argument("--k", default="1,4,8,20", metavar="LIST",
+                    help="cut-offs for recall@k, comma-separated (default 1,4,8,20)")
+    sp.add_argument("--out", default="reports/eval", metavar="DIR",
+                    help="where report.md, report.json, plots, indexes and the embedding cache go")
+    sp.add_argument("--compare", action="append", default=None, metavar="X:Y@K",
+                    help="a paired comparison, e.g. E:A@20 or E/hybrid:E/dense@4 (repeatable; "
+                    "replaces the default set)")
+    sp.add_argument("--model", default=None, metavar="PATH",
+                    help="local sentence-transformers folder (default: bundled all-MiniLM-L6-v2)")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+
+    sp = add("calibrate", cmd_calibrate,
+             "sweep the refusal threshold on an index with in- and out-of-domain questions")
+    sp.add_argument("gt_dir", metavar="GT_DIR",
+                    help="ground-truth folder whose questions and unanswerable.jsonl are asked")
+    sp.add_argument("--bluff-cost", type=float, default=DEFAULT_BLUFF_COST, metavar="C",
+                    help=f"cost of one bluff in refusals; the proposal minimises refusals + C x "
+                    f"bluffs (default {DEFAULT_BLUFF_COST:g})")
+    sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
+    sp.add_argument("--apply", action="store_true",
+                    help="store the proposed threshold in the index (used by ask from then on)")
+    sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

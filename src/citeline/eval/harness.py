@@ -1,0 +1,445 @@
+"""Run the evaluation on the real pipeline: index per strategy, query per mode, score.
+
+For every strategy a real :class:`~citeline.pipeline.Index` (SQLite) is built
+under ``OUT/indexes/<strategy>`` from ``GT_DIR/docs``, and every query of every
+phrasing is sent through ``Index.search`` in every mode: no shortcut around the
+product. The model is wrapped in a :class:`~citeline.eval.cache.CachingEmbedder`
+(``OUT/embed-cache.sqlite3``), so identical texts are embedded once across
+strategies and across runs.
+
+The result is one JSON-able dict (see :func:`run_eval`); :mod:`citeline.eval.report`
+turns it into report.md, report.json and plots.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from citeline.chunk import DEFAULT_BUDGET, DEFAULT_OVERLAP
+from citeline.embed import Embedder, load_embedder
+from citeline.errors import CiteError, ConfigError
+from citeline.eval import metrics, stats
+from citeline.eval import sweep as sweeps
+from citeline.eval.cache import CachingEmbedder
+from citeline.eval.groundtruth import GroundTruthSet, Query, load_ground_truth
+from citeline.pipeline import ASK_CANDIDATES, Index
+from citeline.store.sqlite import DB_NAME
+from citeline.types import MODES, STRATEGIES, Hit, Mode, Strategy
+
+DEFAULT_KS: tuple[int, ...] = (1, 4, 8, 20)
+# The chapter's comparisons: does structure help (E vs A), does the header help
+# (E vs C), does overlap rescue blind cuts (B vs A), does overlap help on top of
+# the header (F vs E), does BM25 add anything to dense (hybrid vs dense/BM25).
+DEFAULT_COMPARISONS: tuple[tuple[str, str, int], ...] = (
+    ("E/dense", "A/dense", 20),
+    ("E/dense", "C/dense", 20),
+    ("B/dense", "A/dense", 8),
+    ("F/dense", "E/dense", 20),
+    ("E/hybrid", "E/dense", 4),
+    ("E/hybrid", "E/bm25", 4),
+)
+# The sweep runs on what `ask` uses by default: strategy E, hybrid retrieval.
+SWEEP_RUN = "E/hybrid"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    x: str  # run id "E/dense"
+    y: str
+    k: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.x} vs {self.y} @ R@{self.k}"
+
+
+def parse_run(spec: str) -> str:
+    """``E`` -> ``E/dense``; ``E/hybrid`` stays; anything else is a ConfigError."""
+    s, _, m = spec.strip().partition("/")
+    m = m or "dense"
+    if s not in STRATEGIES or m not in MODES:
+        raise ConfigError(
+            f"--compare: run {spec!r} must be STRATEGY or STRATEGY/MODE "
+            f"(strategy one of {''.join(STRATEGIES)}, mode one of {', '.join(MODES)})"
+        )
+    return f"{s}/{m}"
+
+
+def parse_comparison(spec: str) -> Comparison:
+    """``X:Y@K``, e.g. ``E:A@20`` or ``E/hybrid:E/dense@4``."""
+    pair, at, k = spec.partition("@")
+    x, colon, y = pair.partition(":")
+    if not at or not colon or not k.strip().isdigit() or int(k) < 1:
+        raise ConfigError(f"--compare: {spec!r} must look like X:Y@K, e.g. E:A@20 or E/hybrid:E/dense@4")
+    return Comparison(parse_run(x), parse_run(y), int(k))
+
+
+def parse_strategies(spec: str) -> tuple[Strategy, ...]:
+    letters = [c for c in spec.upper() if not c.isspace() and c != ","]
+    bad = [c for c in letters if c not in STRATEGIES]
+    if bad or not letters:
+        raise ConfigError(f"--strategies: letters from {''.join(STRATEGIES)}, got {spec!r}")
+    return tuple(dict.fromkeys(letters))  # type: ignore[arg-type]
+
+
+def parse_modes(spec: str) -> tuple[Mode, ...]:
+    modes = [m.strip() for m in spec.split(",") if m.strip()]
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        raise ConfigError(
+            f"--modes: comma-separated from {', '.join(MODES)}, got {spec!r}"
+            + (" (there is no rerank stage yet)" if "rerank" in bad else "")
+        )
+    return tuple(dict.fromkeys(modes))  # type: ignore[arg-type]
+
+
+def parse_ks(spec: str) -> tuple[int, ...]:
+    try:
+        ks = sorted({int(x) for x in spec.split(",") if x.strip()})
+    except ValueError as exc:
+        raise ConfigError(f"--k: comma-separated positive integers, got {spec!r}") from exc
+    if not ks or ks[0] < 1:
+        raise ConfigError(f"--k: comma-separated positive integers, got {spec!r}")
+    return tuple(ks)
+
+
+@dataclass
+class EvalConfig:
+    out: Path
+    strategies: tuple[Strategy, ...] = STRATEGIES
+    modes: tuple[Mode, ...] = MODES
+    ks: tuple[int, ...] = DEFAULT_KS
+    compare: tuple[Comparison, ...] | None = None  # None = the defaults that were run
+    thresholds: tuple[float, ...] = field(default_factory=lambda: tuple(sweeps.grid()))
+    bluff_cost: float = sweeps.DEFAULT_BLUFF_COST
+    progress: bool = True
+
+    @property
+    def runs(self) -> list[str]:
+        return [f"{s}/{m}" for s in self.strategies for m in self.modes]
+
+    def comparisons(self) -> tuple[list[Comparison], list[tuple[Comparison, str]]]:
+        """(comparisons to run, default comparisons skipped with the reason)."""
+        runs = set(self.runs)
+        if self.compare is not None:
+            missing = [r for c in self.compare for r in (c.x, c.y) if r not in runs]
+            if missing:
+                raise ConfigError(
+                    f"--compare: run(s) {', '.join(dict.fromkeys(missing))} not evaluated "
+                    f"(--strategies {''.join(self.strategies)} --modes {','.join(self.modes)})"
+                )
+            bad_k = [c for c in self.compare if c.k > max(self.ks)]
+            if bad_k:
+                raise ConfigError(f"--compare: K={bad_k[0].k} is deeper than max --k {max(self.ks)}")
+            return list(self.compare), []
+        todo, skipped = [], []
+        for x, y, k in DEFAULT_COMPARISONS:
+            c = Comparison(x, y, k)
+            if x in runs and y in runs and k <= max(self.ks):
+                todo.append(c)
+            else:
+                skipped.append((c, "not in this evaluation's strategies/modes/k"))
+        return todo, skipped
+
+    @property
+    def sweep_run(self) -> str:
+        runs = self.runs
+        if SWEEP_RUN in runs:
+            return SWEEP_RUN
+        return next((r for r in runs if r.endswith("/hybrid")), runs[0])
+
+
+def _bar(total: int, desc: str, enabled: bool):  # type: ignore[no-untyped-def]
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="query", disable=not enabled, file=sys.stderr,
+                dynamic_ncols=True, leave=False)
+
+
+def _say(msg: str, enabled: bool) -> None:
+    if enabled:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _quantiles(values: Sequence[float]) -> dict[str, float | int | None]:
+    if not values:
+        return {"median": None, "p95": None, "n": 0}
+    arr = np.asarray(values, dtype=np.float64)
+    return {"median": round(float(np.median(arr)), 4),
+            "p95": round(float(np.percentile(arr, 95)), 4), "n": len(values)}
+
+
+def _rate(hits: Sequence[bool]) -> dict[str, float | int]:
+    n, s = len(hits), sum(hits)
+    low, high = stats.wilson_interval(s, n)
+    return {"value": round(s / n, 4) if n else 0.0, "hits": s, "n": n,
+            "low": round(low, 4), "high": round(high, 4)}
+
+
+def summarize(ranks: Sequence[int | None], ks: Sequence[int],
+              budget_hits: dict[int, list[bool]] | None = None) -> dict[str, Any]:
+    """R@k with Wilson intervals, MRR and budgeted recall over one run's ranks."""
+    out: dict[str, Any] = {
+        "n": len(ranks),
+        "recall": {str(k): _rate(metrics.hits_at(ranks, k)) for k in ks},
+        "mrr": round(metrics.mrr(ranks), 4),
+    }
+    if budget_hits is not None:
+        out["budgeted"] = {str(b): _rate(h) for b, h in budget_hits.items()}
+    return out
+
+
+def _prepare_index_dir(path: Path) -> None:
+    """Start each strategy from an empty index; refuse to delete anything not ours."""
+    if path.exists():
+        if not (path / DB_NAME).exists() and any(path.iterdir()):
+            raise ConfigError(f"{path}: exists and is not a citeline index; choose another --out")
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+
+
+def run_eval(gt_dir: str | Path, config: EvalConfig, embedder: Embedder | None = None) -> dict[str, Any]:
+    """Evaluate every strategy x mode of ``config`` on the ground truth at ``gt_dir``.
+
+    The ground truth and every option are validated before any index is built.
+    """
+    gt = load_ground_truth(gt_dir)
+    comparisons, skipped = config.comparisons()
+    ks = config.ks
+    depth = max(max(ks), ASK_CANDIDATES)  # ranks use the top max(k); the gate sees 25
+    progress = config.progress
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    inner = embedder if embedder is not None else load_embedder()
+    cache = CachingEmbedder(inner, out / "embed-cache.sqlite3")
+    queries = gt.queries()
+    data: dict[str, Any] = {
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "ground_truth": _gt_summary(gt),
+        "config": {
+            "strategies": list(config.strategies), "modes": list(config.modes),
+            "ks": list(ks), "budgets": list(metrics.BUDGETS), "model": inner.identity.key,
+            "chunk_budget": DEFAULT_BUDGET, "overlap": DEFAULT_OVERLAP, "window": inner.window,
+            "candidates": ASK_CANDIDATES,
+        },
+        "strategies": {}, "runs": {},
+        "queries": [{"qid": q.qid, "gt": q.gt.id, "phrasing": q.phrasing, "query": q.text,
+                     "doc": q.gt.doc, "ranks": {}, "nearest": {}} for q in queries],
+        "unanswerable": [{"id": u.id, "kind": u.kind, "query": u.query, "nearest": {}}
+                         for u in gt.unanswerable],
+    }
+    sweep_inputs: tuple[list[list[tuple[float, bool]]], list[list[float]]] | None = None
+    try:
+        for strategy in config.strategies:
+            idx_dir = out / "indexes" / strategy
+            _prepare_index_dir(idx_dir)
+            idx = Index(idx_dir, embedder=cache)
+            try:
+                _say(f"strategy {strategy}: indexing {len(gt.texts)} documents", progress)
+                misses0, model_s0 = cache.misses, cache.model_seconds
+                report = idx.index(gt.docs_dir, strategy=strategy, progress=progress)
+                if report.failed:
+                    path, reason = report.failed[0]
+                    raise CiteError(f"{gt.docs_dir / path}: failed to index: {reason}")
+                data["strategies"][strategy] = _strategy_summary(
+                    idx, gt, report.seconds, cache.misses - misses0,
+                    cache.model_seconds - model_s0,
+                )
+                for mode in config.modes:
+                    run = f"{strategy}/{mode}"
+                    res = _run_queries(idx, gt, queries, mode, ks, depth, progress, run)
+                    for row, rank, near in zip(data["queries"], res["ranks"], res["nearest"],
+                                               strict=True):
+                        row["ranks"][run] = rank
+                        row["nearest"][run] = near
+                    for row, near in zip(data["unanswerable"], res["out_nearest"], strict=True):
+                        row["nearest"][run] = near
+                    by_phrasing = {
+                        ph: summarize([r for q, r in zip(queries, res["ranks"], strict=True)
+                                       if q.phrasing == ph], ks)
+                        for ph in gt.phrasings
+                    }
+                    data["runs"][run] = {
+                        "strategy": strategy, "mode": mode, "chunks": data["strategies"][strategy]["chunks"],
+                        "destroyed": len(data["strategies"][strategy]["destroyed"]),
+                        **summarize(res["ranks"], ks, res["budget_hits"]),
+                        "by_phrasing": by_phrasing,
+                        "timings_ms": {stage: _quantiles(v) for stage, v in res["timings"].items()},
+                    }
+                    if run == config.sweep_run:
+                        sweep_inputs = (res["in_candidates"], res["out_candidates"])
+            finally:
+                idx.close()
+        data["timings"] = {"query_embedding_ms": _time_query_embedding(inner, gt)}
+    finally:
+        cache.close()
+
+    data["comparisons"] = [
+        {"x": c.x, "y": c.y, "k": c.k, "label": c.label,
+         **stats.paired(_correct(data, c.x, c.k), _correct(data, c.y, c.k)).to_json()}
+        for c in comparisons
+    ]
+    data["comparisons_skipped"] = [{"label": c.label, "reason": why} for c, why in skipped]
+    assert sweep_inputs is not None
+    data["sweep"] = sweep_report(config.sweep_run, *sweep_inputs, config.thresholds,
+                                 config.bluff_cost)
+    return data
+
+
+def sweep_report(
+    run: str, in_candidates: list[list[tuple[float, bool]]], out_candidates: list[list[float]],
+    thresholds: Sequence[float], bluff_cost: float,
+) -> dict[str, Any]:
+    rows = sweeps.sweep(in_candidates, out_candidates, thresholds)
+    best = sweeps.propose_threshold(rows, bluff_cost)
+    in_nearest = [min((d for d, _ in c), default=2.0) for c in in_candidates]
+    out_nearest = [min(c, default=2.0) for c in out_candidates]
+    return {
+        "run": run, "bluff_cost": bluff_cost, "rows": [r.to_json() for r in rows],
+        "proposed": best.to_json(),
+        "separation": sweeps.separation(in_nearest, out_nearest),
+        "in_nearest": [round(d, 6) for d in in_nearest],
+        "out_nearest": [round(d, 6) for d in out_nearest],
+    }
+
+
+def _correct(data: dict[str, Any], run: str, k: int) -> list[bool]:
+    return [r["ranks"][run] is not None and r["ranks"][run] <= k for r in data["queries"]]
+
+
+def _gt_summary(gt: GroundTruthSet) -> dict[str, Any]:
+    m = gt.manifest
+    kinds = {k: sum(1 for u in gt.unanswerable if u.kind == k) for k in ("near", "off")}
+    return {
+        "root": str(gt.root), "source": m.get("source"), "commit": m.get("commit"),
+        "license": m.get("license"), "attribution": m.get("attribution"),
+        "documents": len(gt.texts), "chars": sum(len(t) for t in gt.texts.values()),
+        "ground_truths": len(gt.questions), "queries": len(gt.queries()),
+        "phrasings": gt.phrasings, "unanswerable": len(gt.unanswerable), "unanswerable_kinds": kinds,
+    }
+
+
+def _strategy_summary(
+    idx: Index, gt: GroundTruthSet, seconds: float, model_texts: int, model_seconds: float
+) -> dict[str, Any]:
+    st = idx.store.stats()
+    all_chunks = getattr(idx.store, "all_chunks", None)
+    if all_chunks is None:
+        raise ConfigError(f"{idx.location}: this store cannot list its chunks for evaluation")
+    by_doc: dict[str, list[Any]] = {}
+    for row in all_chunks():
+        by_doc.setdefault(row.document, []).append(row)
+    destroyed = []
+    for q in gt.questions:
+        rows = by_doc.get(q.doc, [])
+        if metrics.is_destroyed((r.content for r in rows), q.needle):
+            cut = [r for r in rows if r.start < q.end and q.start < r.end]
+            destroyed.append({
+                "id": q.id, "doc": q.doc, "needle": [q.start, q.end],
+                "cut_by": [{"start": r.start, "end": r.end, "section": r.section} for r in cut],
+            })
+    return {
+        "chunks": st.chunks, "documents": len(by_doc), "tokens": st.tokens,
+        "header_tokens": st.header_tokens,
+        "header_share": round(st.header_tokens / st.tokens, 4) if st.tokens else 0.0,
+        "over_window": st.over_window, "index_seconds": round(seconds, 3),
+        "index_ms_per_chunk": round(seconds * 1000 / st.chunks, 3) if st.chunks else None,
+        "model_embedded": model_texts,
+        "model_ms_per_text": round(model_seconds * 1000 / model_texts, 3) if model_texts else None,
+        "destroyed": destroyed,
+    }
+
+
+def _run_queries(
+    idx: Index, gt: GroundTruthSet, queries: list[Query], mode: Mode, ks: Sequence[int],
+    depth: int, progress: bool, run: str,
+) -> dict[str, Any]:
+    kmax = max(ks)
+    ranks: list[int | None] = []
+    nearest: list[float | None] = []
+    budget_hits: dict[int, list[bool]] = {b: [] for b in metrics.BUDGETS}
+    in_candidates: list[list[tuple[float, bool]]] = []
+    out_candidates: list[list[float]] = []
+    out_nearest: list[float | None] = []
+    timings: dict[str, list[float]] = {}
+    bar = _bar(len(queries) + len(gt.unanswerable), f"querying {run}", progress)
+    try:
+        for q in queries:
+            hits = _search(idx, q.text, depth, mode, timings)
+            contents = [h.content for h in hits[:kmax]]
+            ranks.append(metrics.first_correct_rank(contents, q.gt.needle))
+            for b in metrics.BUDGETS:
+                budget_hits[b].append(metrics.within_budget(contents, q.gt.needle, b))
+            gated = hits[:ASK_CANDIDATES]  # what `ask` hands the gate
+            in_candidates.append([(h.distance, q.gt.needle in h.content) for h in gated])
+            nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
+            bar.update(1)
+        for u in gt.unanswerable:
+            hits = _search(idx, u.query, depth, mode, timings)
+            gated = hits[:ASK_CANDIDATES]
+            out_candidates.append([h.distance for h in gated])
+            out_nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
+            bar.update(1)
+    finally:
+        bar.close()
+    return {"ranks": ranks, "nearest": nearest, "budget_hits": budget_hits,
+            "in_candidates": in_candidates, "out_candidates": out_candidates,
+            "out_nearest": out_nearest, "timings": timings}
+
+
+def _search(idx: Index, text: str, k: int, mode: Mode, timings: dict[str, list[float]]) -> list[Hit]:
+    result = idx.search(text, k=k, mode=mode)
+    for stage, ms in result.timings.items():
+        if stage != "embed":  # the cached query vector: timed separately on the model
+            timings.setdefault(stage, []).append(ms)
+    return list(result.hits)
+
+
+def _time_query_embedding(embedder: Embedder, gt: GroundTruthSet) -> dict[str, Any]:
+    """The model's time for one query, one at a time, as `search` embeds it."""
+    texts = [q.text for q in gt.queries()] + [u.query for u in gt.unanswerable]
+    embedder.embed(texts[:1])  # warm-up: the first call allocates
+    times = []
+    for t in texts:
+        t0 = time.perf_counter()
+        embedder.embed([t])
+        times.append((time.perf_counter() - t0) * 1000)
+    return _quantiles(times)
+
+
+# --- calibrate ---------------------------------------------------------------------------
+
+
+def calibrate(
+    gt_dir: str | Path, idx: Index, mode: Mode = "hybrid", bluff_cost: float = sweeps.DEFAULT_BLUFF_COST,
+    thresholds: Sequence[float] | None = None, progress: bool = True,
+) -> dict[str, Any]:
+    """The threshold sweep on an existing index with ``gt_dir``'s in- and out-of-domain queries."""
+    gt = load_ground_truth(gt_dir)
+    if not gt.unanswerable:
+        raise ConfigError(f"{gt.root / 'unanswerable.jsonl'}: calibrate needs out-of-domain questions")
+    if bluff_cost < 0:
+        raise ConfigError(f"--bluff-cost: must be >= 0, got {bluff_cost}")
+    if idx.store.stats().chunks == 0:
+        raise ConfigError(f"{idx.location}: the index is empty; index the documents first")
+    queries = gt.queries()
+    res = _run_queries(idx, gt, queries, mode, (ASK_CANDIDATES,), ASK_CANDIDATES, progress,
+                       f"calibrate/{mode}")
+    report = sweep_report(mode, res["in_candidates"], res["out_candidates"],
+                          thresholds or sweeps.grid(), bluff_cost)
+    report["current_threshold"] = idx.threshold
+    report["index"] = idx.location
+    report["n_in"] = len(queries)
+    report["n_out"] = len(gt.unanswerable)
+    report["never_retrieved"] = sum(1 for r in res["ranks"] if r is None)
+    return report

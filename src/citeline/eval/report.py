@@ -1,0 +1,244 @@
+"""Write an evaluation (the dict :func:`citeline.eval.harness.run_eval` returns) to disk.
+
+``report.json`` is that dict as is (per query, the rank of the needle in every
+run, so any two runs can be compared later); ``report.md`` is the same figures
+as tables; ``recall_at_k.png``, ``distances.png`` and ``sweep.png`` are the plots
+(matplotlib, Agg backend: no display needed).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from citeline.eval.metrics import BUDGETS
+from citeline.gate import DEFAULT_THRESHOLD
+
+PLOTS = ("recall_at_k.png", "distances.png", "sweep.png")
+
+
+def write_report(data: dict[str, Any], out: str | Path) -> list[Path]:
+    """Write report.json, report.md and the plots into ``out``; return the paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "report.json", out / "report.md"]
+    paths[0].write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    paths[1].write_text(render_markdown(data), encoding="utf-8")
+    paths += plot_all(data, out)
+    return paths
+
+
+# --- markdown ----------------------------------------------------------------------------
+
+
+def _ci(r: dict[str, Any]) -> str:
+    return f"{r['value']:.3f} [{r['low']:.2f}, {r['high']:.2f}]"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
+
+
+def _ms(q: dict[str, Any]) -> str:
+    if q.get("median") is None:
+        return "–"
+    return f"{q['median']:.2f} / {q['p95']:.2f}"
+
+
+def render_markdown(data: dict[str, Any]) -> str:
+    gt, cfg = data["ground_truth"], data["config"]
+    ks = cfg["ks"]
+    lines = [
+        "# Retrieval evaluation",
+        "",
+        f"Ground truth `{gt['root']}`: {gt['documents']} documents ({gt['chars']:,} characters), "
+        f"{gt['ground_truths']} ground truths x {len(gt['phrasings'])} phrasings "
+        f"({', '.join(gt['phrasings'])}) = {gt['queries']} queries; {gt['unanswerable']} "
+        f"unanswerable ({gt['unanswerable_kinds']['near']} near, "
+        f"{gt['unanswerable_kinds']['off']} off-topic).",
+    ]
+    if gt.get("source"):
+        lines += ["", f"Source: {gt['source']} @ {str(gt.get('commit') or '')[:12]}, "
+                  f"license {gt.get('license')}. {gt.get('attribution') or ''}"]
+    lines += [
+        "",
+        f"Model `{cfg['model']}`; chunk budget {cfg['chunk_budget']} characters, overlap "
+        f"{cfg['overlap']}, encoder window {cfg['window']}. Run {data['created']}.",
+        "",
+        "A retrieval is correct when a returned chunk's `content` contains the needle whole. "
+        "Every rate is shown with its 95% Wilson interval. R@2000ch / R@4000ch: the needle "
+        "is in one of the retrieved chunks that fit whole, in rank order, into 2,000 / 4,000 "
+        f"characters (what a prompt builder hands over). MRR over the top {max(ks)}.",
+    ]
+    for mode in cfg["modes"]:
+        runs = [(rid, r) for rid, r in data["runs"].items() if r["mode"] == mode]
+        header = ["strategy", "chunks", "destroyed", *[f"R@{k}" for k in ks], "MRR",
+                  *[f"R@{b}ch" for b in BUDGETS]]
+        rows = [
+            [r["strategy"], str(r["chunks"]), str(r["destroyed"]),
+             *[_ci(r["recall"][str(k)]) for k in ks], f"{r['mrr']:.3f}",
+             *[f"{r['budgeted'][str(b)]['value']:.3f}" for b in BUDGETS]]
+            for _rid, r in runs
+        ]
+        lines += ["", f"## Mode: {mode}", "", *_table(header, rows)]
+
+    lines += ["", "## By phrasing", ""]
+    header = ["run", "phrasing", *[f"R@{k}" for k in ks], "MRR"]
+    rows = []
+    for rid, r in data["runs"].items():
+        for ph, s in r["by_phrasing"].items():
+            rows.append([rid, ph, *[_ci(s["recall"][str(k)]) for k in ks], f"{s['mrr']:.3f}"])
+    lines += _table(header, rows)
+
+    lines += ["", "## Paired comparisons", "",
+              "Wins: queries the first run gets right at R@K and the second does not; losses the "
+              "reverse. p: exact two-sided sign test on the discordant queries.", ""]
+    rows = [[c["label"], f"+{c['wins']}", f"-{c['losses']}", str(c["both"]), str(c["neither"]),
+             f"{c['p']:.4f}"] for c in data["comparisons"]]
+    lines += _table(["comparison", "wins", "losses", "both right", "both wrong", "p"], rows)
+    for s in data.get("comparisons_skipped", []):
+        lines.append(f"\n(skipped {s['label']}: {s['reason']})")
+
+    lines += ["", "## Destroyed ground truths", "",
+              "A needle contained whole in no chunk: its recall ceiling is 0.", ""]
+    any_destroyed = False
+    for strat, s in data["strategies"].items():
+        for d in s["destroyed"]:
+            any_destroyed = True
+            cuts = "; ".join(f"chunk {c['start']}-{c['end']}" for c in d["cut_by"])
+            lines.append(f"- {strat}: {d['id']} ({d['doc']}, needle {d['needle'][0]}-"
+                         f"{d['needle'][1]}) cut by {cuts}")
+    if not any_destroyed:
+        lines.append("None.")
+
+    lines += ["", "## Tokens and timings", "",
+              "Embedded tokens are counted with the model's tokenizer over each chunk's `text` "
+              "(header included). Index ms/chunk is this run's wall time (extract, chunk, "
+              "embed or take from the cache, write); model ms/text is the model alone over "
+              "the texts it had not seen before (– when all came from the cache).", ""]
+    rows = [
+        [k, str(s["chunks"]), f"{s['tokens']:,}", f"{s['header_share']:.1%}", str(s["over_window"]),
+         f"{s['index_ms_per_chunk']:.2f}" if s["index_ms_per_chunk"] is not None else "–",
+         str(s["model_embedded"]),
+         f"{s['model_ms_per_text']:.2f}" if s["model_ms_per_text"] is not None else "–"]
+        for k, s in data["strategies"].items()
+    ]
+    lines += _table(["strategy", "chunks", "embedded tokens", "header share", "over window",
+                     "index ms/chunk", "texts embedded now", "model ms/text"], rows)
+    qe = data.get("timings", {}).get("query_embedding_ms", {})
+    lines += ["", f"Query embedding (model, one query at a time): median / p95 {_ms(qe)} ms.", "",
+              "Per query, median / p95 in ms:", ""]
+    rows = [[rid, *[_ms(r["timings_ms"].get(st, {})) for st in ("dense", "bm25", "fuse", "fetch")]]
+            for rid, r in data["runs"].items()]
+    lines += _table(["run", "dense scan", "BM25", "fusion", "fetch"], rows)
+
+    sw = data["sweep"]
+    sep = sw["separation"]
+    prop = sw["proposed"]
+    lines += [
+        "", f"## Threshold sweep ({sw['run']})", "",
+        f"The real gate: at most 4 hits under the threshold, of the top {cfg['candidates']} "
+        "candidates. refused: in-domain queries that got NO ANSWER; correct: answered with the "
+        "needle among the kept hits; bluffs: unanswerable queries that got an answer.", "",
+        f"Worst in-domain nearest distance {_f(sep['worst_in_domain'])}, best out-of-domain "
+        f"{_f(sep['best_out_of_domain'])}: "
+        + ("a threshold between them separates the two sets." if sep["separable"]
+           else "no threshold separates them."),
+        "",
+        f"Proposed threshold at bluff cost {sw['bluff_cost']:g}: **{prop['threshold']:g}** "
+        f"({prop['refused']} refused, {prop['correct']} correct, {prop['bluffs']} bluffs of "
+        f"{prop['n_out']}). `citeline calibrate GT_DIR --index DIR --apply` stores one in an index.",
+        "",
+    ]
+    rows = [[f"{r['threshold']:.3f}", f"{r['refused']}/{r['n_in']}", f"{r['correct']}/{r['n_in']}",
+             str(r["wrong"]), f"{r['bluffs']}/{r['n_out']}"] for r in sw["rows"]]
+    lines += _table(["threshold", "refused", "correct", "answered without needle", "bluffs"], rows)
+    lines += ["", "## Plots", "", *[f"![{p}]({p})" for p in PLOTS], ""]
+    return "\n".join(lines)
+
+
+def _f(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+# --- plots -------------------------------------------------------------------------------
+
+
+def plot_all(data: dict[str, Any], out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    paths = []
+    cfg = data["config"]
+    ks = cfg["ks"]
+    modes = cfg["modes"]
+    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 4), squeeze=False, sharey=True)
+    for ax, mode in zip(axes[0], modes, strict=True):
+        for _rid, r in data["runs"].items():
+            if r["mode"] != mode:
+                continue
+            rec = [r["recall"][str(k)] for k in ks]
+            line = ax.plot(ks, [x["value"] for x in rec], marker="o", label=r["strategy"])[0]
+            ax.fill_between(ks, [x["low"] for x in rec], [x["high"] for x in rec],
+                            color=line.get_color(), alpha=0.12)
+        ax.set_title(f"{mode}: recall@k, 95% Wilson bands")
+        ax.set_xlabel("k")
+        ax.set_xticks(ks)
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend(title="strategy")
+    axes[0][0].set_ylabel("recall@k")
+    fig.tight_layout()
+    paths.append(out / "recall_at_k.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+
+    sw = data["sweep"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    far = max([1.0, *sw["in_nearest"], *sw["out_nearest"]])  # cosine distance can pass 1
+    bins = [i * far / 50 for i in range(0, 51)]
+    ax.hist(sw["in_nearest"], bins=bins, alpha=0.6, label=f"in-domain ({len(sw['in_nearest'])})")
+    ax.hist(sw["out_nearest"], bins=bins, alpha=0.6,
+            label=f"out-of-domain ({len(sw['out_nearest'])})")
+    prop = sw["proposed"]["threshold"]
+    ax.axvline(prop, color="black", label=f"proposed threshold {prop:g}")
+    ax.axvline(DEFAULT_THRESHOLD, color="grey", linestyle="--",
+               label=f"default {DEFAULT_THRESHOLD:g}")
+    ax.set_xlim(0, far)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("nearest cosine distance among the candidates")
+    ax.set_ylabel("queries")
+    ax.set_title(f"{sw['run']}: nearest distance, in- vs out-of-domain")
+    ax.legend()
+    fig.tight_layout()
+    paths.append(out / "distances.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ts = [r["threshold"] for r in sw["rows"]]
+    n_in = max(1, sw["rows"][0]["n_in"])
+    n_out = max(1, sw["rows"][0]["n_out"])
+    ax.plot(ts, [r["refused"] / n_in for r in sw["rows"]], label="in-domain refused")
+    ax.plot(ts, [r["correct"] / n_in for r in sw["rows"]], label="in-domain answered with needle")
+    ax.plot(ts, [r["bluffs"] / n_out for r in sw["rows"]], label="out-of-domain answered (bluffs)")
+    ax.axvline(prop, color="black", linewidth=0.8)
+    ax.set_xlabel("threshold (cosine distance)")
+    ax.set_ylabel("share of queries")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.set_title(f"{sw['run']}: threshold sweep")
+    ax.legend()
+    fig.tight_layout()
+    paths.append(out / "sweep.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+    return paths

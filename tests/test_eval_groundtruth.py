@@ -1,0 +1,165 @@
+"""Ground-truth validation: every rule, with the file and line of the broken entry."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from citeline import cli
+from citeline.errors import GroundTruthError
+from citeline.eval.groundtruth import load_ground_truth
+from citeline.eval.harness import EvalConfig, run_eval
+
+GT = Path(__file__).parent / "fixtures" / "gt"
+
+
+@pytest.fixture
+def gt(tmp_path: Path) -> Path:
+    dst = tmp_path / "gt"
+    shutil.copytree(GT, dst)
+    return dst
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: Path, rows: list) -> None:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+
+
+def _edit_question(gt: Path, line: int, **changes) -> None:
+    rows = _lines(gt / "questions.jsonl")
+    rows[line - 1].update(changes)
+    for k, v in changes.items():
+        if v is None:
+            del rows[line - 1][k]
+    _write(gt / "questions.jsonl", rows)
+
+
+def _error(gt: Path) -> GroundTruthError:
+    with pytest.raises(GroundTruthError) as info:
+        load_ground_truth(gt)
+    return info.value
+
+
+def test_the_fixture_is_valid():
+    s = load_ground_truth(GT)
+    assert [q.id for q in s.questions] == ["q01", "q02", "q03", "q04", "q05", "q06"]
+    assert len(s.queries()) == 12 and s.phrasings == ["course", "ticket"]
+    assert [u.kind for u in s.unanswerable] == ["near", "near", "off"]
+    for q in s.questions:
+        assert s.texts[q.doc][q.start : q.end] == q.needle
+
+
+def test_needle_absent_from_its_document(gt: Path):
+    _edit_question(gt, 3, needle="calcium shortage inside the greenhouse")
+    e = _error(gt)
+    assert e.file.endswith("questions.jsonl") and e.line == 3
+    assert "q03: needle is not a verbatim substring of 01-greenhouse.md" in str(e)
+
+
+def test_needle_in_the_other_document_is_absent_from_its_own(gt: Path):
+    _edit_question(gt, 1, doc="02-espresso.md")
+    assert _error(gt).line == 1
+
+
+def test_needle_not_unique(gt: Path):
+    _edit_question(gt, 2, needle="watering")  # in several places of the greenhouse doc
+    e = _error(gt)
+    assert e.line == 2 and "occurs 3 times in the corpus" in e.reason
+
+
+def test_needle_is_a_heading(gt: Path):
+    _edit_question(gt, 4, needle="## Descaling")
+    e = _error(gt)
+    assert e.line == 4 and "heading line '## Descaling'" in e.reason
+    # a needle that merely runs into the heading line is rejected too
+    _edit_question(gt, 4, needle="to rinse it away.\n\n## Descaling")
+    assert "heading" in _error(gt).reason
+
+
+def test_duplicate_ids(gt: Path):
+    _edit_question(gt, 5, id="q02")
+    e = _error(gt)
+    assert e.line == 5 and "duplicate id 'q02' (first at questions.jsonl:2)" in e.reason
+    rows = _lines(gt / "unanswerable.jsonl")
+    rows[1]["id"] = "q01"  # ids are unique across both files
+    _write(gt / "unanswerable.jsonl", rows)
+    assert "unanswerable.jsonl:2: duplicate id 'q01'" in str(_error(gt))
+
+
+def test_missing_and_unknown_fields(gt: Path):
+    _edit_question(gt, 6, needle=None)
+    e = _error(gt)
+    assert e.line == 6 and e.reason == "missing field(s): needle"
+    _edit_question(gt, 6, needle="group gasket has hardened and needs replacing", neddle="x")
+    assert _error(gt).reason == "unknown field(s): neddle"
+
+
+def test_bad_queries_and_kind(gt: Path):
+    _edit_question(gt, 1, queries={"course": ""})
+    assert _error(gt).line == 1
+    _edit_question(gt, 1, queries={"course": "When do seedlings go in?"})
+    rows = _lines(gt / "unanswerable.jsonl")
+    rows[2]["kind"] = "far"
+    _write(gt / "unanswerable.jsonl", rows)
+    e = _error(gt)
+    assert e.line == 3 and "kind must be one of near, off, got 'far'" in e.reason
+
+
+def test_bad_json_and_blank_lines(gt: Path):
+    text = (gt / "questions.jsonl").read_text().splitlines()
+    text[1] = text[1][:-1]  # drop the closing brace
+    (gt / "questions.jsonl").write_text("\n".join(text) + "\n")
+    e = _error(gt)
+    assert e.line == 2 and e.reason.startswith("bad JSON")
+    text[1] = ""
+    (gt / "questions.jsonl").write_text("\n".join(text) + "\n")
+    assert _error(gt).reason == "blank line"
+
+
+def test_manifest_and_missing_files(gt: Path):
+    m = json.loads((gt / "MANIFEST.json").read_text())
+    m["documents"][1]["chars"] = 5
+    (gt / "MANIFEST.json").write_text(json.dumps(m))
+    assert "02-espresso.md has 1328 characters, the manifest says 5" in str(_error(gt))
+    (gt / "unanswerable.jsonl").unlink()
+    e = _error(gt)
+    assert e.file.endswith("unanswerable.jsonl") and "missing" in e.reason
+
+
+def test_every_problem_is_listed(gt: Path):
+    _edit_question(gt, 2, needle="not in the text at all")
+    _edit_question(gt, 5, id="q01")
+    e = _error(gt)
+    assert e.line == 2 and "1 more problem(s)" in str(e) and "questions.jsonl:5" in str(e)
+
+
+def test_rejected_before_any_indexing(gt: Path, tmp_path: Path, capsys):
+    _edit_question(gt, 3, needle="absent needle")
+    out = tmp_path / "out"
+    with pytest.raises(GroundTruthError):
+        run_eval(gt, EvalConfig(out=out, strategies=("E",), progress=False), embedder=None)
+    assert not out.exists()  # nothing built, the model never loaded
+    code = cli.main(["eval", str(gt), "--out", str(out), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "questions.jsonl:3: q03: needle is not a verbatim substring" in err
+    assert not out.exists()
+
+
+def test_bad_options_are_rejected_before_indexing(tmp_path: Path, capsys):
+    out = tmp_path / "out"
+    for argv, msg in [
+        (["--modes", "dense,rerank"], "--modes: comma-separated from dense, bm25, hybrid"),
+        (["--strategies", "AX"], "--strategies: letters from ABCDEF"),
+        (["--k", "0,4"], "--k: comma-separated positive integers"),
+        (["--compare", "E:A"], "--compare: 'E:A' must look like X:Y@K"),
+        (["--strategies", "E", "--compare", "E:A@20"], "--compare: run(s) A/dense not evaluated"),
+    ]:
+        code = cli.main(["eval", str(GT), "--out", str(out), "-q", *argv])
+        assert code == 2 and msg in capsys.readouterr().err, argv
+    assert not out.exists()

@@ -1,0 +1,183 @@
+"""A small end-to-end evaluation on the real pipeline (SQLite, the real model).
+
+Two documents, six ground truths x two phrasings, three unanswerable questions;
+strategies E and A in all three modes. Blind cuts destroy two needles (q01 and
+q05 straddle the 512-character boundary), structure-aware E destroys none.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import pytrec_eval
+
+from citeline import cli
+from citeline.eval import metrics
+from citeline.eval.cache import CachingEmbedder
+from citeline.eval.groundtruth import load_ground_truth
+from citeline.eval.harness import EvalConfig, parse_comparison, run_eval
+from citeline.eval.report import PLOTS, write_report
+from citeline.pipeline import ASK_CANDIDATES, Index
+
+GT = Path(__file__).parent / "fixtures" / "gt"
+KS = (1, 4, 8, 20)
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory: pytest.TempPathFactory, embedder):
+    out = tmp_path_factory.mktemp("eval")
+    data = run_eval(GT, EvalConfig(out=out, strategies=("E", "A"), progress=False), embedder=embedder)
+    write_report(data, out)
+    return out, data
+
+
+def _cached(out: Path, embedder) -> CachingEmbedder:
+    """The eval's own embedding cache: the queries were embedded once already."""
+    return CachingEmbedder(embedder, out / "embed-cache.sqlite3")
+
+
+def test_report_files(evaluated):
+    out, data = evaluated
+    assert json.loads((out / "report.json").read_text()) == json.loads(json.dumps(data))
+    md = (out / "report.md").read_text()
+    for heading in ("## Mode: dense", "## Mode: bm25", "## Mode: hybrid", "## By phrasing",
+                    "## Paired comparisons", "## Destroyed ground truths", "## Tokens and timings",
+                    "## Threshold sweep (E/hybrid)"):
+        assert heading in md
+    assert "- A: q01 (01-greenhouse.md, needle 486-562) cut by chunk 0-512; chunk 512-1024" in md
+    for name in PLOTS:
+        png = (out / name).read_bytes()
+        assert png.startswith(b"\x89PNG") and len(png) > 5000
+    assert (out / "indexes" / "E").is_dir() and (out / "embed-cache.sqlite3").is_file()
+
+
+def test_numbers_are_consistent(evaluated):
+    _, data = evaluated
+    assert set(data["runs"]) == {f"{s}/{m}" for s in "EA" for m in ("dense", "bm25", "hybrid")}
+    for rid, run in data["runs"].items():
+        ranks = [q["ranks"][rid] for q in data["queries"]]
+        assert run["n"] == len(ranks) == 12
+        for k in KS:
+            r = run["recall"][str(k)]
+            assert r["hits"] == sum(metrics.hits_at(ranks, k))
+            assert r["value"] == pytest.approx(metrics.recall_at_k(ranks, k), abs=1e-4)
+            assert r["low"] <= r["value"] <= r["high"]
+        assert run["mrr"] == pytest.approx(metrics.mrr(ranks), abs=1e-4)
+        recalls = [run["recall"][str(k)]["value"] for k in KS]
+        assert recalls == sorted(recalls)
+        assert run["budgeted"]["2000"]["value"] <= run["budgeted"]["4000"]["value"]
+        # the phrasings split the queries: their hits add up to the run's
+        for k in KS:
+            assert sum(p["recall"][str(k)]["hits"] for p in run["by_phrasing"].values()) == (
+                run["recall"][str(k)]["hits"])
+        assert all(t["n"] > 0 for t in run["timings_ms"].values())
+    for c in data["comparisons"]:
+        x = [q["ranks"][c["x"]] is not None and q["ranks"][c["x"]] <= c["k"] for q in data["queries"]]
+        y = [q["ranks"][c["y"]] is not None and q["ranks"][c["y"]] <= c["k"] for q in data["queries"]]
+        assert c["wins"] == sum(a and not b for a, b in zip(x, y))
+        assert c["losses"] == sum(b and not a for a, b in zip(x, y))
+    assert [c["label"] for c in data["comparisons"]] == [
+        "E/dense vs A/dense @ R@20", "E/hybrid vs E/dense @ R@4", "E/hybrid vs E/bm25 @ R@4"]
+
+
+def test_destroyed_and_token_accounting(evaluated):
+    out, data = evaluated
+    a, e = data["strategies"]["A"], data["strategies"]["E"]
+    # blind 512-char cuts: 1473 -> 3 chunks, 1328 -> 3 chunks
+    assert a["chunks"] == 6 and a["header_share"] == 0.0
+    assert {d["id"] for d in a["destroyed"]} == {"q01", "q05"}
+    q05 = next(d for d in a["destroyed"] if d["id"] == "q05")
+    assert [(c["start"], c["end"]) for c in q05["cut_by"]] == [(0, 511), (512, 1023)]
+    assert e["destroyed"] == [] and e["header_share"] > 0.05 and e["over_window"] == 0
+    for mode in ("dense", "bm25", "hybrid"):
+        assert data["runs"][f"A/{mode}"]["destroyed"] == 2
+        assert all(q["ranks"][f"A/{mode}"] is None for q in data["queries"]
+                   if q["gt"] in ("q01", "q05"))
+    idx = Index(out / "indexes" / "E")
+    try:
+        st = idx.store.stats()
+        assert (st.chunks, st.tokens, st.header_tokens) == (e["chunks"], e["tokens"], e["header_tokens"])
+        assert idx.strategy == "E"
+    finally:
+        idx.close()
+
+
+def test_recall_and_mrr_match_trec_eval_on_the_same_runs(evaluated, embedder):
+    """Re-run E/hybrid's queries on the eval's own index and score them with trec_eval."""
+    out, data = evaluated
+    gt = load_ground_truth(GT)
+    idx = Index(out / "indexes" / "E", embedder=_cached(out, embedder))
+    try:
+        rows = idx.store.all_chunks()  # type: ignore[attr-defined]
+        qrels, run = {}, {}
+        for q in gt.queries():
+            qrels[q.qid] = {str(r.id): 1 for r in rows if q.gt.needle in r.content}
+            hits = idx.search(q.text, k=20, mode="hybrid").hits
+            run[q.qid] = {str(h.chunk_id): float(100 - h.rank) for h in hits}
+    finally:
+        idx.close()
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "success.1,4,8,20"}).evaluate(run)
+    ours = data["runs"]["E/hybrid"]
+    for k in KS:
+        ref = sum(v[f"success_{k}"] for v in ev.values()) / len(ev)
+        assert ours["recall"][str(k)]["value"] == pytest.approx(ref, abs=1e-4)
+    assert ours["mrr"] == pytest.approx(sum(v["recip_rank"] for v in ev.values()) / len(ev), abs=1e-4)
+
+
+def test_sweep_matches_what_ask_does(evaluated, embedder):
+    out, data = evaluated
+    sw = data["sweep"]
+    assert sw["run"] == "E/hybrid" and len(sw["rows"]) == 25
+    assert len(sw["in_nearest"]) == 12 and len(sw["out_nearest"]) == 3
+    gt = load_ground_truth(GT)
+    idx = Index(out / "indexes" / "E", embedder=_cached(out, embedder))
+    try:
+        for row in (sw["rows"][8], sw["proposed"]):  # 0.50 and the proposal
+            idx.set_threshold(row["threshold"])
+            answers = [idx.ask(q.text) for q in gt.queries()]
+            refused = sum(a.refused for a in answers)
+            correct = sum(any(q.gt.needle in c.quote for c in a.citations)
+                          for q, a in zip(gt.queries(), answers))
+            bluffs = sum(not idx.ask(u.query).refused for u in gt.unanswerable)
+            assert (refused, correct, bluffs) == (row["refused"], row["correct"], row["bluffs"])
+    finally:
+        idx.close()
+    assert ASK_CANDIDATES == data["config"]["candidates"]
+
+
+def test_rerun_reuses_every_embedding(evaluated, embedder):
+    out, _ = evaluated
+    data = run_eval(GT, EvalConfig(out=out, strategies=("E",), modes=("dense",), progress=False),
+                    embedder=embedder)
+    assert data["strategies"]["E"]["model_embedded"] == 0  # all from embed-cache.sqlite3
+    assert data["runs"]["E/dense"]["recall"]["4"]["value"] > 0
+
+
+def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):
+    out = tmp_path / "report"
+    out.mkdir()
+    # the module's embedding cache: chunk and query texts are not embedded again
+    shutil.copy(evaluated[0] / "embed-cache.sqlite3", out / "embed-cache.sqlite3")
+    code = cli.main(["eval", str(GT), "--strategies", "E", "--modes", "dense,hybrid", "--k", "1,4",
+                     "--out", str(out), "--compare", "E/hybrid:E@4", "-q"])
+    stdout = capsys.readouterr().out
+    assert code == 0, stdout
+    assert "E/hybrid vs E/dense @ R@4: +" in stdout and "report: " in stdout
+    data = json.loads((out / "report.json").read_text())
+    assert data["config"]["ks"] == [1, 4] and [c["label"] for c in data["comparisons"]] == [
+        parse_comparison("E/hybrid:E@4").label]
+
+    ix = tmp_path / "ix"
+    shutil.copytree(out / "indexes" / "E", ix)  # an ordinary index, built by the eval
+    code = cli.main(["calibrate", str(GT), "--index", str(ix), "--json", "-q"])
+    rep = json.loads(capsys.readouterr().out)
+    assert code == 0 and not rep["applied"] and rep["n_in"] == 12 and rep["n_out"] == 3
+    assert Index(ix).threshold == 0.675  # not applied without --apply
+    code = cli.main(["calibrate", str(GT), "--index", str(ix), "--bluff-cost", "5", "--apply", "-q"])
+    text = capsys.readouterr().out
+    assert code == 0 and "<- proposed" in text and "applied" in text
+    proposed = float(text.split("proposed threshold ")[1].split()[0])
+    assert Index(ix).threshold == proposed
