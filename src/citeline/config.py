@@ -32,6 +32,9 @@ class Settings:
     k: int = 20
     # Retrieval mode used by `search` and `ask` when --mode is not given.
     mode: str = "hybrid"
+    # Store URL used when neither --index nor --store is given, e.g.
+    # "postgresql://citeline@db/citeline" (env CITELINE_STORE).
+    store: str = ""
 
 
 def _coerce(name: str, raw: Any, typ: type) -> Any:

@@ -52,15 +52,15 @@ from citeline.errors import (
     SchemaError,
     StoreUnavailable,
 )
-from citeline.retrieve.bm25 import B, K1, term_frequencies
+from citeline.retrieve.bm25 import K1, B, term_frequencies
 from citeline.store import ChunkRow, DocRecord, IndexStats, StoredChunk
 from citeline.store.jobs import Job, JobState
 from citeline.types import Locator
 
 try:
     import psycopg
-    from psycopg import sql
     from pgvector.psycopg import register_vector
+    from psycopg import sql
 except ImportError as _exc:  # pragma: no cover - exercised only without the extra
     raise ConfigError(
         "--store postgresql://...: needs psycopg and pgvector: pip install 'citeline[postgres]'"
@@ -281,6 +281,8 @@ class PostgresStore:
                     "(run citeline migrate --store URL, or index into it)"
                 )
             self.schema_version = migrate(conn)
+        except SchemaError as exc:
+            raise SchemaError(f"{redact(url)}: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreUnavailable(f"{redact(url)}: cannot migrate the schema: {exc}") from exc
         finally:
