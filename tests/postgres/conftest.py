@@ -43,3 +43,29 @@ def pg_server() -> Iterator[LocalPostgres]:
 def pg_url(pg_server: LocalPostgres) -> str:
     """A URL to a fresh, empty database (pgvector installed, no citeline schema yet)."""
     return pg_server.create_database(f"t{next(_names)}", template=TEMPLATE)
+
+
+class MemoEmbedder:
+    """The session's real model, remembering vectors of texts it has already embedded
+    (tests that index one corpus into both backends pay for the model once)."""
+
+    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+        self._inner = inner
+        self._memo: dict[str, object] = {}
+
+    def embed(self, texts, progress: bool = False):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if todo:
+            for t, v in zip(todo, self._inner.embed(todo, progress=progress), strict=True):
+                self._memo[t] = v
+        return np.vstack([self._memo[t] for t in texts]) if texts else self._inner.embed(texts)
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._inner, name)
+
+
+@pytest.fixture(scope="session")
+def memo_embedder(embedder) -> MemoEmbedder:  # type: ignore[no-untyped-def]
+    return MemoEmbedder(embedder)
