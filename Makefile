@@ -8,7 +8,7 @@ TORCH   := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo test test-fast lint bench eval clean
+.PHONY: setup demo test test-fast lint bench bench-pg eval clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --out reports/bench.json
+
+# PostgreSQL scale-out: eval parity on rustbook (SQLite vs PG exact vs PG HNSW), then the
+# dense benchmark (SQLite numpy scan vs pgvector HNSW). BENCH_N=1000000 for the full run.
+BENCH_N ?= 100000
+bench-pg: $(STAMP)
+	$(BIN)/python benchmarks/pg_parity.py --out reports/pg_parity.json
+	$(BIN)/python benchmarks/pg_bench.py --n $(BENCH_N) --out reports/pg_bench_$(BENCH_N).json
 
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval

@@ -25,7 +25,7 @@ _names = itertools.count(1)
 def pg_server() -> Iterator[LocalPostgres]:
     # not under pytest's 0700 tmp root: the server's own user must reach the folder
     base = Path(tempfile.mkdtemp(prefix="citeline-pg-"))
-    pg = LocalPostgres(base)
+    pg = LocalPostgres(base, stop_mode="immediate")
     try:
         pg.start()
         import psycopg

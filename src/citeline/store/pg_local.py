@@ -62,7 +62,10 @@ def _ensure_user() -> tuple[int, int]:
 class LocalPostgres:
     """One PostgreSQL cluster under ``base``; :meth:`start` / :meth:`stop` or ``with``."""
 
-    def __init__(self, base: Path, port: int | None = None, settings: dict[str, str] | None = None):
+    def __init__(
+        self, base: Path, port: int | None = None, settings: dict[str, str] | None = None,
+        stop_mode: str = "fast",
+    ):
         self.base = Path(base)
         self.data = self.base / "data"
         self.log = self.base / "postgres.log"
@@ -78,6 +81,8 @@ class LocalPostgres:
             **(settings or {}),
         }
         self.bin = pg_bin()
+        # "immediate" skips the shutdown checkpoint: right for a cluster about to be deleted
+        self.stop_mode = stop_mode
         self._ids: tuple[int, int] | None = None
 
     def _run(self, *argv: str) -> subprocess.CompletedProcess[str]:
@@ -118,7 +123,7 @@ class LocalPostgres:
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():
-            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", self.stop_mode, "-w", "stop")
 
     def destroy(self) -> None:
         self.stop()
