@@ -32,14 +32,15 @@ URL: ``postgresql://user[:password]@host[:port]/db[?exact=1&ef_search=N&...]``;
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
@@ -67,6 +68,7 @@ except ImportError as _exc:  # pragma: no cover - exercised only without the ext
     ) from _exc
 
 DenseMode = Literal["hnsw", "exact"]
+F = TypeVar("F", bound=Callable[..., Any])
 
 # Advisory lock keys (any 64-bit constants unique to citeline): one serialises
 # migrations across processes, one serialises creating a vector space.
@@ -191,6 +193,19 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 _OPTION_KEYS = ("exact", "ef_search")
+
+
+def _db(method: F) -> F:
+    """Convert the driver's errors to :class:`StoreUnavailable` at the store boundary."""
+
+    @functools.wraps(method)
+    def wrapper(self: PostgresStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"{redact(self.url)}: {method.__name__}: {exc}") from exc
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _now() -> str:
@@ -323,10 +338,12 @@ class PostgresStore:
 
     # --- settings ---------------------------------------------------------------------
 
+    @_db
     def get_setting(self, key: str, default: str | None = None) -> str | None:
         row = self.conn.execute("SELECT value FROM settings WHERE key = %s", (key,)).fetchone()
         return row[0] if row else default
 
+    @_db
     def set_setting(self, key: str, value: str) -> None:
         self.conn.execute(
             "INSERT INTO settings (key, value) VALUES (%s, %s) "
@@ -353,18 +370,21 @@ class PostgresStore:
             tokens=tok, header_tokens=htok, warnings=tuple(warn), indexed_at=at, id=id_,
         )
 
+    @_db
     def documents(self) -> list[DocRecord]:
         rows = self.conn.execute(
             f"SELECT {self._DOC_COLS} FROM documents ORDER BY path COLLATE \"C\""
         ).fetchall()
         return [self._record(r) for r in rows]
 
+    @_db
     def document(self, path: str) -> DocRecord | None:
         row = self.conn.execute(
             f"SELECT {self._DOC_COLS} FROM documents WHERE path = %s", (path,)
         ).fetchone()
         return self._record(row) if row else None
 
+    @_db
     def document_text(self, path: str) -> str | None:
         row = self.conn.execute("SELECT text FROM documents WHERE path = %s", (path,)).fetchone()
         return row[0] if row else None
@@ -430,6 +450,7 @@ class PostgresStore:
             )
         )
 
+    @_db
     def build_vector_indexes(self) -> list[str]:
         """Create any missing HNSW index (after a bulk load); returns the tables indexed."""
         rows = self.conn.execute(
@@ -441,6 +462,7 @@ class PostgresStore:
             out.append(f"vectors_{id_}")
         return out
 
+    @_db
     def vector_spaces(self) -> dict[str, tuple[str, int]]:
         rows = self.conn.execute("SELECT model_key, id, dim FROM vector_spaces").fetchall()
         return {k: (f"vectors_{i}", d) for k, i, d in rows}
@@ -569,6 +591,7 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise StoreUnavailable(f"{record.path}: cannot write the document: {exc}") from exc
 
+    @_db
     def mark(self, path: str, root: str, state: str, reason: str) -> None:
         c = self.conn
         with c.transaction():
@@ -581,6 +604,7 @@ class PostgresStore:
                 (path, root, state, reason, _now()),
             )
 
+    @_db
     def remove_document(self, path: str) -> None:
         c = self.conn
         with c.transaction():
@@ -591,6 +615,7 @@ class PostgresStore:
 
     # --- embedding cache --------------------------------------------------------------
 
+    @_db
     def cached_vectors(self, text_hashes: Sequence[str], model_key: str) -> dict[str, np.ndarray]:
         hashes = list(dict.fromkeys(text_hashes))
         if not hashes:
@@ -607,6 +632,7 @@ class PostgresStore:
     def dense(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
         return self.dense_with(query, k, model_key, self.dense_mode, self.ef_search)
 
+    @_db
     def dense_with(
         self, query: np.ndarray, k: int, model_key: str, mode: DenseMode, ef_search: int
     ) -> list[tuple[int, float]]:
@@ -638,6 +664,7 @@ class PostgresStore:
         ranked = sorted(((int(i), -float(neg)) for i, neg in rows), key=lambda t: (-t[1], t[0]))
         return ranked[:k]
 
+    @_db
     def similarities(
         self, query: np.ndarray, chunk_ids: Sequence[int], model_key: str
     ) -> dict[int, float]:
@@ -653,6 +680,7 @@ class PostgresStore:
         ).fetchall()
         return {int(i): -float(neg) for i, neg in rows}
 
+    @_db
     def bm25(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
         """Okapi BM25 in one statement, the formula of :mod:`citeline.retrieve.bm25`.
 
@@ -689,6 +717,7 @@ class PostgresStore:
         ).fetchall()
         return [(int(i), float(s)) for i, s in rows]
 
+    @_db
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         ids = list(dict.fromkeys(int(i) for i in ids))
         if not ids:
@@ -701,6 +730,7 @@ class PostgresStore:
         ).fetchall()
         return {r[0]: ChunkRow(*r[:8], locator_from(r[8])) for r in rows}
 
+    @_db
     def all_chunks(self) -> list[ChunkRow]:
         """Every chunk, in document order (for evaluation and export)."""
         rows = self.conn.execute(
@@ -710,6 +740,7 @@ class PostgresStore:
         ).fetchall()
         return [ChunkRow(*r[:8], locator_from(r[8])) for r in rows]
 
+    @_db
     def stats(self) -> IndexStats:
         c = self.conn
         n, over, tok, htok = c.execute(
@@ -721,6 +752,7 @@ class PostgresStore:
 
     # --- job queue --------------------------------------------------------------------
 
+    @_db
     def enqueue(self, files: Sequence[tuple[str, str, str]]) -> int:
         n = 0
         c = self.conn
@@ -734,6 +766,7 @@ class PostgresStore:
                 n += cur.rowcount
         return n
 
+    @_db
     def claim(self, worker: str, lease_seconds: float) -> Job | None:
         """The oldest queued job, or one whose lease expired; None when there is none."""
         row = self.conn.execute(
@@ -753,6 +786,7 @@ class PostgresStore:
         ).fetchone()
         return Job(*row) if row else None
 
+    @_db
     def heartbeat(self, job: Job) -> bool:
         cur = self.conn.execute(
             "UPDATE jobs SET heartbeat_at = now() "
@@ -761,6 +795,7 @@ class PostgresStore:
         )
         return cur.rowcount == 1
 
+    @_db
     def complete(self, job: Job, outcome: str) -> bool:
         cur = self.conn.execute(
             "UPDATE jobs SET state = 'done', outcome = %s, finished_at = now() "
@@ -769,6 +804,7 @@ class PostgresStore:
         )
         return cur.rowcount == 1
 
+    @_db
     def fail(self, job: Job, error: str, retry: bool) -> bool:
         state = JobState.QUEUED if retry else JobState.FAILED
         cur = self.conn.execute(
@@ -788,17 +824,21 @@ class PostgresStore:
         finally:
             self._local.fence = prev
 
+    @_db
     def job_counts(self) -> dict[str, int]:
         rows = self.conn.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetchall()
         return {str(s): int(n) for s, n in rows}
 
+    @_db
     def jobs(self) -> Iterator[dict[str, object]]:
-        cur = self.conn.execute(
+        rows = self.conn.execute(
             "SELECT id, path, state, attempts, worker, outcome, error FROM jobs ORDER BY id"
-        )
-        for id_, path, state, attempts, worker, outcome, error in cur:
-            yield {"id": id_, "path": path, "state": state, "attempts": attempts,
-                   "worker": worker, "outcome": outcome, "error": error}
+        ).fetchall()
+        return iter([
+            {"id": id_, "path": path, "state": state, "attempts": attempts, "worker": worker,
+             "outcome": outcome, "error": error}
+            for id_, path, state, attempts, worker, outcome, error in rows
+        ])
 
 
 def locator_json(loc: Locator) -> dict[str, object]:
