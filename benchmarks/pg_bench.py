@@ -231,7 +231,7 @@ def bench_postgres(base: Path, data: np.ndarray, queries: np.ndarray, truth: np.
                 queries[: WARMUP + 30],
             )
             out["exact_seqscan"] = {**summary(times), f"recall@{k}": recall(
-                results, truth[: WARMUP + 30], k)}
+                results, truth[:30], k)}
         out["memory"] = {"shared_buffers": args.shared_buffers, **postgres_memory(pg.bin)}
         out["disk_mb"] = {"hnsw_index": round(sizes[0] / 2**20, 1),
                           "vectors_table_total": round(sizes[1] / 2**20, 1),
