@@ -226,3 +226,21 @@ def test_job_claims_never_hand_out_a_job_twice(pg_url: str):
     assert s.job_counts() == {"running": 60}
     assert Counter(j["attempts"] for j in s.jobs()) == {1: 60}
     s.close()
+
+
+def test_dense_mode_from_url_or_setting(pg_url: str):
+    s = PostgresStore(pg_url)
+    assert (s.dense_mode, s.ef_search) == ("hnsw", 100)
+    s.set_setting("pg.exact", "1")
+    s.set_setting("pg.ef_search", "64")
+    s.close()
+    s = PostgresStore(pg_url)
+    assert (s.dense_mode, s.ef_search) == ("exact", 64)
+    s.close()
+    s = PostgresStore(pg_url + "?exact=0&ef_search=300")  # the URL wins over the setting
+    assert (s.dense_mode, s.ef_search) == ("hnsw", 300)
+    s.close()
+    from citeline.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="ef_search"):
+        PostgresStore(pg_url + "?ef_search=5000")

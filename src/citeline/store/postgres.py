@@ -302,10 +302,16 @@ class PostgresStore:
             raise StoreUnavailable(f"{redact(url)}: cannot migrate the schema: {exc}") from exc
         finally:
             conn.close()
-        exact = options.get("exact", self.get_setting("pg.exact", "0") or "0")
-        self.dense_mode: DenseMode = "exact" if _flag("exact", exact) else "hnsw"
-        ef = options.get("ef_search", self.get_setting("pg.ef_search", "") or str(HNSW_EF_SEARCH))
-        self.ef_search = _int_option("ef_search", ef, 1, HNSW_EF_SEARCH_MAX)
+        try:
+            exact = options.get("exact", self.get_setting("pg.exact", "0") or "0")
+            self.dense_mode: DenseMode = "exact" if _flag("exact", exact) else "hnsw"
+            ef = options.get(
+                "ef_search", self.get_setting("pg.ef_search", "") or str(HNSW_EF_SEARCH)
+            )
+            self.ef_search = _int_option("ef_search", ef, 1, HNSW_EF_SEARCH_MAX)
+        except BaseException:
+            self.close()
+            raise
 
     # --- connections ------------------------------------------------------------------
 
