@@ -860,7 +860,3 @@ def locator_from(d: dict[str, Any]) -> Locator:
         t_start=d.get("t_start"), t_end=d.get("t_end"), sheet_range=d.get("sheet_range"),
         ocr_confidence=d.get("ocr_confidence"),
     )
-
-
-def open_postgres(url: str, create: bool = True) -> PostgresStore:
-    return PostgresStore(url, create=create)
