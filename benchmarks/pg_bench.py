@@ -38,6 +38,13 @@ MODEL_KEY = "bench/synthetic@0/384"
 # Noise scale: a draw sits at cosine ~ 1/sqrt(1 + NOISE^2) ~ 0.82 from its centre,
 # about as far as neighbouring chunks of one chapter are from each other in rustbook.
 NOISE = 0.7
+# The "mix" generator: a point on the segment between a real centre and one of its
+# MIX_NEIGHBOURS nearest real centres, plus a little isotropic noise (cosine ~0.98 to
+# the segment). It keeps the low intrinsic dimension real embeddings have; pure
+# isotropic 384-d noise makes every cluster a shell of near-equidistant points,
+# the worst case for any approximate index.
+MIX_NEIGHBOURS = 10
+MIX_NOISE = 0.2
 CHUNKS_PER_DOC = 1000
 # Queries timed per configuration, after WARMUP untimed ones.
 WARMUP = 20
@@ -86,6 +93,24 @@ def synthesize(centres: np.ndarray, n: int, rng: np.random.Generator) -> np.ndar
         e = min(n, s + 100_000)
         x = centres[rng.integers(len(centres), size=e - s)].astype(np.float32)
         x += (NOISE / np.sqrt(centres.shape[1])) * rng.standard_normal(x.shape, dtype=np.float32)
+        x /= np.linalg.norm(x, axis=1, keepdims=True)
+        out[s:e] = x
+    return out
+
+
+def synthesize_mix(centres: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    sims = centres @ centres.T
+    np.fill_diagonal(sims, -np.inf)
+    near = np.argsort(-sims, axis=1)[:, :MIX_NEIGHBOURS]
+    out = np.empty((n, centres.shape[1]), dtype=np.float32)
+    for s in range(0, n, 100_000):
+        e = min(n, s + 100_000)
+        i = rng.integers(len(centres), size=e - s)
+        j = near[i, rng.integers(MIX_NEIGHBOURS, size=e - s)]
+        w = rng.random((e - s, 1), dtype=np.float32)
+        x = w * centres[i] + (1 - w) * centres[j]
+        x /= np.linalg.norm(x, axis=1, keepdims=True)
+        x += (MIX_NOISE / np.sqrt(centres.shape[1])) * rng.standard_normal(x.shape, dtype=np.float32)
         x /= np.linalg.norm(x, axis=1, keepdims=True)
         out[s:e] = x
     return out
@@ -264,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="max_parallel_maintenance_workers (2 cores: leader + 1)")
     ap.add_argument("--exact-max", type=int, default=200_000,
                     help="also time PostgreSQL's exact sequential scan up to this N")
+    ap.add_argument("--generator", choices=("gauss", "mix"), default="gauss",
+                    help="gauss: centre + isotropic noise; mix: between neighbouring centres")
     ap.add_argument("--skip-sqlite", action="store_true", help="PostgreSQL only")
     ap.add_argument("--workdir", type=Path, default=None, help="scratch folder (default: /tmp)")
     ap.add_argument("--out", type=Path, required=True, help="JSON report")
@@ -272,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(20261130)
     centres = centres_from(args.centres)
     t = time.perf_counter()
-    data = synthesize(centres, args.n, rng)
+    gen = synthesize if args.generator == "gauss" else synthesize_mix
+    data = gen(centres, args.n, rng)
     real_q = np.zeros((0, DIM), dtype=np.float32)
     if args.questions.exists():
         from citeline.embed import load_embedder
@@ -281,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
                  for t in json.loads(line)["queries"].values()]
         real_q = load_embedder().embed(texts).astype(np.float32)
     n_syn = max(0, args.queries - len(real_q))
-    queries = np.vstack([real_q, synthesize(centres, n_syn, rng)])[: args.queries]
+    queries = np.vstack([real_q, gen(centres, n_syn, rng)])[: args.queries]
     queries = np.vstack([queries[-WARMUP:], queries])  # warm-up draws are timed too, later
     truth = exact_topk(data, queries[WARMUP:], args.k)
     prep_s = time.perf_counter() - t
@@ -291,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     os.chmod(base, 0o755)
     report: dict[str, object] = {
         "n": args.n, "dim": DIM, "k": args.k, "queries": len(queries) - WARMUP,
-        "real_queries": int(len(real_q)), "centres": int(len(centres)), "noise": NOISE,
+        "real_queries": int(len(real_q)), "centres": int(len(centres)),
+        "generator": args.generator, "noise": NOISE if args.generator == "gauss" else MIX_NOISE,
         "cores": os.cpu_count(), "load_average_at_start": os.getloadavg(),
     }
     try:
