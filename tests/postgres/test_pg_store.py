@@ -13,7 +13,13 @@ import pytest
 from citeline.errors import IndexNotFound, ModelMismatch, SchemaError, StoreUnavailable
 from citeline.retrieve.bm25 import tokenize
 from citeline.store import DocRecord, StoredChunk, open_store
-from citeline.store.postgres import MIGRATIONS, PostgresStore, parse_url, redact
+from citeline.store.postgres import (
+    HNSW_EF_SEARCH,
+    MIGRATIONS,
+    PostgresStore,
+    parse_url,
+    redact,
+)
 from citeline.store.sqlite import SQLiteStore
 from citeline.types import Chunk, Locator
 
@@ -230,7 +236,7 @@ def test_job_claims_never_hand_out_a_job_twice(pg_url: str):
 
 def test_dense_mode_from_url_or_setting(pg_url: str):
     s = PostgresStore(pg_url)
-    assert (s.dense_mode, s.ef_search) == ("hnsw", 100)
+    assert (s.dense_mode, s.ef_search) == ("hnsw", HNSW_EF_SEARCH)
     s.set_setting("pg.exact", "1")
     s.set_setting("pg.ef_search", "64")
     s.close()
