@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -144,3 +145,17 @@ def test_a_job_that_keeps_killing_workers_is_given_up(pg_url, embedder, tmp_path
     (job,) = list(store.jobs())
     assert job["state"] == "failed" and "gave up after 3 attempts" in job["error"]
     idx.close()
+
+
+def test_enqueue_and_worker_commands(pg_url, embedder, clean_corpus, capsys):
+    from citeline import cli
+
+    (clean_corpus / "data.csv.bin").write_bytes(b"\x00")
+    assert cli.main(["enqueue", str(clean_corpus), "--store", pg_url, "--json"]) == 0
+    queued = json.loads(capsys.readouterr().out)
+    assert queued["queued"] == 3 and [s["document"] for s in queued["skipped"]] == ["data.csv.bin"]
+    code = cli.main(["worker", "--store", pg_url, "--idle-exit", "0.5", "--json", "-q"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["jobs"] == 3 and report["indexed"] == 3 and report["errors"] == []
+    assert cli.main(["search", "oil the chain", "--store", pg_url, "-k", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hits"][0]["document"] == "guides/bicycle.md"
