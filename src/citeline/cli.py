@@ -304,7 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
         COMMANDS[name] = handler
         return sp
 
-    sp = add_plain("migrate", cmd_migrate, "create or upgrade the schema of a PostgreSQL store")
+    sp = add_plain("migrate", cmd_migrate,
+                   "create or upgrade the schema of a PostgreSQL store (and missing HNSW indexes)")
     sp.add_argument("--store", required=True, metavar="URL",
                     help="the store, postgresql://user@host[:port]/db")
 

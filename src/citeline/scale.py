@@ -45,13 +45,15 @@ POLL_SECONDS = 0.5
 
 
 def migrate_store(url: str) -> int:
-    """Create or upgrade the schema at ``url``; returns the schema version."""
+    """Create or upgrade the schema at ``url`` (and any missing HNSW index); returns
+    the schema version."""
     from citeline.store.postgres import PostgresStore
 
     if "://" not in url:
         raise ConfigError(f"--store: expected a postgresql:// URL, got {url!r}")
     store = PostgresStore(url, create=True)
     try:
+        store.build_vector_indexes()  # recreates an HNSW index dropped to re-tune it
         return store.schema_version
     finally:
         store.close()

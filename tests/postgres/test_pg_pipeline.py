@@ -141,6 +141,16 @@ def test_cli_store_flag_env_and_errors(run, pg_url, clean_corpus, monkeypatch):
     assert code == 0 and "schema version 2" in out
     code, out, _ = run("index", str(clean_corpus), "--store", pg_url, "-q", "--json")
     assert code == 0 and json.loads(out)["indexed"] == 3
+    # an HNSW index dropped (to re-tune it) is rebuilt by migrate, with the space's m/ef
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute("UPDATE vector_spaces SET hnsw_m = 8")
+        c.execute("DROP INDEX vectors_1_hnsw")
+    assert run("migrate", "--store", pg_url)[0] == 0
+    with psycopg.connect(pg_url) as c:
+        (indexdef,) = c.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'vectors_1_hnsw'"
+        ).fetchone()
+    assert "hnsw" in indexdef and "m='8'" in indexdef and "ef_construction='128'" in indexdef
     monkeypatch.setenv("CITELINE_STORE", pg_url)
     code, out, _ = run("search", "oil the chain", "-k", "2", "--json")
     assert code == 0 and json.loads(out)["hits"][0]["document"] == "guides/bicycle.md"
