@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 # The default-strategy rustbook index shared by the answer and server benchmarks.
 ANSWER_IX ?= reports/rustbook-index
 
-.PHONY: setup demo test test-fast lint bench eval answer-eval answer-bench clean
+.PHONY: setup demo test test-fast lint bench eval answer-eval answer-bench bench-pg clean
 
 setup: $(STAMP)
 
@@ -40,6 +40,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --out-dir reports/bench
+
+# PostgreSQL scale-out: eval parity on rustbook (SQLite vs PG exact vs PG HNSW), then the
+# dense benchmark (SQLite numpy scan vs pgvector HNSW). BENCH_N=1000000 for the full run.
+BENCH_N ?= 100000
+bench-pg: $(STAMP)
+	$(BIN)/python benchmarks/pg_parity.py --out reports/pg_parity.json
+	$(BIN)/python benchmarks/pg_bench.py --n $(BENCH_N) --out reports/pg_bench_$(BENCH_N).json
 
 # Retrieval (every strategy and mode, with intervals and paired tests) and the
 # extractive answers' needle share and length, on the bundled rustbook corpus.

@@ -11,9 +11,10 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from citeline import scale
 from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
 from citeline.config import load_settings
-from citeline.errors import CiteError
+from citeline.errors import CiteError, ConfigError
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import Index, IndexReport
 from citeline.types import MODES, STRATEGIES, Locator
@@ -22,10 +23,26 @@ Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
 
 
+def _location(args: argparse.Namespace) -> str:
+    """--index DIR or --store URL, else the `store` setting (config file / CITELINE_STORE)."""
+    loc = getattr(args, "index", None) or getattr(args, "store", None) or load_settings().store
+    if not loc:
+        raise ConfigError("one of --index DIR or --store URL is required (or set CITELINE_STORE)")
+    return str(loc)
+
+
+def _shown(location: str) -> str:
+    if "://" not in location:
+        return location
+    from citeline.store.postgres import redact
+
+    return redact(location)
+
+
 def _open(args: argparse.Namespace, create: bool = False) -> Index:
     settings = load_settings()
     return Index(
-        args.index,
+        _location(args),
         model_path=args.model or settings.model_path or None,
         model_id=settings.model_id or None,
         create=create,
@@ -219,7 +236,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(
             {
-                "index": args.index,
+                "index": _shown(idx.location),
                 "strategy": idx.strategy,
                 "threshold": idx.threshold,
                 "model": idx.identity.key,
@@ -230,7 +247,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
         return 0
     print(
-        f"index {args.index}: strategy {idx.strategy}, threshold {idx.threshold:g}, "
+        f"index {_shown(idx.location)}: strategy {idx.strategy}, threshold {idx.threshold:g}, "
         f"model {idx.identity.key}"
     )
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
@@ -418,6 +435,68 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+
+# --- scale-out: migrate / copy / enqueue / worker ---------------------------------------
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Create or upgrade the schema of a PostgreSQL store."""
+    version = scale.migrate_store(args.store)
+    print(f"{_shown(args.store)}: schema version {version}")
+    return 0
+
+
+def cmd_copy(args: argparse.Namespace) -> int:
+    """Copy a SQLite index into an empty PostgreSQL store, without re-embedding."""
+    report = scale.copy_index(args.src, args.dst)
+    if args.json:
+        _print_json(report.to_json())
+        return 0
+    print(
+        f"copied {report.documents} documents, {report.chunks} chunks, {report.vectors} vectors, "
+        f"{report.postings} postings, {report.embeddings} cached embeddings, "
+        f"{report.settings} settings into {_shown(args.dst)} in {report.seconds:.1f}s"
+    )
+    return 0
+
+
+def cmd_enqueue(args: argparse.Namespace) -> int:
+    """Queue every supported file under PATH for the store's workers."""
+    idx = _open(args, create=True)
+    queued, skipped = scale.enqueue(idx, args.path)
+    if args.json:
+        _print_json({"queued": queued,
+                     "skipped": [{"document": p, "reason": r} for p, r in skipped]})
+        return 0
+    print(f"queued {queued} file(s); {len(skipped)} skipped")
+    for path, reason in skipped:
+        print(f"skipped {path}: {reason}")
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Claim queued files from the store and index them, until stopped."""
+    idx = _open(args, create=True)
+
+    def said(job, outcome: str) -> None:  # type: ignore[no-untyped-def]
+        if not args.quiet:
+            print(f"job {job.id} {job.path}: {outcome}", flush=True)
+
+    report = scale.run_worker(
+        idx, name=args.name, lease_seconds=args.lease, idle_exit=args.idle_exit,
+        max_jobs=args.max_jobs, on_job=said,
+    )
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print(
+            f"worker: {report.jobs} jobs, {len(report.indexed)} indexed, "
+            f"{len(report.unchanged)} unchanged, {len(report.failed)} failed documents, "
+            f"{len(report.errors)} job errors, {len(report.lost)} leases lost"
+        )
+    return 0 if not report.failed and not report.errors else 1
+
+
 # --- parser ------------------------------------------------------------------------------
 
 
@@ -432,7 +511,13 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_, description=help_)
         sp.set_defaults(handler=handler)
         COMMANDS[name] = handler
-        sp.add_argument("--index", required=True, metavar="DIR", help="the index folder")
+        where = sp.add_mutually_exclusive_group()
+        where.add_argument("--index", metavar="DIR", help="the index folder (SQLite)")
+        where.add_argument(
+            "--store", metavar="URL",
+            help="a store URL instead of a folder, e.g. postgresql://user@host/db "
+                 "(default: the `store` setting / CITELINE_STORE)",
+        )
         sp.add_argument(
             "--model", default=None, metavar="PATH",
             help="local sentence-transformers folder (default: bundled all-MiniLM-L6-v2)",
@@ -542,6 +627,35 @@ def build_parser() -> argparse.ArgumentParser:
     kp.add_argument("key_id", metavar="KEY_ID", help="the key's id (8 hex digits) or the key itself")
 
     _add_eval_parsers(sub, add)
+
+    sp = add_plain("migrate", cmd_migrate,
+                   "create or upgrade the schema of a PostgreSQL store (and missing HNSW indexes)")
+    sp.add_argument("--store", required=True, metavar="URL",
+                    help="the store, postgresql://user@host[:port]/db")
+
+    sp = add_plain("copy", cmd_copy,
+                   "copy a SQLite index into an empty PostgreSQL store, without re-embedding")
+    sp.add_argument("--from", dest="src", required=True, metavar="DIR",
+                    help="the SQLite index folder to copy")
+    sp.add_argument("--to", dest="dst", required=True, metavar="URL",
+                    help="the PostgreSQL store to copy into (created or upgraded; must be empty)")
+    sp.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    sp = add("enqueue", cmd_enqueue,
+             "queue every file under PATH for the workers of a PostgreSQL store")
+    sp.add_argument("path", help="folder or file; workers read it at this absolute path")
+    sp.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    sp = add("worker", cmd_worker, "claim queued files from a PostgreSQL store and index them")
+    sp.add_argument("--lease", type=float, default=scale.LEASE_SECONDS, metavar="SECONDS",
+                    help="a job whose worker is silent this long is re-claimed (default 60)")
+    sp.add_argument("--idle-exit", type=float, default=None, metavar="SECONDS",
+                    help="exit once the queue has been empty this long (default: wait forever)")
+    sp.add_argument("--max-jobs", type=int, default=None, metavar="N",
+                    help="exit after N jobs")
+    sp.add_argument("--name", default=None, help="worker name in the jobs table (default host:pid)")
+    sp.add_argument("--json", action="store_true", help="print the summary as JSON")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no line per job")
     return p
 
 

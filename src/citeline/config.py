@@ -52,6 +52,9 @@ class Settings:
     # How the local generator runs its model: transformers (no compiler needed)
     # or llama-cpp (GGUF only; needs llama-cpp-python, which is not installed by default).
     local_backend: str = "transformers"
+    # Store URL used when neither --index nor --store is given, e.g.
+    # "postgresql://citeline@db/citeline" (env CITELINE_STORE).
+    store: str = ""
 
 
 def _coerce(name: str, raw: Any, typ: type) -> Any:

@@ -7,7 +7,9 @@
     ├── IndexError_                the index itself is unusable
     │   ├── IndexNotFound          no index at that location
     │   ├── SchemaError            newer schema than this program knows
-    │   └── ModelMismatch          vectors of another model would be compared
+    │   ├── ModelMismatch          vectors of another model would be compared
+    │   ├── StoreUnavailable       the database cannot be reached or refused a statement
+    │   └── LeaseLost              an indexing job was taken over by another worker
     ├── ModelUnavailable           weights are not on local disk
     ├── GeneratorError             the answer generator failed (the citations are kept)
     │   ├── GeneratorUnavailable   endpoint unreachable, or it answered with an error
@@ -55,6 +57,14 @@ class SchemaError(IndexError_):
 
 class ModelMismatch(IndexError_):
     """The query would compare vectors from different embedding models."""
+
+
+class StoreUnavailable(IndexError_):
+    """The database behind a store URL cannot be reached, or refused a statement."""
+
+
+class LeaseLost(IndexError_):
+    """A worker's lease on an indexing job expired and another worker took it over."""
 
 
 class ModelUnavailable(CiteError):

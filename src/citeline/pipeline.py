@@ -254,6 +254,23 @@ class Index:
         report.seconds = time.perf_counter() - t0
         return report
 
+    def index_files(
+        self, files: Sequence[tuple[Path, str]], root: str, progress: bool = False
+    ) -> IndexReport:
+        """Index exactly these (file, document path) pairs under ``root``: no walk, no
+        removals; unchanged content is skipped (what a queue worker does with a job)."""
+        t0 = time.perf_counter()
+        report = IndexReport()
+        todo: list[tuple[Path, str]] = []
+        for f, rel in files:
+            if not supported(f):
+                report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
+            else:
+                todo.append((f, rel))
+        self._index_files(todo, root, report, progress)
+        report.seconds = time.perf_counter() - t0
+        return report
+
     def retry(self, progress: bool = False) -> IndexReport:
         """Re-try every failed document from its original file."""
         return self._redo([r for r in self.store.documents() if r.state == DocState.FAILED], progress)

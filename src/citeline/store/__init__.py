@@ -126,8 +126,17 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
-StoreFactory = Callable[[str], Store]
-BACKENDS: dict[str, StoreFactory] = {}
+StoreFactory = Callable[[str, bool], Store]  # (location, create)
+
+
+def _postgres(location: str, create: bool) -> Store:
+    # imported on use: psycopg and pgvector are an optional extra
+    from citeline.store.postgres import PostgresStore
+
+    return PostgresStore(location, create=create)
+
+
+BACKENDS: dict[str, StoreFactory] = {"postgresql": _postgres, "postgres": _postgres}
 
 
 def open_store(location: str | Path, create: bool = True) -> Store:
@@ -140,7 +149,7 @@ def open_store(location: str | Path, create: bool = True) -> Store:
         factory = BACKENDS.get(scheme)
         if factory is None:
             raise ConfigError(f"--store: no backend for '{scheme}://' URLs")
-        return factory(loc)
+        return factory(loc, create)
     from citeline.store.sqlite import SQLiteStore
 
     return SQLiteStore(Path(loc), create=create)

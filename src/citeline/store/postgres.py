@@ -1,0 +1,865 @@
+"""The scale-out store: PostgreSQL (>= 15) with pgvector (>= 0.6).
+
+Same semantics as :mod:`citeline.store.sqlite`, so the pipeline cannot tell
+them apart; what differs is where the work happens:
+
+* Schema = the numbered, append-only :data:`MIGRATIONS`, recorded in
+  ``schema_migrations`` and applied under an advisory lock, so several workers
+  starting at once never race. A database from a newer citeline is refused.
+* Every document is written in ONE transaction (document row, chunks, vectors,
+  BM25 postings, the BM25 totals row); readers only ever see committed
+  documents (MVCC), so a search never sees half a document.
+* Dense: one table of vectors per embedding model ("vector space",
+  ``vectors_<n>`` with a fixed ``vector(dim)`` column and its own HNSW cosine
+  index). Vectors of different models live in different tables and so can
+  never be compared, and every space gets the dimension its model has. The HNSW
+  candidates are re-scored with the exact inner product, so a returned
+  similarity is the true cosine the gate needs. ``?exact=1`` in the URL (or the
+  setting ``pg.exact = 1``) scans sequentially instead: exact top-k, for small
+  collections and parity tests.
+* BM25 inside PostgreSQL with the same tokenizer, k1, b and IDF as the SQLite
+  backend: postings (term, chunk, tf) and chunk lengths are written with the
+  chunks, N and the total length in a one-row table updated in the same
+  transaction; the score is one SQL statement (one snapshot).
+* The indexing job queue (:mod:`citeline.store.jobs`): ``SELECT ... FOR UPDATE
+  SKIP LOCKED`` claims with a lease; fenced writes.
+* Connections: one per thread (like the SQLite backend); every query uses bound
+  parameters, and identifiers are composed with :mod:`psycopg.sql`.
+
+URL: ``postgresql://user[:password]@host[:port]/db[?exact=1&ef_search=N&...]``;
+``exact`` and ``ef_search`` are citeline's, every other parameter goes to libpq.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+
+from citeline.errors import (
+    ConfigError,
+    IndexNotFound,
+    LeaseLost,
+    ModelMismatch,
+    SchemaError,
+    StoreUnavailable,
+)
+from citeline.retrieve.bm25 import K1, B, term_frequencies
+from citeline.store import ChunkRow, DocRecord, IndexStats, StoredChunk
+from citeline.store.jobs import Job, JobState
+from citeline.types import Locator
+
+try:
+    import psycopg
+    from pgvector.psycopg import register_vector
+    from psycopg import sql
+except ImportError as _exc:  # pragma: no cover - exercised only without the extra
+    raise ConfigError(
+        "--store postgresql://...: needs psycopg and pgvector: pip install 'citeline[postgres]'"
+    ) from _exc
+
+DenseMode = Literal["hnsw", "exact"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Advisory lock keys (any 64-bit constants unique to citeline): one serialises
+# migrations across processes, one serialises creating a vector space.
+MIGRATION_LOCK = 0x63697465_6C696E65  # "citeline"
+SPACE_LOCK = 0x63697465_73706163  # "citespac"
+
+# HNSW build parameters. m = links per node: more = better recall, slower build;
+# ef_construction = build-time beam: more = better graph, slower build. pgvector's
+# defaults (16, 64) reached only recall@10 0.80-0.93 on 1M synthetic 384-d chunks
+# (benchmarks/pg_bench.py, ef_search 100-1000); 24 / 128 reached 0.966 at ef_search
+# 800 for a 1.5x longer build (396 s vs 261 s at 1M on 2 cores) and the same disk.
+HNSW_M = 24
+HNSW_EF_CONSTRUCTION = 128
+# Query-time beam: with the graph above, 800 gave recall@10 0.966 at 8.3 ms p50 at
+# 1M chunks (400: 0.946 at 4.4 ms); at 100k, 800 costs ~6 ms. docs/postgres.md has
+# the sweep. The pipeline asks for 200 hits, so it always runs at >= 2 x 200.
+HNSW_EF_SEARCH = 800
+# pgvector refuses ef_search above 1000, and an HNSW scan returns at most
+# ef_search rows.
+HNSW_EF_SEARCH_MAX = 1000
+# Rows fetched per requested hit before the exact re-score: HNSW and the exact
+# inner product can disagree on near-ties at the cut, so a margin keeps the
+# returned top-k identical to an exact ranking of the candidates.
+CANDIDATE_FACTOR = 2
+# BM25 scores equal in exact arithmetic can differ in the last bits depending on
+# the order SQL sums the terms in; rounding the sort key to this many decimals
+# makes such ties fall back to the chunk id, as they do in the SQLite backend.
+BM25_TIE_DECIMALS = 9
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: documents, chunks, postings + BM25 totals, embedding cache, vector spaces, settings
+    """
+    CREATE EXTENSION IF NOT EXISTS vector;
+    CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE documents (
+        id bigserial PRIMARY KEY,
+        path text NOT NULL UNIQUE,
+        root text NOT NULL DEFAULT '',
+        state text NOT NULL,
+        reason text NOT NULL DEFAULT '',
+        title text NOT NULL DEFAULT '',
+        media_type text NOT NULL DEFAULT '',
+        content_hash text NOT NULL DEFAULT '',
+        extractor text NOT NULL DEFAULT '',
+        extractor_version text NOT NULL DEFAULT '',
+        pipeline_version text NOT NULL DEFAULT '',
+        model_id text NOT NULL DEFAULT '',
+        weights_hash text NOT NULL DEFAULT '',
+        dim integer NOT NULL DEFAULT 0,
+        n_chunks integer NOT NULL DEFAULT 0,
+        n_over_window integer NOT NULL DEFAULT 0,
+        tokens integer NOT NULL DEFAULT 0,
+        header_tokens integer NOT NULL DEFAULT 0,
+        warnings jsonb NOT NULL DEFAULT '[]',
+        indexed_at text NOT NULL DEFAULT '',
+        text text
+    );
+    CREATE TABLE chunks (
+        id bigserial PRIMARY KEY,
+        doc_id bigint NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        ordinal integer NOT NULL,
+        start_char integer NOT NULL,
+        end_char integer NOT NULL,
+        section text NOT NULL,
+        text text NOT NULL,
+        content text NOT NULL,
+        locator jsonb NOT NULL,
+        tokens integer NOT NULL,
+        header_tokens integer NOT NULL,
+        text_hash text NOT NULL,
+        model_key text NOT NULL,
+        length integer NOT NULL
+    );
+    CREATE INDEX chunks_doc ON chunks (doc_id);
+    CREATE TABLE postings (
+        term text NOT NULL,
+        chunk_id bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        tf integer NOT NULL,
+        PRIMARY KEY (term, chunk_id)
+    );
+    CREATE INDEX postings_chunk ON postings (chunk_id);
+    CREATE TABLE bm25_totals (
+        id integer PRIMARY KEY CHECK (id = 1),
+        n_chunks bigint NOT NULL,
+        total_length bigint NOT NULL
+    );
+    INSERT INTO bm25_totals VALUES (1, 0, 0);
+    CREATE TABLE embeddings (
+        text_hash text NOT NULL,
+        model_key text NOT NULL,
+        vector bytea NOT NULL,
+        PRIMARY KEY (text_hash, model_key)
+    );
+    CREATE TABLE vector_spaces (
+        id serial PRIMARY KEY,
+        model_key text NOT NULL UNIQUE,
+        dim integer NOT NULL CHECK (dim > 0),
+        hnsw_m integer NOT NULL,
+        hnsw_ef_construction integer NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    """,
+    # 2: the indexing job queue
+    """
+    CREATE TABLE jobs (
+        id bigserial PRIMARY KEY,
+        path text NOT NULL,
+        root text NOT NULL,
+        file text NOT NULL,
+        state text NOT NULL DEFAULT 'queued'
+            CHECK (state IN ('queued', 'running', 'done', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        worker text NOT NULL DEFAULT '',
+        token text NOT NULL DEFAULT '',
+        enqueued_at timestamptz NOT NULL DEFAULT now(),
+        claimed_at timestamptz,
+        heartbeat_at timestamptz,
+        finished_at timestamptz,
+        outcome text NOT NULL DEFAULT '',
+        error text NOT NULL DEFAULT ''
+    );
+    CREATE UNIQUE INDEX jobs_active_path ON jobs (path) WHERE state IN ('queued', 'running');
+    CREATE INDEX jobs_open ON jobs (id) WHERE state IN ('queued', 'running');
+    """,
+)
+
+_OPTION_KEYS = ("exact", "ef_search")
+
+
+def _db(method: F) -> F:
+    """Convert the driver's errors to :class:`StoreUnavailable` at the store boundary."""
+
+    @functools.wraps(method)
+    def wrapper(self: PostgresStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"{redact(self.url)}: {method.__name__}: {exc}") from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def parse_url(url: str) -> tuple[str, dict[str, str]]:
+    """Split citeline's own query parameters off a store URL; the rest is libpq's."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise ConfigError(f"--store: not a PostgreSQL URL: {redact(url)}")
+    ours: dict[str, str] = {}
+    theirs: list[tuple[str, str]] = []
+    for k, v in parse_qsl(parts.query, keep_blank_values=True):
+        (ours.__setitem__(k, v) if k in _OPTION_KEYS else theirs.append((k, v)))
+    dsn = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(theirs), ""))
+    return dsn, ours
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and status output."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def _flag(name: str, raw: str) -> bool:
+    v = raw.strip().lower()
+    if v in ("1", "true", "yes", "on"):
+        return True
+    if v in ("0", "false", "no", "off", ""):
+        return False
+    raise ConfigError(f"--store option '{name}': expected 0 or 1, got {raw!r}")
+
+
+def _int_option(name: str, raw: str, lo: int, hi: int) -> int:
+    try:
+        n = int(raw)
+    except ValueError as exc:
+        raise ConfigError(f"--store option '{name}': expected an integer, got {raw!r}") from exc
+    if not lo <= n <= hi:
+        raise ConfigError(f"--store option '{name}': must be in [{lo}, {hi}], got {n}")
+    return n
+
+
+def migrate(conn: psycopg.Connection[Any]) -> int:
+    """Apply the missing migrations under an advisory lock; returns the schema version."""
+    conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
+        version = int(row[0]) if row else 0
+        if version > len(MIGRATIONS):
+            raise SchemaError(
+                f"schema version {version} is newer than this citeline knows "
+                f"({len(MIGRATIONS)}); upgrade citeline"
+            )
+        for n in range(version, len(MIGRATIONS)):
+            with conn.transaction():
+                conn.execute(MIGRATIONS[n])  # type: ignore[arg-type]  # our own literal DDL
+                conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (n + 1,))
+        return len(MIGRATIONS)
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+
+
+class PostgresStore:
+    """A :class:`citeline.store.Store` (and :class:`citeline.store.jobs.JobQueue`)."""
+
+    def __init__(self, url: str, create: bool = True) -> None:
+        self.url = url
+        self.dsn, options = parse_url(url)
+        self._local = threading.local()
+        self._all: list[psycopg.Connection[Any]] = []
+        self._all_lock = threading.Lock()
+        self._spaces: dict[str, tuple[str, int]] = {}
+        conn = self._connect(register=False)
+        try:
+            exists = conn.execute("SELECT to_regclass('schema_migrations')").fetchone()
+            if not (exists and exists[0]) and not create:
+                raise IndexNotFound(
+                    f"{redact(url)}: no citeline schema in this database "
+                    "(run citeline migrate --store URL, or index into it)"
+                )
+            self.schema_version = migrate(conn)
+        except SchemaError as exc:
+            raise SchemaError(f"{redact(url)}: {exc}") from exc
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"{redact(url)}: cannot migrate the schema: {exc}") from exc
+        finally:
+            conn.close()
+        try:
+            exact = options.get("exact", self.get_setting("pg.exact", "0") or "0")
+            self.dense_mode: DenseMode = "exact" if _flag("exact", exact) else "hnsw"
+            ef = options.get(
+                "ef_search", self.get_setting("pg.ef_search", "") or str(HNSW_EF_SEARCH)
+            )
+            self.ef_search = _int_option("ef_search", ef, 1, HNSW_EF_SEARCH_MAX)
+        except BaseException:
+            self.close()
+            raise
+
+    # --- connections ------------------------------------------------------------------
+
+    def _connect(self, register: bool = True) -> psycopg.Connection[Any]:
+        try:
+            conn = psycopg.connect(self.dsn, autocommit=True)
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"{redact(self.url)}: cannot connect: {exc}") from exc
+        if register:
+            register_vector(conn)
+        return conn
+
+    @property
+    def conn(self) -> psycopg.Connection[Any]:
+        """One autocommit connection per thread; transactions are explicit."""
+        c = getattr(self._local, "conn", None)
+        if c is None or c.closed:
+            c = self._connect()
+            self._local.conn = c
+            with self._all_lock:
+                self._all.append(c)
+        return c
+
+    def close(self) -> None:
+        with self._all_lock:
+            conns, self._all = self._all, []
+        for c in conns:
+            c.close()
+        self._local = threading.local()
+
+    # --- settings ---------------------------------------------------------------------
+
+    @_db
+    def get_setting(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM settings WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else default
+
+    @_db
+    def set_setting(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO settings (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # --- documents --------------------------------------------------------------------
+
+    _DOC_COLS = (
+        "id, path, root, state, reason, title, media_type, content_hash, extractor, "
+        "extractor_version, pipeline_version, model_id, weights_hash, dim, n_chunks, "
+        "n_over_window, tokens, header_tokens, warnings, indexed_at"
+    )
+
+    @staticmethod
+    def _record(row: tuple[Any, ...]) -> DocRecord:
+        (id_, path, root, state, reason, title, mt, ch, ex, exv, pv, mid, wh, dim, nc, now, tok,
+         htok, warn, at) = row
+        return DocRecord(
+            path=path, root=root, state=state, reason=reason, title=title, media_type=mt,
+            content_hash=ch, extractor=ex, extractor_version=exv, pipeline_version=pv,
+            model_id=mid, weights_hash=wh, dim=dim, n_chunks=nc, n_over_window=now,
+            tokens=tok, header_tokens=htok, warnings=tuple(warn), indexed_at=at, id=id_,
+        )
+
+    @_db
+    def documents(self) -> list[DocRecord]:
+        rows = self.conn.execute(
+            f"SELECT {self._DOC_COLS} FROM documents ORDER BY path COLLATE \"C\""
+        ).fetchall()
+        return [self._record(r) for r in rows]
+
+    @_db
+    def document(self, path: str) -> DocRecord | None:
+        row = self.conn.execute(
+            f"SELECT {self._DOC_COLS} FROM documents WHERE path = %s", (path,)
+        ).fetchone()
+        return self._record(row) if row else None
+
+    @_db
+    def document_text(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT text FROM documents WHERE path = %s", (path,)).fetchone()
+        return row[0] if row else None
+
+    # --- vector spaces ----------------------------------------------------------------
+
+    def _space(self, model_key: str, dim: int = 0, create: bool = False,
+               index: bool = True) -> tuple[str, int] | None:
+        """(table, dim) of ``model_key``'s vectors; created (own transaction) if asked."""
+        hit = self._spaces.get(model_key)
+        if hit is not None:
+            return hit
+        c = self.conn
+        row = c.execute(
+            "SELECT id, dim FROM vector_spaces WHERE model_key = %s", (model_key,)
+        ).fetchone()
+        if row is None and create:
+            if dim <= 0:
+                raise ConfigError(f"model {model_key!r}: dimension must be positive, got {dim}")
+            m = int(self.get_setting("pg.hnsw_m", str(HNSW_M)) or HNSW_M)
+            efc = int(self.get_setting("pg.hnsw_ef_construction", str(HNSW_EF_CONSTRUCTION))
+                      or HNSW_EF_CONSTRUCTION)
+            with c.transaction():
+                c.execute("SELECT pg_advisory_xact_lock(%s)", (SPACE_LOCK,))
+                row = c.execute(
+                    "SELECT id, dim FROM vector_spaces WHERE model_key = %s", (model_key,)
+                ).fetchone()
+                if row is None:
+                    row = c.execute(
+                        "INSERT INTO vector_spaces (model_key, dim, hnsw_m, hnsw_ef_construction) "
+                        "VALUES (%s, %s, %s, %s) RETURNING id, dim",
+                        (model_key, dim, m, efc),
+                    ).fetchone()
+                    assert row is not None
+                    table = f"vectors_{row[0]}"
+                    c.execute(
+                        sql.SQL(
+                            "CREATE TABLE {} (chunk_id bigint PRIMARY KEY "
+                            "REFERENCES chunks(id) ON DELETE CASCADE, "
+                            "embedding vector({}) NOT NULL)"
+                        ).format(sql.Identifier(table), sql.Literal(dim))
+                    )
+                    if index:
+                        self._create_hnsw(table, m, efc)
+        if row is None:
+            return None
+        space = (f"vectors_{row[0]}", int(row[1]))
+        if dim and space[1] != dim:
+            raise ModelMismatch(
+                f"model {model_key!r}: this store holds {space[1]}-d vectors for it, got {dim}-d"
+            )
+        self._spaces[model_key] = space
+        return space
+
+    def _create_hnsw(self, table: str, m: int, ef_construction: int) -> None:
+        self.conn.execute(
+            sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (embedding vector_cosine_ops) "
+                "WITH (m = {}, ef_construction = {})"
+            ).format(
+                sql.Identifier(f"{table}_hnsw"), sql.Identifier(table), sql.Literal(m),
+                sql.Literal(ef_construction),
+            )
+        )
+
+    @_db
+    def build_vector_indexes(self) -> list[str]:
+        """Create any missing HNSW index (after a bulk load); returns the tables indexed."""
+        rows = self.conn.execute(
+            "SELECT id, hnsw_m, hnsw_ef_construction FROM vector_spaces ORDER BY id"
+        ).fetchall()
+        out = []
+        for id_, m, efc in rows:
+            self._create_hnsw(f"vectors_{id_}", m, efc)
+            out.append(f"vectors_{id_}")
+        return out
+
+    @_db
+    def vector_spaces(self) -> dict[str, tuple[str, int]]:
+        rows = self.conn.execute("SELECT model_key, id, dim FROM vector_spaces").fetchall()
+        return {k: (f"vectors_{i}", d) for k, i, d in rows}
+
+    # --- writes -----------------------------------------------------------------------
+
+    def _check_fence(self, c: psycopg.Connection[Any]) -> None:
+        job: Job | None = getattr(self._local, "fence", None)
+        if job is None:
+            return
+        row = c.execute(
+            "SELECT 1 FROM jobs WHERE id = %s AND token = %s AND state = 'running' FOR UPDATE",
+            (job.id, job.token),
+        ).fetchone()
+        if row is None:
+            raise LeaseLost(f"{job.path}: job {job.id} was taken over by another worker")
+
+    def _lock_path(self, c: psycopg.Connection[Any], path: str) -> int | None:
+        """Serialise writers of one path; returns the existing document id and drops its
+        chunks from the BM25 totals (the caller deletes it)."""
+        key = int.from_bytes(hashlib.sha256(path.encode()).digest()[:8], "big", signed=True)
+        c.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+        row = c.execute("SELECT id FROM documents WHERE path = %s FOR UPDATE", (path,)).fetchone()
+        return int(row[0]) if row else None
+
+    def _drop(self, c: psycopg.Connection[Any], doc_id: int) -> None:
+        n, total = c.execute(
+            "SELECT COUNT(*), COALESCE(SUM(length), 0) FROM chunks WHERE doc_id = %s", (doc_id,)
+        ).fetchone() or (0, 0)
+        c.execute("DELETE FROM documents WHERE id = %s", (doc_id,))
+        if n:
+            c.execute(
+                "UPDATE bm25_totals SET n_chunks = n_chunks - %s, "
+                "total_length = total_length - %s WHERE id = 1",
+                (n, total),
+            )
+
+    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk]) -> None:
+        model_key = record.model_key
+        space = None
+        if chunks:
+            dim = int(np.asarray(chunks[0].vector).shape[0])
+            if record.dim and dim != record.dim:
+                raise ModelMismatch(f"{record.path}: {dim}-d vectors for a {record.dim}-d model")
+            space = self._space(model_key, dim, create=True)
+        prepared = []
+        for sc in chunks:
+            tf, length = term_frequencies(sc.chunk.text)
+            vec = np.ascontiguousarray(sc.vector, dtype=np.float32)
+            if space is not None and vec.shape != (space[1],):
+                raise ModelMismatch(
+                    f"{record.path}: chunk {sc.chunk.ordinal} has a {vec.shape} vector, "
+                    f"the model's space is {space[1]}-d"
+                )
+            prepared.append((sc, tf, length, vec))
+        c = self.conn
+        try:
+            with c.transaction():
+                self._check_fence(c)
+                old = self._lock_path(c, record.path)
+                if old is not None:
+                    self._drop(c, old)
+                row = c.execute(
+                    "INSERT INTO documents (path, root, state, reason, title, media_type, "
+                    "content_hash, extractor, extractor_version, pipeline_version, model_id, "
+                    "weights_hash, dim, n_chunks, n_over_window, tokens, header_tokens, warnings, "
+                    "indexed_at, text) VALUES "
+                    "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+                    (
+                        record.path, record.root, record.state, record.reason, record.title,
+                        record.media_type, record.content_hash, record.extractor,
+                        record.extractor_version, record.pipeline_version, record.model_id,
+                        record.weights_hash, record.dim, record.n_chunks, record.n_over_window,
+                        record.tokens, record.header_tokens, json.dumps(list(record.warnings)),
+                        _now(), text,
+                    ),
+                ).fetchone()
+                assert row is not None
+                doc_id = int(row[0])
+                if not prepared:
+                    return
+                ids = [
+                    int(r[0]) for r in c.execute(
+                        "SELECT nextval(pg_get_serial_sequence('chunks', 'id')) "
+                        "FROM generate_series(1, %s)", (len(prepared),),
+                    ).fetchall()
+                ]
+                cur = c.cursor()
+                with cur.copy(
+                    "COPY chunks (id, doc_id, ordinal, start_char, end_char, section, text, "
+                    "content, locator, tokens, header_tokens, text_hash, model_key, length) "
+                    "FROM STDIN"
+                ) as cp:
+                    for cid, (sc, _, length, _) in zip(ids, prepared, strict=True):
+                        ch = sc.chunk
+                        cp.write_row((
+                            cid, doc_id, ch.ordinal, ch.start, ch.end, ch.section, ch.text,
+                            ch.content, json.dumps(locator_json(sc.locator)), sc.tokens,
+                            sc.header_tokens, sc.text_hash, model_key, length,
+                        ))
+                assert space is not None
+                with cur.copy(
+                    sql.SQL("COPY {} (chunk_id, embedding) FROM STDIN").format(
+                        sql.Identifier(space[0])
+                    )
+                ) as cp:
+                    for cid, (_, _, _, vec) in zip(ids, prepared, strict=True):
+                        cp.write_row((cid, vec))
+                with cur.copy("COPY postings (term, chunk_id, tf) FROM STDIN") as cp:
+                    for cid, (_, tf, _, _) in zip(ids, prepared, strict=True):
+                        for term, n in tf.items():
+                            cp.write_row((term, cid, n))
+                # sorted, so two writers sharing texts lock cache rows in one order (no deadlock)
+                cache = sorted({sc.text_hash: vec.tobytes() for sc, _, _, vec in prepared}.items())
+                cur.executemany(
+                    "INSERT INTO embeddings (text_hash, model_key, vector) VALUES (%s, %s, %s) "
+                    "ON CONFLICT DO NOTHING",
+                    [(h, model_key, blob) for h, blob in cache],
+                )
+                # last, so the one hot row is held only for the commit itself
+                c.execute(
+                    "UPDATE bm25_totals SET n_chunks = n_chunks + %s, "
+                    "total_length = total_length + %s WHERE id = 1",
+                    (len(prepared), sum(p[2] for p in prepared)),
+                )
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"{record.path}: cannot write the document: {exc}") from exc
+
+    @_db
+    def mark(self, path: str, root: str, state: str, reason: str) -> None:
+        c = self.conn
+        with c.transaction():
+            self._check_fence(c)
+            self._lock_path(c, path)
+            c.execute(
+                "INSERT INTO documents (path, root, state, reason, indexed_at) "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (path) DO UPDATE SET "
+                "state = excluded.state, reason = excluded.reason",
+                (path, root, state, reason, _now()),
+            )
+
+    @_db
+    def remove_document(self, path: str) -> None:
+        c = self.conn
+        with c.transaction():
+            self._check_fence(c)
+            old = self._lock_path(c, path)
+            if old is not None:
+                self._drop(c, old)
+
+    # --- embedding cache --------------------------------------------------------------
+
+    @_db
+    def cached_vectors(self, text_hashes: Sequence[str], model_key: str) -> dict[str, np.ndarray]:
+        hashes = list(dict.fromkeys(text_hashes))
+        if not hashes:
+            return {}
+        rows = self.conn.execute(
+            "SELECT text_hash, vector FROM embeddings WHERE model_key = %s "
+            "AND text_hash = ANY(%s)",
+            (model_key, hashes),
+        ).fetchall()
+        return {h: np.frombuffer(bytes(blob), dtype=np.float32) for h, blob in rows}
+
+    # --- reads ------------------------------------------------------------------------
+
+    def dense(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
+        return self.dense_with(query, k, model_key, self.dense_mode, self.ef_search)
+
+    @_db
+    def dense_with(
+        self, query: np.ndarray, k: int, model_key: str, mode: DenseMode, ef_search: int
+    ) -> list[tuple[int, float]]:
+        """:meth:`dense` with an explicit mode and beam (benchmarks compare them)."""
+        space = self._space(model_key)
+        if space is None or k <= 0:
+            return []
+        table, dim = space
+        q = np.ascontiguousarray(query, dtype=np.float32)
+        if q.shape != (dim,):
+            raise ModelMismatch(f"query vector is {q.shape}, the model's space is {dim}-d")
+        n = k * CANDIDATE_FACTOR
+        c = self.conn
+        with c.transaction():
+            if mode == "exact":
+                c.execute("SELECT set_config('enable_indexscan', 'off', true)")
+            else:
+                ef = min(max(ef_search, n), HNSW_EF_SEARCH_MAX)
+                n = min(n, ef)
+                c.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+            rows = c.execute(
+                sql.SQL(
+                    "SELECT chunk_id, embedding <#> %(q)s FROM "
+                    "(SELECT chunk_id, embedding FROM {} ORDER BY embedding <=> %(q)s LIMIT %(n)s) c"
+                ).format(sql.Identifier(table)),
+                {"q": q, "n": n},
+            ).fetchall()
+        # <#> is the negative inner product, exact; for unit vectors -(<#>) = cosine
+        ranked = sorted(((int(i), -float(neg)) for i, neg in rows), key=lambda t: (-t[1], t[0]))
+        return ranked[:k]
+
+    @_db
+    def similarities(
+        self, query: np.ndarray, chunk_ids: Sequence[int], model_key: str
+    ) -> dict[int, float]:
+        space = self._space(model_key)
+        ids = list(dict.fromkeys(int(i) for i in chunk_ids))
+        if space is None or not ids:
+            return {}
+        rows = self.conn.execute(
+            sql.SQL("SELECT chunk_id, embedding <#> %s FROM {} WHERE chunk_id = ANY(%s)").format(
+                sql.Identifier(space[0])
+            ),
+            (np.ascontiguousarray(query, dtype=np.float32), ids),
+        ).fetchall()
+        return {int(i): -float(neg) for i, neg in rows}
+
+    @_db
+    def bm25(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """Okapi BM25 in one statement, the formula of :mod:`citeline.retrieve.bm25`.
+
+        ``q`` counts each query term's multiplicity (a repeated term adds again, as
+        in the SQLite backend); ``df`` is n_t per term; N and avgdl come from the
+        totals row written in the same transactions as the chunks.
+        """
+        if not terms or k <= 0:
+            return []
+        rows = self.conn.execute(
+            """
+            WITH q AS (SELECT t AS term, COUNT(*) AS qf FROM unnest(%(terms)s::text[]) t GROUP BY t),
+                 tot AS (SELECT n_chunks::float8 AS n,
+                                total_length::float8 / NULLIF(n_chunks, 0) AS avgdl
+                         FROM bm25_totals WHERE id = 1 AND n_chunks > 0 AND total_length > 0),
+                 df AS (SELECT p.term, COUNT(*)::float8 AS n_t
+                        FROM postings p JOIN q USING (term) GROUP BY p.term),
+                 s AS (
+                    SELECT p.chunk_id,
+                           SUM(q.qf * ln(1.0 + (tot.n - df.n_t + 0.5) / (df.n_t + 0.5))
+                               * p.tf * (%(k1)s + 1.0)
+                               / (p.tf + %(k1)s * (1.0 - %(b)s + %(b)s * ch.length / tot.avgdl))
+                           ) AS score
+                    FROM postings p
+                    JOIN q USING (term) JOIN df USING (term)
+                    JOIN chunks ch ON ch.id = p.chunk_id
+                    CROSS JOIN tot
+                    GROUP BY p.chunk_id)
+            SELECT chunk_id, score FROM s WHERE score > 0
+            ORDER BY round(score::numeric, %(dec)s) DESC, chunk_id
+            LIMIT %(k)s
+            """,
+            {"terms": list(terms), "k1": K1, "b": B, "k": k, "dec": BM25_TIE_DECIMALS},
+        ).fetchall()
+        return [(int(i), float(s)) for i, s in rows]
+
+    @_db
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        ids = list(dict.fromkeys(int(i) for i in ids))
+        if not ids:
+            return {}
+        rows = self.conn.execute(
+            "SELECT c.id, d.path, d.title, c.section, c.start_char, c.end_char, c.content, "
+            "c.text, c.locator FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            "WHERE c.id = ANY(%s)",
+            (ids,),
+        ).fetchall()
+        return {r[0]: ChunkRow(*r[:8], locator_from(r[8])) for r in rows}
+
+    @_db
+    def all_chunks(self) -> list[ChunkRow]:
+        """Every chunk, in document order (for evaluation and export)."""
+        rows = self.conn.execute(
+            "SELECT c.id, d.path, d.title, c.section, c.start_char, c.end_char, c.content, "
+            "c.text, c.locator FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            "ORDER BY d.path COLLATE \"C\", c.ordinal"
+        ).fetchall()
+        return [ChunkRow(*r[:8], locator_from(r[8])) for r in rows]
+
+    @_db
+    def stats(self) -> IndexStats:
+        c = self.conn
+        n, over, tok, htok = c.execute(
+            "SELECT COALESCE(SUM(n_chunks), 0), COALESCE(SUM(n_over_window), 0), "
+            "COALESCE(SUM(tokens), 0), COALESCE(SUM(header_tokens), 0) FROM documents"
+        ).fetchone() or (0, 0, 0, 0)
+        by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
+        return IndexStats(int(n), int(over), int(tok), int(htok), by_state)
+
+    # --- job queue --------------------------------------------------------------------
+
+    @_db
+    def enqueue(self, files: Sequence[tuple[str, str, str]]) -> int:
+        n = 0
+        c = self.conn
+        with c.transaction():
+            for path, root, file in files:
+                cur = c.execute(
+                    "INSERT INTO jobs (path, root, file) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (path) WHERE state IN ('queued', 'running') DO NOTHING",
+                    (path, root, file),
+                )
+                n += cur.rowcount
+        return n
+
+    @_db
+    def claim(self, worker: str, lease_seconds: float) -> Job | None:
+        """The oldest queued job, or one whose lease expired; None when there is none."""
+        row = self.conn.execute(
+            """
+            UPDATE jobs SET state = 'running', worker = %(w)s, token = %(tok)s,
+                   attempts = attempts + 1, claimed_at = now(), heartbeat_at = now()
+            WHERE id = (
+                SELECT id FROM jobs
+                WHERE state = 'queued'
+                   OR (state = 'running'
+                       AND heartbeat_at < now() - make_interval(secs => %(lease)s))
+                ORDER BY id LIMIT 1
+                FOR UPDATE SKIP LOCKED)
+            RETURNING id, path, root, file, attempts, token
+            """,
+            {"w": worker, "tok": uuid.uuid4().hex, "lease": float(lease_seconds)},
+        ).fetchone()
+        return Job(*row) if row else None
+
+    @_db
+    def heartbeat(self, job: Job) -> bool:
+        cur = self.conn.execute(
+            "UPDATE jobs SET heartbeat_at = now() "
+            "WHERE id = %s AND token = %s AND state = 'running'",
+            (job.id, job.token),
+        )
+        return cur.rowcount == 1
+
+    @_db
+    def complete(self, job: Job, outcome: str) -> bool:
+        cur = self.conn.execute(
+            "UPDATE jobs SET state = 'done', outcome = %s, finished_at = now() "
+            "WHERE id = %s AND token = %s AND state = 'running'",
+            (outcome, job.id, job.token),
+        )
+        return cur.rowcount == 1
+
+    @_db
+    def fail(self, job: Job, error: str, retry: bool) -> bool:
+        state = JobState.QUEUED if retry else JobState.FAILED
+        cur = self.conn.execute(
+            "UPDATE jobs SET state = %s, error = %s, token = '', "
+            "finished_at = CASE WHEN %s = 'failed' THEN now() END "
+            "WHERE id = %s AND token = %s AND state = 'running'",
+            (str(state), error, str(state), job.id, job.token),
+        )
+        return cur.rowcount == 1
+
+    @contextmanager
+    def fenced(self, job: Job) -> Iterator[None]:
+        prev = getattr(self._local, "fence", None)
+        self._local.fence = job
+        try:
+            yield
+        finally:
+            self._local.fence = prev
+
+    @_db
+    def job_counts(self) -> dict[str, int]:
+        rows = self.conn.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetchall()
+        return {str(s): int(n) for s, n in rows}
+
+    @_db
+    def jobs(self) -> Iterator[dict[str, object]]:
+        rows = self.conn.execute(
+            "SELECT id, path, state, attempts, worker, outcome, error FROM jobs ORDER BY id"
+        ).fetchall()
+        return iter([
+            {"id": id_, "path": path, "state": state, "attempts": attempts, "worker": worker,
+             "outcome": outcome, "error": error}
+            for id_, path, state, attempts, worker, outcome, error in rows
+        ])
+
+
+def locator_json(loc: Locator) -> dict[str, object]:
+    return {
+        "start": loc.start, "end": loc.end, "pages": list(loc.pages), "t_start": loc.t_start,
+        "t_end": loc.t_end, "sheet_range": loc.sheet_range, "ocr_confidence": loc.ocr_confidence,
+    }
+
+
+def locator_from(d: dict[str, Any]) -> Locator:
+    return Locator(
+        start=d["start"], end=d["end"], pages=tuple(d.get("pages") or ()),
+        t_start=d.get("t_start"), t_end=d.get("t_end"), sheet_range=d.get("sheet_range"),
+        ocr_confidence=d.get("ocr_confidence"),
+    )

@@ -1,0 +1,172 @@
+"""Both backends answer alike; copy moves an index without re-embedding; the CLI takes --store."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+
+from citeline import cli
+from citeline.pipeline import Index
+from citeline.store.postgres import PostgresStore
+from citeline.store.sqlite import DB_NAME
+
+SAMPLES = Path(__file__).parents[2] / "samples" / "corpus"
+QUERIES = [
+    "how often should I oil the chain",
+    "How long is the kettle warranty?",
+    "descaling vinegar",
+    "the the the",
+    "what is the capital of mongolia",
+    "tyre pressure",
+    "receipt proof purchase warranty heating element",
+]
+
+
+def _hits(idx: Index, query: str, mode: str) -> list[tuple]:
+    return [
+        (h.rank, h.document, h.start, h.end, h.distance, h.score)
+        for h in idx.search(query, k=20, mode=mode).hits  # type: ignore[arg-type]
+    ]
+
+
+def _same(a: list[tuple], b: list[tuple], what: str) -> None:
+    assert [h[:4] for h in a] == [h[:4] for h in b], what
+    np.testing.assert_allclose([h[4] for h in a], [h[4] for h in b], atol=1e-5, err_msg=what)
+    np.testing.assert_allclose([h[5] for h in a], [h[5] for h in b], atol=1e-5, err_msg=what)
+
+
+@pytest.fixture
+def parity_corpus(clean_corpus: Path) -> Path:
+    shutil.copytree(SAMPLES, clean_corpus / "samples")
+    return clean_corpus
+
+
+def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus, tmp_path):
+    embedder = memo_embedder
+    lite = Index(tmp_path / "ix", embedder=embedder)
+    pg_exact = Index(pg_url + "?exact=1", embedder=embedder)
+    r1 = lite.index(parity_corpus)
+    r2 = pg_exact.index(parity_corpus)
+    assert r1.to_json() | {"seconds": 0} == r2.to_json() | {"seconds": 0}
+    assert r1.chunks_written > 30
+    pg_hnsw = Index(pg_url, embedder=embedder)
+    assert pg_hnsw.store.dense_mode == "hnsw" and pg_exact.store.dense_mode == "exact"
+    for q in QUERIES:
+        for mode in ("dense", "bm25", "hybrid"):
+            want = _hits(lite, q, mode)
+            _same(_hits(pg_exact, q, mode), want, f"exact {mode} {q!r}")
+            _same(_hits(pg_hnsw, q, mode), want, f"hnsw {mode} {q!r}")
+    a, b = lite.ask(QUERIES[1]), pg_hnsw.ask(QUERIES[1])
+    assert a.answer == b.answer and [c.locator for c in a.citations] == [c.locator for c in b.citations]
+    assert [s.to_json() | {"indexed_at": ""} for s in lite.status()] == [
+        s.to_json() | {"indexed_at": ""} for s in pg_hnsw.status()
+    ]
+    # re-indexing unchanged files is a no-op on PostgreSQL too
+    again = pg_exact.index(parity_corpus)
+    assert again.indexed == [] and again.embedded == 0
+    for idx in (lite, pg_exact, pg_hnsw):
+        idx.close()
+
+
+@pytest.fixture
+def run(embedder, capsys):
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = cli.main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
+    ix = str(tmp_path / "ix")
+    run("index", str(corpus), "--index", ix, "-q")
+    code, out, err = run("copy", "--from", ix, "--to", pg_url, "--json")
+    assert code == 0, err
+    rep = json.loads(out)
+    lite = sqlite3.connect(Path(ix) / DB_NAME)
+    assert rep["documents"] == lite.execute("SELECT COUNT(*) FROM documents").fetchone()[0] == 6
+    assert rep["chunks"] == rep["vectors"] == lite.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    store = PostgresStore(pg_url)
+    (table, dim), = store.vector_spaces().values()
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        from pgvector.psycopg import register_vector
+
+        register_vector(c)
+        got = {
+            cid: vec.to_numpy().tobytes()
+            for cid, vec in c.execute(f"SELECT chunk_id, embedding FROM {table}", binary=True)
+        }
+        postings = set(c.execute("SELECT term, chunk_id, tf FROM postings").fetchall())
+        settings = dict(c.execute("SELECT key, value FROM settings").fetchall())
+        hnsw = c.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s AND "
+                         "indexdef LIKE '%%hnsw%%'", (table,)).fetchone()
+    want = dict(lite.execute("SELECT id, vector FROM chunks").fetchall())
+    assert got == want  # byte-identical float32, same chunk ids
+    assert postings == set(lite.execute("SELECT term, chunk_id, tf FROM postings").fetchall())
+    lite_settings = dict(lite.execute("SELECT key, value FROM settings WHERE key != 'generation'"))
+    assert settings == lite_settings and dim == 384 and hnsw is not None
+    # the copy answers exactly like the original, and knows the failed documents too
+    for mode in ("dense", "bm25", "hybrid"):
+        _, a, _ = run("search", "descaling vinegar", "--index", ix, "--json", "--mode", mode)
+        _, b, _ = run("search", "descaling vinegar", "--store", pg_url + "?exact=1", "--json",
+                      "--mode", mode)
+        ha, hb = json.loads(a)["hits"], json.loads(b)["hits"]
+        assert [(h["document"], h["start"], h["end"]) for h in ha] == [
+            (h["document"], h["start"], h["end"]) for h in hb
+        ]
+    code, out, _ = run("status", "--store", pg_url, "--json")
+    docs = {d["document"]: d["state"] for d in json.loads(out)["documents"]}
+    assert docs["latin1.txt"] == "failed" and docs["kettle.md"] == "indexed"
+    # chunk ids continue after the copied ones
+    (corpus / "new.md").write_text("# New\n\nA brand new note about teapots.\n")
+    code, out, _ = run("index", str(corpus), "--store", pg_url, "-q", "--json")
+    assert json.loads(out)["indexed"] == 1 and json.loads(out)["embedded"] == 1
+    # copying into a store that already holds documents is refused
+    code, _, err = run("copy", "--from", ix, "--to", pg_url)
+    assert code == 2 and "already holds documents" in err
+    store.close()
+
+
+def test_cli_store_flag_env_and_errors(run, pg_url, clean_corpus, monkeypatch):
+    code, out, _ = run("migrate", "--store", pg_url)
+    assert code == 0 and "schema version 2" in out
+    code, out, _ = run("migrate", "--store", pg_url)  # idempotent
+    assert code == 0 and "schema version 2" in out
+    code, out, _ = run("index", str(clean_corpus), "--store", pg_url, "-q", "--json")
+    assert code == 0 and json.loads(out)["indexed"] == 3
+    # an HNSW index dropped (to re-tune it) is rebuilt by migrate, with the space's m/ef
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute("UPDATE vector_spaces SET hnsw_m = 8")
+        c.execute("DROP INDEX vectors_1_hnsw")
+    assert run("migrate", "--store", pg_url)[0] == 0
+    with psycopg.connect(pg_url) as c:
+        (indexdef,) = c.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'vectors_1_hnsw'"
+        ).fetchone()
+    assert "hnsw" in indexdef and "m='8'" in indexdef and "ef_construction='128'" in indexdef
+    monkeypatch.setenv("CITELINE_STORE", pg_url)
+    code, out, _ = run("search", "oil the chain", "-k", "2", "--json")
+    assert code == 0 and json.loads(out)["hits"][0]["document"] == "guides/bicycle.md"
+    code, out, _ = run("status")
+    assert code == 0 and out.startswith("index postgresql://") and "3 documents" in out
+    with pytest.raises(SystemExit) as exc:
+        run("search", "x", "--index", "/tmp/x", "--store", pg_url)
+    assert exc.value.code == 2
+    monkeypatch.delenv("CITELINE_STORE")
+    code, _, err = run("search", "x")
+    assert code == 2 and "--index DIR or --store URL" in err
+    code, _, err = run("search", "x", "--store", "postgresql://nobody@127.0.0.1:1/none")
+    assert code == 2 and "cannot" in err
+    code, _, err = run("search", "x", "--store", "mysql://h/db")
+    assert code == 2 and "no backend for 'mysql://'" in err
+    code, _, err = run("search", "x", "--store", pg_url + "?exact=maybe")
+    assert code == 2 and "exact" in err
+    code, _, err = run("worker", "--index", "/tmp/nope-ix", "--max-jobs", "1")
+    assert code == 2 and "needs a PostgreSQL store" in err

@@ -1,0 +1,252 @@
+"""The PostgreSQL store on a real PostgreSQL 16 + pgvector: schema, writes, BM25, models."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+
+from citeline.errors import IndexNotFound, ModelMismatch, SchemaError, StoreUnavailable
+from citeline.retrieve.bm25 import tokenize
+from citeline.store import DocRecord, StoredChunk, open_store
+from citeline.store.postgres import (
+    HNSW_EF_SEARCH,
+    MIGRATIONS,
+    PostgresStore,
+    parse_url,
+    redact,
+)
+from citeline.store.sqlite import SQLiteStore
+from citeline.types import Chunk, Locator
+
+KEY_A = ("model-a", "w1", 384)
+KEY_B = ("model-b", "w2", 8)
+
+
+def _record(path: str, model=KEY_A, **kw) -> DocRecord:
+    mid, wh, dim = model
+    return DocRecord(path=path, root="/r", state="indexed", title=path, model_id=mid,
+                     weights_hash=wh, dim=dim, **kw)
+
+
+def _chunks(texts: list[str], dim: int = 384, seed: int = 0) -> list[StoredChunk]:
+    rng = np.random.default_rng(seed)
+    out, pos = [], 0
+    for i, t in enumerate(texts):
+        v = rng.normal(size=dim).astype(np.float32)
+        v /= np.linalg.norm(v)
+        ch = Chunk(text=t, content=t, start=pos, end=pos + len(t), section="S", ordinal=i)
+        out.append(StoredChunk(ch, Locator(pos, pos + len(t)), v, len(t.split()), 0, f"h{seed}-{i}"))
+        pos += len(t) + 1
+    return out
+
+
+def _key(model=KEY_A) -> str:
+    return _record("x", model).model_key
+
+
+def test_url_options_are_split_from_libpq_and_passwords_hidden():
+    dsn, opts = parse_url("postgresql://u:secret@h:5/db?exact=1&sslmode=disable&ef_search=64")
+    assert opts == {"exact": "1", "ef_search": "64"}
+    assert dsn == "postgresql://u:secret@h:5/db?sslmode=disable"
+    assert redact("postgresql://u:secret@h:5/db") == "postgresql://u:***@h:5/db"
+
+
+def test_migrations_are_idempotent_and_safe_concurrently(pg_url: str):
+    with pytest.raises(IndexNotFound, match="no citeline schema"):
+        PostgresStore(pg_url, create=False)
+    errors: list[BaseException] = []
+
+    def open_one() -> None:
+        try:
+            PostgresStore(pg_url).close()
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    s = PostgresStore(pg_url, create=False)  # exists now: opening again applies nothing
+    assert s.schema_version == len(MIGRATIONS)
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        versions = [r[0] for r in c.execute("SELECT version FROM schema_migrations ORDER BY 1")]
+        assert versions == list(range(1, len(MIGRATIONS) + 1))
+        c.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (len(MIGRATIONS) + 1,))
+    s.close()
+    with pytest.raises(SchemaError, match="newer than this citeline"):
+        PostgresStore(pg_url)
+
+
+def test_open_store_dispatches_both_schemes(pg_url: str):
+    for url in (pg_url, pg_url.replace("postgresql://", "postgres://", 1)):
+        s = open_store(url)
+        assert isinstance(s, PostgresStore)
+        s.close()
+
+
+def test_write_replace_remove_keep_bm25_totals_consistent(pg_url: str):
+    s = PostgresStore(pg_url)
+    s.write_document(_record("a.md"), "alpha beta", _chunks(["alpha beta gamma", "beta beta"]))
+    s.write_document(_record("b.md"), "x", _chunks(["gamma delta"], seed=1))
+    s.write_document(_record("a.md"), "alpha", _chunks(["alpha only"], seed=2))  # replace
+    s.mark("c.md", "/r", "failed", "empty file")
+
+    def totals() -> tuple[int, int]:
+        with psycopg.connect(pg_url) as c:
+            got = c.execute("SELECT n_chunks, total_length FROM bm25_totals").fetchone()
+            real = c.execute("SELECT COUNT(*), COALESCE(SUM(length), 0) FROM chunks").fetchone()
+        assert got == real
+        return got
+
+    assert totals() == (2, 4)
+    assert [d.path for d in s.documents()] == ["a.md", "b.md", "c.md"]
+    assert s.document("c.md").state == "failed" and s.document("c.md").reason == "empty file"
+    assert s.document_text("a.md") == "alpha"
+    st = s.stats()
+    assert st.by_state == {"indexed": 2, "failed": 1}
+    s.remove_document("b.md")
+    assert totals() == (1, 2)
+    assert [r.content for r in s.all_chunks()] == ["alpha only"]
+    cached = s.cached_vectors(["h2-0", "h1-0", "nope"], _key())
+    assert set(cached) == {"h2-0", "h1-0"}  # the cache outlives removed documents
+    assert cached["h2-0"].tobytes() == _chunks(["alpha only"], seed=2)[0].vector.tobytes()
+    s.close()
+
+
+def test_a_failed_write_leaves_the_previous_version_whole(pg_url: str):
+    s = PostgresStore(pg_url)
+    s.write_document(_record("a.md"), "old", _chunks(["old text here", "more old"]))
+    before = [(r.id, r.content) for r in s.all_chunks()]
+    # PostgreSQL text cannot hold NUL: the COPY fails half way through the transaction
+    with pytest.raises(StoreUnavailable, match="a.md"):
+        s.write_document(_record("a.md"), "new", _chunks(["fine chunk", "bad \x00 chunk"], seed=3))
+    assert [(r.id, r.content) for r in s.all_chunks()] == before
+    assert s.document_text("a.md") == "old"
+    assert sorted(i for i, _ in s.bm25(["old"], 10)) == [before[0][0], before[1][0]]
+    s.close()
+
+
+def test_vectors_of_different_models_are_never_compared(pg_url: str):
+    s = PostgresStore(pg_url)
+    a = _chunks(["one", "two"], dim=384)
+    b = _chunks(["three"], dim=8, seed=5)
+    s.write_document(_record("a.md", KEY_A), "", a)
+    s.write_document(_record("b.md", KEY_B), "", b)
+    ids = {r.content: r.id for r in s.all_chunks()}
+    q = a[0].vector
+    dense = s.dense(q, 10, _key(KEY_A))
+    assert [i for i, _ in dense] == [ids["one"], ids["two"]]
+    assert dense[0][1] == pytest.approx(1.0, abs=1e-6)
+    assert set(s.similarities(q, list(ids.values()), _key(KEY_A))) == {ids["one"], ids["two"]}
+    assert [i for i, _ in s.dense(b[0].vector, 10, _key(KEY_B))] == [ids["three"]]
+    assert s.dense(q, 10, "never-seen@x/384") == []
+    with pytest.raises(ModelMismatch):
+        s.dense(b[0].vector, 10, _key(KEY_A))
+    with pytest.raises(ModelMismatch):  # vectors that are not the model's dimension
+        s.write_document(_record("c.md", KEY_A), "", _chunks(["x"], dim=8))
+    assert s.document("c.md") is None
+    s.close()
+
+
+def test_dense_distances_are_exact_in_both_modes(pg_url: str):
+    s = PostgresStore(pg_url)
+    texts = [f"chunk {i}" for i in range(300)]
+    chunks = _chunks(texts, seed=7)
+    s.write_document(_record("m.md"), "", chunks)
+    matrix = np.vstack([c.vector for c in chunks])
+    ids = [r.id for r in s.all_chunks()]
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        q = rng.normal(size=384).astype(np.float32)
+        q /= np.linalg.norm(q)
+        sims = matrix @ q
+        order = np.argsort(-sims, kind="stable")[:20]
+        for mode in ("exact", "hnsw"):
+            got = s.dense_with(q, 20, _key(), mode, 100)
+            assert [i for i, _ in got] == [ids[j] for j in order]
+            np.testing.assert_allclose([x for _, x in got], sims[order], atol=1e-5)
+    s.close()
+
+
+def _zipf_corpus(n_chunks: int, seed: int) -> list[str]:
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{i}" for i in range(60)]
+    p = 1.0 / np.arange(1, 61)
+    p /= p.sum()
+    return [" ".join(rng.choice(vocab, size=int(rng.integers(1, 30)), p=p)) for _ in range(n_chunks)]
+
+
+def test_bm25_in_sql_equals_the_sqlite_backend(pg_url: str, tmp_path: Path):
+    texts = _zipf_corpus(250, seed=3)
+    docs = [texts[i : i + 25] for i in range(0, 250, 25)]
+    pg = PostgresStore(pg_url)
+    lite = SQLiteStore(tmp_path / "ix")
+    for n, d in enumerate(docs):
+        for s in (pg, lite):
+            s.write_document(_record(f"d{n}.md"), "", _chunks(d, seed=n))
+    lite_ids = {(r.document, r.start): r.id for r in lite.all_chunks()}
+    pg_to_key = {r.id: (r.document, r.start) for r in pg.all_chunks()}
+    rng = np.random.default_rng(9)
+    queries = [["w0"], ["w1", "w1", "w59"], ["w3", "w7", "w12", "w40"], ["absent"], ["w5", "absent"]]
+    queries += [list(rng.choice([f"w{i}" for i in range(60)], size=4)) for _ in range(10)]
+    for q in queries:
+        # whole rankings: at a cut inside a tie, numpy's argpartition picks any member
+        want = lite.bm25(q, 1000)
+        got = pg.bm25(q, 1000)
+        assert [lite_ids[pg_to_key[i]] for i, _ in got] == [i for i, _ in want], q
+        np.testing.assert_allclose([x for _, x in got], [x for _, x in want], rtol=1e-12)
+    assert pg.bm25(tokenize("the"), 5) == []
+    top = pg.bm25(["w1", "w2"], 7)
+    assert top == pg.bm25(["w1", "w2"], 1000)[:7]
+    pg.close()
+    lite.close()
+
+
+def test_job_claims_never_hand_out_a_job_twice(pg_url: str):
+    s = PostgresStore(pg_url)
+    assert s.enqueue([(f"f{i}.md", "/r", f"/r/f{i}.md") for i in range(60)]) == 60
+    assert s.enqueue([("f0.md", "/r", "/r/f0.md")]) == 0  # already queued
+    claimed: list[int] = []
+    lock = threading.Lock()
+
+    def claimer(n: int) -> None:
+        mine = []
+        while (job := s.claim(f"w{n}", 60.0)) is not None:
+            mine.append(job.id)
+        with lock:
+            claimed.extend(mine)
+
+    threads = [threading.Thread(target=claimer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(claimed) == sorted(set(claimed)) and len(claimed) == 60
+    assert s.job_counts() == {"running": 60}
+    assert Counter(j["attempts"] for j in s.jobs()) == {1: 60}
+    s.close()
+
+
+def test_dense_mode_from_url_or_setting(pg_url: str):
+    s = PostgresStore(pg_url)
+    assert (s.dense_mode, s.ef_search) == ("hnsw", HNSW_EF_SEARCH)
+    s.set_setting("pg.exact", "1")
+    s.set_setting("pg.ef_search", "64")
+    s.close()
+    s = PostgresStore(pg_url)
+    assert (s.dense_mode, s.ef_search) == ("exact", 64)
+    s.close()
+    s = PostgresStore(pg_url + "?exact=0&ef_search=300")  # the URL wins over the setting
+    assert (s.dense_mode, s.ef_search) == ("hnsw", 300)
+    s.close()
+    from citeline.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="ef_search"):
+        PostgresStore(pg_url + "?ef_search=5000")

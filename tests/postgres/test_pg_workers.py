@@ -1,0 +1,161 @@
+"""Several workers over one PostgreSQL store: safe claims, leases, searches while indexing."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from citeline import scale
+from citeline.errors import LeaseLost
+from citeline.pipeline import Index
+from citeline.store.postgres import PostgresStore
+
+N_DOCS = 200
+N_WORKERS = 4
+N_CLIENTS = 8
+COLOURS = ("red", "green", "blue", "amber", "violet")
+
+
+def _write_notes(folder: Path, n: int) -> None:
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"note-{i:03d}.md").write_text(
+            f"# Note {i}\n\nParcel {i} is {COLOURS[i % 5]} and weighs {i + 1} kilograms.\n"
+        )
+
+
+def test_four_workers_index_while_eight_clients_search(pg_url, embedder, tmp_path):
+    notes = tmp_path / "notes"
+    _write_notes(notes, N_DOCS)
+    setup = Index(pg_url, embedder=embedder)
+    queued, skipped = scale.enqueue(setup, notes)
+    assert queued == N_DOCS and skipped == []
+    assert scale.enqueue(setup, notes)[0] == 0  # already queued: not twice
+
+    reports: list[scale.WorkerReport] = []
+    worker_errors: list[BaseException] = []
+    search_errors: list[BaseException] = []
+    searches = [0] * N_CLIENTS
+    done = threading.Event()
+    lock = threading.Lock()
+
+    def worker(n: int) -> None:
+        idx = Index(pg_url, embedder=embedder)  # its own store, its own connections
+        try:
+            r = scale.run_worker(idx, name=f"w{n}", lease_seconds=30.0, idle_exit=1.0)
+            with lock:
+                reports.append(r)
+        except BaseException as exc:  # noqa: BLE001 - asserted below
+            worker_errors.append(exc)
+        finally:
+            idx.close()
+
+    def client(n: int) -> None:
+        idx = Index(pg_url, embedder=embedder)
+        rng = random.Random(n)
+        try:
+            while not done.is_set():
+                i = rng.randrange(N_DOCS)
+                mode = rng.choice(("dense", "bm25", "hybrid"))
+                hits = idx.search(f"parcel {i} weighs {i + 1} kilograms", k=5, mode=mode).hits
+                for h in hits:  # every hit is a whole, committed document
+                    assert h.content.startswith("# Note ") and h.content.endswith("kilograms.")
+                searches[n] += 1
+                time.sleep(0.02)
+        except BaseException as exc:  # noqa: BLE001 - asserted below
+            search_errors.append(exc)
+        finally:
+            idx.close()
+
+    clients = [threading.Thread(target=client, args=(n,)) for n in range(N_CLIENTS)]
+    workers = [threading.Thread(target=worker, args=(n,)) for n in range(N_WORKERS)]
+    for t in clients + workers:
+        t.start()
+    for t in workers:
+        t.join()
+    done.set()
+    for t in clients:
+        t.join()
+
+    assert worker_errors == [] and search_errors == []
+    assert all(n > 0 for n in searches)
+    indexed = [p for r in reports for p in r.indexed]
+    assert len(indexed) == len(set(indexed)) == N_DOCS  # each document written exactly once
+    assert sum(r.jobs for r in reports) == N_DOCS
+    assert all(r.errors == [] and r.lost == [] and r.failed == [] for r in reports)
+    assert sum(1 for r in reports if r.jobs) >= 2  # the work really was shared
+    store = setup.store
+    docs = store.documents()
+    assert len(docs) == N_DOCS and {d.state for d in docs} == {"indexed"}
+    assert all(d.n_chunks == 1 for d in docs) and store.stats().chunks == N_DOCS
+    assert store.job_counts() == {"done": N_DOCS}
+    assert {j["attempts"] for j in store.jobs()} == {1}
+    with psycopg.connect(pg_url) as c:
+        assert c.execute("SELECT n_chunks FROM bm25_totals").fetchone()[0] == N_DOCS
+        assert c.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] == N_DOCS
+    hit = setup.search("parcel 117 weighs 118 kilograms", k=1).hits[0]
+    assert hit.document == "note-117.md"
+    setup.close()
+
+
+def test_a_crashed_workers_job_is_taken_over_and_its_late_write_refused(pg_url, embedder, tmp_path):
+    notes = tmp_path / "notes"
+    _write_notes(notes, 2)
+    idx = Index(pg_url, embedder=embedder)
+    assert scale.enqueue(idx, notes)[0] == 2
+    store: PostgresStore = idx.store  # type: ignore[assignment]
+    dead = store.claim("dead-worker", lease_seconds=0.5)  # claims note-000, then "crashes"
+    assert dead is not None and dead.path == "note-000.md"
+    time.sleep(0.6)
+    other = Index(pg_url, embedder=embedder)
+    report = scale.run_worker(other, name="survivor", lease_seconds=0.5, idle_exit=0.5)
+    assert sorted(report.indexed) == ["note-000.md", "note-001.md"] and report.lost == []
+    jobs = {j["path"]: j for j in store.jobs()}
+    assert jobs["note-000.md"]["attempts"] == 2 and jobs["note-000.md"]["worker"] == "survivor"
+    assert {j["state"] for j in jobs.values()} == {"done"}
+    # the stalled worker wakes up (and the file changed meanwhile, so it would write):
+    # its write and its completion are both refused
+    before = [(r.id, r.content) for r in store.all_chunks()]
+    (notes / "note-000.md").write_text("# Note 0\n\nRewritten by the stalled worker.\n")
+    with store.fenced(dead), pytest.raises(LeaseLost, match="taken over"):
+        idx.index_files([(notes / "note-000.md", "note-000.md")], str(notes))
+    assert not store.complete(dead, "indexed") and not store.heartbeat(dead)
+    assert [(r.id, r.content) for r in store.all_chunks()] == before
+    idx.close()
+    other.close()
+
+
+def test_a_job_that_keeps_killing_workers_is_given_up(pg_url, embedder, tmp_path):
+    notes = tmp_path / "notes"
+    _write_notes(notes, 1)
+    idx = Index(pg_url, embedder=embedder)
+    scale.enqueue(idx, notes)
+    store: PostgresStore = idx.store  # type: ignore[assignment]
+    for _ in range(scale.MAX_ATTEMPTS):
+        assert store.claim("doomed", lease_seconds=0.01) is not None
+        time.sleep(0.05)
+    report = scale.run_worker(idx, name="last", lease_seconds=0.01, idle_exit=0.2)
+    assert report.indexed == [] and report.errors == [("note-000.md", "too many attempts")]
+    (job,) = list(store.jobs())
+    assert job["state"] == "failed" and "gave up after 3 attempts" in job["error"]
+    idx.close()
+
+
+def test_enqueue_and_worker_commands(pg_url, embedder, clean_corpus, capsys):
+    from citeline import cli
+
+    (clean_corpus / "data.csv.bin").write_bytes(b"\x00")
+    assert cli.main(["enqueue", str(clean_corpus), "--store", pg_url, "--json"]) == 0
+    queued = json.loads(capsys.readouterr().out)
+    assert queued["queued"] == 3 and [s["document"] for s in queued["skipped"]] == ["data.csv.bin"]
+    code = cli.main(["worker", "--store", pg_url, "--idle-exit", "0.5", "--json", "-q"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["jobs"] == 3 and report["indexed"] == 3 and report["errors"] == []
+    assert cli.main(["search", "oil the chain", "--store", pg_url, "-k", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hits"][0]["document"] == "guides/bicycle.md"
