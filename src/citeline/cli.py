@@ -356,6 +356,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
         print(f"citeline: error: no active key '{args.key_id}'", file=sys.stderr)
         return 2
     print(f"revoked {args.key_id}")
+    return 0
+
 
 # --- eval / calibrate --------------------------------------------------------------------
 
