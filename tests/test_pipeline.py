@@ -204,3 +204,24 @@ def test_strategy_change_rechunks(index: Index, clean_corpus: Path):
     report = index.index(clean_corpus, strategy="A")
     assert len(report.indexed) == 3 and index.strategy == "A"
     assert index.store.stats().chunks != e_chunks or report.chunks_written > 0
+
+
+def test_search_skips_chunks_deleted_between_ranking_and_fetch(index: Index, clean_corpus: Path):
+    """A document re-indexed mid-query loses its old chunk ids; the search must not fail."""
+    index.index(clean_corpus)
+    before = index.search("kettle warranty", k=5).hits
+    (clean_corpus / "kettle.md").write_text("# Kettle\n\nThe warranty now lasts 36 months.\n")
+    real_chunks = index.store.chunks
+
+    def fetch_after_reindex(ids):
+        index.index(clean_corpus)  # commits new chunk ids: the ranked ones are gone
+        return real_chunks(ids)
+
+    index.store.chunks = fetch_after_reindex  # type: ignore[method-assign]
+    try:
+        hits = index.search("kettle warranty", k=5).hits
+    finally:
+        index.store.chunks = real_chunks  # type: ignore[method-assign]
+    gone = {h.chunk_id for h in before if h.document == "kettle.md"}
+    assert gone and not gone & {h.chunk_id for h in hits}
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))

@@ -93,6 +93,9 @@ def test_top_k_orders_and_breaks_ties_by_position():
     s = np.array([0.1, 0.9, 0.5, 0.9, 0.2])
     assert list(top_k(s, 3)) == [1, 3, 2]
     assert list(top_k(s, 10)) == [1, 3, 2, 4, 0]
+    # a tie straddling the cut is broken by position, whatever argpartition picks
+    ties = np.array([0.5] * 50 + [0.9])
+    assert list(top_k(ties, 4)) == [50, 0, 1, 2]
 
 
 def _hit(rank: int, d: float) -> Hit:

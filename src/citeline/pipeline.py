@@ -490,8 +490,12 @@ class Index:
         if missing:
             sims.update(self.store.similarities(qvec, missing, ident.key))
         rows = self.store.chunks(ids)
+        # A document re-indexed between the ranking and this fetch has new chunk
+        # ids: its old ones are gone. Skip them rather than fail the search; the
+        # next query ranks the new version.
+        present = [(cid, score) for cid, score in ranked if cid in rows]
         hits = []
-        for rank, (cid, score) in enumerate(ranked, start=1):
+        for rank, (cid, score) in enumerate(present, start=1):
             row = rows[cid]
             hits.append(
                 Hit(

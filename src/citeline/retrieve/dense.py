@@ -11,10 +11,13 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
     if k < len(scores):
-        part = np.argpartition(-scores, k - 1)[:k]
+        # argpartition picks an arbitrary subset of a tie at the cut; take every
+        # score at least the k-th best so the tie is broken by position below.
+        kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
+        part = np.flatnonzero(scores >= kth)
     else:
         part = np.arange(len(scores))
-    return part[np.lexsort((part, -scores[part]))]
+    return part[np.lexsort((part, -scores[part]))][:k]
 
 
 def cosine_distance(similarity: float) -> float:
