@@ -108,7 +108,8 @@ class SentenceTransformerEmbedder:
         dim = get_dim() or 0
         mid = model_id or (DEFAULT_MODEL_ID if path is None else self.path.name)
         self.identity = ModelIdentity(mid, weights_hash(self.path.resolve()), int(dim))
-        self._lock = threading.Lock()  # torch modules are not safe to call concurrently
+        # torch modules and the fast tokenizer are not safe to call concurrently
+        self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         if not texts:
@@ -129,7 +130,11 @@ class SentenceTransformerEmbedder:
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)
+        # The same lock as embed(): a fast tokenizer keeps its truncation/padding
+        # settings as mutable state, and this call (truncation off) racing with
+        # encode() (truncation on) from another thread corrupts both.
+        with self._lock:
+            enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)
         return [len(ids) for ids in enc["input_ids"]]
 
 

@@ -1,0 +1,57 @@
+"""The embedder: normalised vectors, identity, and thread safety."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from citeline.embed import model_identity
+
+
+def test_vectors_are_unit_length_and_cosine_is_dot(embedder):
+    v = embedder.embed(["descale the kettle with vinegar", "inflate the tyres", "hello"])
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    # for unit vectors 1 - cos = |a - b|^2 / 2
+    d = 1 - float(v[0] @ v[1])
+    assert abs(d - float(np.sum((v[0] - v[1]) ** 2)) / 2) < 1e-5
+
+
+def test_identity_without_loading_matches_the_loaded_model(embedder):
+    assert model_identity() == embedder.identity
+    assert embedder.identity.dim == 384 and len(embedder.identity.weights_hash) == 16
+
+
+def test_token_counting_and_embedding_from_two_threads(embedder):
+    """Regression: an untruncated count racing a truncated encode corrupted the
+    fast tokenizer's shared settings (seen as a ValueError in a server test)."""
+    long_text = "word " * 600  # over the window: counted without truncation
+    # different lengths, so a batch left unpadded by the other thread cannot be a tensor
+    texts = [("kettle " * (i % 7 + 1)) + f"number {i}" for i in range(32)]
+    reference = embedder.embed(texts)
+    errors: list[BaseException] = []
+    results: list[np.ndarray] = []
+
+    def count() -> None:
+        try:
+            for _ in range(3000):
+                assert embedder.count_tokens([long_text, "short"])[0] > 256
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    def embed() -> None:
+        try:
+            for _ in range(30):
+                results.append(embedder.embed(texts))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=count), threading.Thread(target=embed)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for r in results:
+        np.testing.assert_allclose(r, reference, atol=1e-5)
