@@ -239,13 +239,7 @@ class Index:
             files = list(self._walk(root))
             base = root
         seen = {rel for _, rel in files}
-        todo: list[tuple[Path, str]] = []
-        for f, rel in files:
-            if not supported(f):
-                report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
-            else:
-                todo.append((f, rel))
-        self._index_files(todo, str(base), report, progress)
+        self._index_files(_supported(files, report), str(base), report, progress)
         if root.is_dir():
             for rec in self.store.documents():
                 if rec.root == str(base) and rec.path not in seen:
@@ -261,13 +255,7 @@ class Index:
         removals; unchanged content is skipped (what a queue worker does with a job)."""
         t0 = time.perf_counter()
         report = IndexReport()
-        todo: list[tuple[Path, str]] = []
-        for f, rel in files:
-            if not supported(f):
-                report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
-            else:
-                todo.append((f, rel))
-        self._index_files(todo, root, report, progress)
+        self._index_files(_supported(files, report), root, report, progress)
         report.seconds = time.perf_counter() - t0
         return report
 
@@ -608,6 +596,17 @@ class Index:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _supported(files: Sequence[tuple[Path, str]], report: IndexReport) -> list[tuple[Path, str]]:
+    """The files an extractor claims; the rest are listed in ``report.skipped``."""
+    todo = []
+    for f, rel in files:
+        if supported(f):
+            todo.append((f, rel))
+        else:
+            report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
+    return todo
 
 
 def _ms(t0: float) -> float:

@@ -34,6 +34,19 @@ class Extractor(Protocol):
 REGISTRY: dict[str, Extractor] = {}
 
 
+def read_bytes(path: Path, rel: str, empty: str = "empty file (no text to index)") -> bytes:
+    """The file's bytes, or ExtractionError naming ``rel`` when unreadable or blank."""
+    from citeline.errors import ExtractionError
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
+    if not data.strip():
+        raise ExtractionError(rel, empty)
+    return data
+
+
 def register(extractor: Extractor) -> Extractor:
     for suffix in extractor.suffixes:
         REGISTRY[suffix.lower()] = extractor

@@ -31,7 +31,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from citeline.errors import ExtractionError
-from citeline.extract import register
+from citeline.extract import read_bytes, register
 from citeline.extract.blocks import TextBuilder, escape_markdown, squash
 from citeline.types import Document
 
@@ -169,12 +169,7 @@ class HtmlExtractor:
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
-        if not data.strip():
-            raise ExtractionError(rel, "empty file (no text to index)")
+        data = read_bytes(path, rel)
         tree = LexborHTMLParser(decode_html(data, rel))
         root = tree.css_first("main") or tree.css_first("[role=main]") or tree.body or tree.root
         if root is None:

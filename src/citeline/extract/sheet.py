@@ -30,7 +30,7 @@ import openpyxl
 from openpyxl.utils.exceptions import InvalidFileException
 
 from citeline.errors import ExtractionError
-from citeline.extract import register
+from citeline.extract import read_bytes, register
 from citeline.extract.blocks import TextBuilder
 from citeline.types import Document, Region, RegionKind
 
@@ -157,12 +157,7 @@ class CsvExtractor:
     suffixes = (".csv", ".tsv")
 
     def extract(self, path: Path, rel: str) -> Document:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
-        if not data.strip():
-            raise ExtractionError(rel, "empty file (no rows to index)")
+        data = read_bytes(path, rel, empty="empty file (no rows to index)")
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from citeline.errors import ExtractionError
-from citeline.extract import register
+from citeline.extract import read_bytes, register
 from citeline.types import Document
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -52,11 +52,7 @@ class TextExtractor:
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
-        text = decode_text(path, rel, data)
+        text = decode_text(path, rel, read_bytes(path, rel))
         is_md = path.suffix.lower() in (".md", ".markdown")
         title = markdown_title(text, path.stem) if is_md else path.stem
         return Document(

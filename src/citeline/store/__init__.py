@@ -47,6 +47,26 @@ class DocRecord:
         return f"{self.model_id}@{self.weights_hash}/{self.dim}" if self.model_id else ""
 
 
+# The documents columns every backend writes, in this order (see document_row).
+DOCUMENT_COLUMNS: tuple[str, ...] = (
+    "path", "root", "state", "reason", "title", "media_type", "content_hash", "extractor",
+    "extractor_version", "pipeline_version", "model_id", "weights_hash", "dim", "n_chunks",
+    "n_over_window", "tokens", "header_tokens", "warnings", "indexed_at", "text",
+)
+
+
+def document_row(record: DocRecord, text: str, indexed_at: str) -> tuple[object, ...]:
+    """The values of :data:`DOCUMENT_COLUMNS` for one document."""
+    import json
+
+    return (
+        record.path, record.root, record.state, record.reason, record.title, record.media_type,
+        record.content_hash, record.extractor, record.extractor_version, record.pipeline_version,
+        record.model_id, record.weights_hash, record.dim, record.n_chunks, record.n_over_window,
+        record.tokens, record.header_tokens, json.dumps(list(record.warnings)), indexed_at, text,
+    )
+
+
 @dataclass(frozen=True)
 class StoredChunk:
     """A chunk ready to write: the chunker's output plus what the indexer computed."""

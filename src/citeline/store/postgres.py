@@ -54,7 +54,14 @@ from citeline.errors import (
     StoreUnavailable,
 )
 from citeline.retrieve.bm25 import K1, B, term_frequencies
-from citeline.store import ChunkRow, DocRecord, IndexStats, StoredChunk
+from citeline.store import (
+    DOCUMENT_COLUMNS,
+    ChunkRow,
+    DocRecord,
+    IndexStats,
+    StoredChunk,
+    document_row,
+)
 from citeline.store.jobs import Job, JobState
 from citeline.types import Locator
 
@@ -535,19 +542,9 @@ class PostgresStore:
                 if old is not None:
                     self._drop(c, old)
                 row = c.execute(
-                    "INSERT INTO documents (path, root, state, reason, title, media_type, "
-                    "content_hash, extractor, extractor_version, pipeline_version, model_id, "
-                    "weights_hash, dim, n_chunks, n_over_window, tokens, header_tokens, warnings, "
-                    "indexed_at, text) VALUES "
-                    "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
-                    (
-                        record.path, record.root, record.state, record.reason, record.title,
-                        record.media_type, record.content_hash, record.extractor,
-                        record.extractor_version, record.pipeline_version, record.model_id,
-                        record.weights_hash, record.dim, record.n_chunks, record.n_over_window,
-                        record.tokens, record.header_tokens, json.dumps(list(record.warnings)),
-                        _now(), text,
-                    ),
+                    f"INSERT INTO documents ({', '.join(DOCUMENT_COLUMNS)}) "
+                    f"VALUES ({', '.join(['%s'] * len(DOCUMENT_COLUMNS))}) RETURNING id",
+                    document_row(record, text, _now()),
                 ).fetchone()
                 assert row is not None
                 doc_id = int(row[0])

@@ -28,7 +28,14 @@ import numpy as np
 from citeline.errors import IndexNotFound, SchemaError
 from citeline.retrieve.bm25 import score_postings, term_frequencies
 from citeline.retrieve.dense import top_k
-from citeline.store import ChunkRow, DocRecord, IndexStats, StoredChunk
+from citeline.store import (
+    DOCUMENT_COLUMNS,
+    ChunkRow,
+    DocRecord,
+    IndexStats,
+    StoredChunk,
+    document_row,
+)
 from citeline.types import Locator
 
 DB_NAME = "citeline.sqlite3"
@@ -223,18 +230,9 @@ class SQLiteStore:
         try:
             c.execute("DELETE FROM documents WHERE path = ?", (record.path,))
             cur = c.execute(
-                "INSERT INTO documents (path, root, state, reason, title, media_type, "
-                "content_hash, extractor, extractor_version, pipeline_version, model_id, "
-                "weights_hash, dim, n_chunks, n_over_window, tokens, header_tokens, warnings, "
-                "indexed_at, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    record.path, record.root, record.state, record.reason, record.title,
-                    record.media_type, record.content_hash, record.extractor,
-                    record.extractor_version, record.pipeline_version, record.model_id,
-                    record.weights_hash, record.dim, record.n_chunks, record.n_over_window,
-                    record.tokens, record.header_tokens, json.dumps(list(record.warnings)),
-                    _now(), text,
-                ),
+                f"INSERT INTO documents ({', '.join(DOCUMENT_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(DOCUMENT_COLUMNS))})",
+                document_row(record, text, _now()),
             )
             doc_id = cur.lastrowid
             model_key = record.model_key
