@@ -42,7 +42,11 @@ def main() -> int:
     ap.add_argument("--gt", default="eval/rustbook", help="ground-truth folder")
     ap.add_argument("--out", default="reports/bench/core.json", help="JSON output path")
     ap.add_argument("--strategy", default="E", help="chunking strategy (default E)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="torch threads (default: torch's own choice; 1 = the chapter's single thread)")
     args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     gt = load_ground_truth(Path(args.gt))
     load0 = os.getloadavg()
