@@ -17,6 +17,7 @@ from citeline.config import load_settings
 from citeline.errors import CiteError, ConfigError
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import Index, IndexReport
+from citeline.retrieve.fuse import FUSIONS
 from citeline.types import MODES, STRATEGIES, Locator
 
 Handler = Callable[[argparse.Namespace], int]
@@ -116,7 +117,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Ranked hits without generation."""
     settings = load_settings()
     idx = _open(args)
-    result = idx.search(args.query, k=args.k or settings.k, mode=args.mode or settings.mode)
+    result = idx.search(args.query, k=args.k or settings.k, mode=args.mode or settings.mode,
+                        fusion=args.fusion)
     if args.json:
         _print_json(result.to_json())
         return 0
@@ -544,6 +546,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("query", help="the query text")
     sp.add_argument("-k", type=int, default=None, help="number of hits (default 20)")
     sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
+    sp.add_argument("--fusion", choices=FUSIONS, default="rrf",
+                    help="how hybrid merges dense and BM25: rrf (default) or convex "
+                         "(0.7 cosine + 0.3 normalised BM25; docs/retrieval-experiments.md)")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
 
     sp = add("ask", cmd_ask, "answer a question with citations, or refuse")

@@ -32,7 +32,7 @@ from citeline.errors import (
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
-from citeline.retrieve.fuse import rrf
+from citeline.retrieve.fuse import FUSIONS, Fusion, convex, rrf
 from citeline.store import DocRecord, Store, StoredChunk, open_store
 from citeline.types import STRATEGIES, Answer, Citation, DocState, Document, Hit, Mode, Strategy
 
@@ -447,9 +447,17 @@ class Index:
 
     # --- retrieval --------------------------------------------------------------------
 
-    def search(self, query: str, k: int = 20, mode: Mode = "hybrid") -> SearchResult:
+    def search(
+        self, query: str, k: int = 20, mode: Mode = "hybrid", fusion: Fusion = "rrf"
+    ) -> SearchResult:
+        """Rank chunks for ``query``. ``fusion`` picks how hybrid mode merges the
+        dense and BM25 lists: "rrf" (reciprocal rank fusion, the default) or
+        "convex" (0.7 cosine + 0.3 BM25 / best BM25; see retrieve/fuse.py and
+        docs/retrieval-experiments.md). Ignored by the dense and bm25 modes."""
         if mode not in ("dense", "bm25", "hybrid"):
             raise ConfigError(f"--mode: must be dense, bm25 or hybrid, got {mode!r}")
+        if fusion not in FUSIONS:
+            raise ConfigError(f"--fusion: must be one of {', '.join(FUSIONS)}, got {fusion!r}")
         if not query.strip():
             raise ConfigError("query: must not be empty")
         if k < 1:
@@ -476,16 +484,23 @@ class Index:
             bm25 = self.store.bm25(tokenize(query), depth)
             timings["bm25"] = _ms(t)
         t = time.perf_counter()
+        sims = dict(dense)
         if mode == "dense":
             ranked = dense[:k]
         elif mode == "bm25":
             ranked = bm25[:k]
+        elif fusion == "convex":
+            # Convex fusion needs a cosine for every BM25 candidate; a chunk with no
+            # vector of this model (stale) has none and is left out of the fusion.
+            extra = [i for i, _ in bm25 if i not in sims]
+            if extra:
+                sims.update(self.store.similarities(qvec, extra, ident.key))
+            ranked = convex(sims, {i: s for i, s in bm25 if i in sims})[:k]
         else:
             ranked = rrf([[i for i, _ in dense], [i for i, _ in bm25]])[:k]
         timings["fuse"] = _ms(t)
         t = time.perf_counter()
         ids = [i for i, _ in ranked]
-        sims = dict(dense)
         missing = [i for i in ids if i not in sims]
         if missing:
             sims.update(self.store.similarities(qvec, missing, ident.key))
