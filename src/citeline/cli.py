@@ -83,7 +83,8 @@ def _summary(report: IndexReport, json_out: bool) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     """Index a folder (recursively) or a file."""
     idx = _open(args, create=True)
-    report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet)
+    report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet,
+                       budget=args.budget)
     return _summary(report, args.json)
 
 
@@ -539,6 +540,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("path", help="folder or file to index")
     sp.add_argument("--strategy", choices=STRATEGIES, default=None,
                     help="chunking strategy (default E: boundaries + header)")
+    sp.add_argument("--budget", type=int, default=None, metavar="CHARS",
+                    help="characters per chunk, kept as the index's setting (default 512; "
+                         "768 measured in docs/retrieval-experiments.md)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from citeline.chunk import ChunkConfig, chunk_document, locate
+from citeline.chunk import (
+    DEFAULT_BUDGET,
+    MAX_BUDGET,
+    MIN_BUDGET,
+    ChunkConfig,
+    chunk_document,
+    locate,
+)
 from citeline.embed import Embedder, ModelIdentity, load_embedder, model_identity
 from citeline.errors import (
     CiteError,
@@ -166,7 +173,23 @@ class Index:
     @property
     def chunk_config(self) -> ChunkConfig:
         window = self._embedder.window if self._embedder is not None else 256
-        return ChunkConfig(strategy=self.strategy, window=window)
+        return ChunkConfig(strategy=self.strategy, budget=self.budget, window=window)
+
+    @property
+    def budget(self) -> int:
+        """Characters per chunk (the index's `budget` setting, default 512)."""
+        raw = self.store.get_setting("budget", str(DEFAULT_BUDGET)) or str(DEFAULT_BUDGET)
+        try:
+            return int(raw)
+        except ValueError as exc:
+            raise ConfigError(f"{self.location}: setting budget: not an integer: {raw!r}") from exc
+
+    def set_budget(self, budget: int) -> None:
+        """Change the chunk budget; documents chunked with another budget then
+        show as stale (the chunk signature names the budget) until re-indexed."""
+        if not MIN_BUDGET <= budget <= MAX_BUDGET:
+            raise ConfigError(f"--budget: must be within {MIN_BUDGET}..{MAX_BUDGET} characters, got {budget}")
+        self.store.set_setting("budget", str(int(budget)))
 
     @property
     def threshold(self) -> float:
@@ -221,12 +244,16 @@ class Index:
     # --- indexing ---------------------------------------------------------------------
 
     def index(
-        self, path: str | Path, strategy: str | None = None, progress: bool = False
+        self, path: str | Path, strategy: str | None = None, progress: bool = False,
+        budget: int | None = None,
     ) -> IndexReport:
-        """Index a folder (recursively) or one file; see :class:`IndexReport`."""
+        """Index a folder (recursively) or one file; see :class:`IndexReport`.
+        ``budget`` (characters per chunk) is stored as the index's setting."""
         t0 = time.perf_counter()
         if strategy is not None and strategy != self.strategy:
             self.set_strategy(strategy)
+        if budget is not None and budget != self.budget:
+            self.set_budget(budget)
         root = Path(path).expanduser()
         if not root.exists():
             raise ConfigError(f"{root}: no such file or folder")
