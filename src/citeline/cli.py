@@ -241,6 +241,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             {
                 "index": _shown(idx.location),
                 "strategy": idx.strategy,
+                "budget": idx.budget,
                 "threshold": idx.threshold,
                 "model": idx.identity.key,
                 "chunks": stats.chunks,
@@ -250,7 +251,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
         return 0
     print(
-        f"index {_shown(idx.location)}: strategy {idx.strategy}, threshold {idx.threshold:g}, "
+        f"index {_shown(idx.location)}: strategy {idx.strategy}, budget {idx.budget}, "
+        f"threshold {idx.threshold:g}, "
         f"model {idx.identity.key}"
     )
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
