@@ -88,6 +88,52 @@ def test_search_fields_and_modes(index: Index, clean_corpus: Path):
         index.search("x", mode="sparse")  # type: ignore[arg-type]
 
 
+def test_search_convex_fusion_matches_its_formula(index: Index, clean_corpus: Path):
+    from citeline.retrieve.fuse import CONVEX_ALPHA
+
+    index.index(clean_corpus)
+    q = "warranty months receipt"
+    res = index.search(q, k=5, mode="hybrid", fusion="convex")
+    assert res.hits and res.hits[0].document == "kettle.md"
+    # recompute each fused score from the dense and BM25 modes' own scores
+    n = index.store.stats().chunks
+    cos = {h.chunk_id: 1.0 - h.distance for h in index.search(q, k=n, mode="dense").hits}
+    bm = {h.chunk_id: h.score for h in index.search(q, k=n, mode="bm25").hits}
+    best = max(bm.values())
+    for h in res.hits:
+        expected = CONVEX_ALPHA * cos[h.chunk_id] + (1 - CONVEX_ALPHA) * bm.get(h.chunk_id, 0.0) / best
+        assert h.score == pytest.approx(expected, abs=1e-5)
+    assert all(a.score >= b.score for a, b in zip(res.hits, res.hits[1:]))
+    # the option only changes hybrid; dense mode ignores it
+    assert index.search(q, k=5, mode="dense", fusion="convex").hits == index.search(q, k=5, mode="dense").hits
+    with pytest.raises(ConfigError, match="--fusion"):
+        index.search(q, fusion="weighted")  # type: ignore[arg-type]
+
+
+def test_chunk_budget_is_an_index_setting(index: Index, clean_corpus: Path):
+    index.index(clean_corpus)
+    default = {h.chunk_id: h.content for h in index.search("kettle", k=500, mode="bm25").hits}
+    assert index.budget == 512
+    # a smaller budget re-chunks: the documents show stale until re-indexed
+    index.set_budget(160)
+    assert {s.state for s in index.status()} == {"stale"}
+    report = index.reindex_stale()
+    assert report.ok
+    assert {s.state for s in index.status()} == {"indexed"}
+    small = index.search("kettle", k=500, mode="bm25").hits
+    assert len(small) > len(default)
+    text = (clean_corpus / "kettle.md").read_text()
+    for h in small:
+        if h.document == "kettle.md":
+            assert text[h.start : h.end] == h.content
+            assert len(h.content) <= 160 or "\n\n" not in h.content.strip()
+    # index(..., budget=) stores it too, and bad values name the flag
+    index.index(clean_corpus, budget=768)
+    assert index.budget == 768 and index.chunk_config.budget == 768
+    with pytest.raises(ConfigError, match="--budget"):
+        index.set_budget(10)
+
+
 def test_ask_answers_with_citations_or_refuses(index: Index, clean_corpus: Path):
     index.index(clean_corpus)
     ans = index.ask("How long does the kettle warranty last?")

@@ -11,7 +11,7 @@ import pytest
 from citeline.gate import gate, refusal_line
 from citeline.retrieve.bm25 import idf, score_postings, tokenize
 from citeline.retrieve.dense import top_k
-from citeline.retrieve.fuse import rrf
+from citeline.retrieve.fuse import CONVEX_ALPHA, convex, rrf
 from citeline.types import Hit, Locator
 
 CORPUS = [
@@ -87,6 +87,34 @@ def test_rrf_hand_worked():
     assert fused[2][1] == pytest.approx(1 / 63)
     # ranks only: rescaling one list's scores cannot change the fusion
     assert rrf([[5, 6]], k=60) == [(5, 1 / 61), (6, 1 / 62)]
+
+
+def test_convex_hand_worked():
+    # best BM25 is 4.0, so bm25/max: 1 -> 1.0, 2 -> 0.5, 3 -> 0 (absent from the BM25 list)
+    dense = {1: 0.2, 2: 0.6, 3: 0.5}
+    bm25 = {1: 4.0, 2: 2.0}
+    fused = convex(dense, bm25, alpha=0.5)
+    # 1: .5*.2 + .5*1 = .60 ; 2: .5*.6 + .5*.5 = .55 ; 3: .5*.5 + 0 = .25
+    assert [i for i, _ in fused] == [1, 2, 3]
+    assert [s for _, s in fused] == pytest.approx([0.60, 0.55, 0.25])
+    # the default weight leans on the cosine: 2: .7*.6+.3*.5=.57 beats 1: .7*.2+.3=.44
+    assert CONVEX_ALPHA == 0.7
+    assert [i for i, _ in convex(dense, bm25)] == [2, 1, 3]
+    # alpha 1 is dense alone; alpha 0 is BM25 alone (ties by id)
+    assert [i for i, _ in convex(dense, bm25, alpha=1.0)] == [2, 3, 1]
+    assert [i for i, _ in convex(dense, bm25, alpha=0.0)] == [1, 2, 3]
+    # scaling BM25 cannot change the fusion (it is divided by the query's best score)
+    assert convex(dense, {1: 40.0, 2: 20.0}) == convex(dense, bm25)
+
+
+def test_convex_without_bm25_is_dense_and_rejects_bad_input():
+    dense = {7: 0.1, 8: 0.9}
+    assert [i for i, _ in convex(dense, {})] == [8, 7]
+    assert [i for i, _ in convex(dense, {7: 0.0})] == [8, 7]
+    with pytest.raises(ValueError, match="alpha"):
+        convex(dense, {}, alpha=1.5)
+    with pytest.raises(ValueError, match="no dense similarity"):
+        convex(dense, {9: 1.0})
 
 
 def test_top_k_orders_and_breaks_ties_by_position():

@@ -46,6 +46,11 @@ TokenCounter = Callable[[Sequence[str]], list[int]]
 # The chapter's budget: 512 characters is ~120 word pieces of English prose, well
 # under the 256-piece window, so the window only bites on code and long headers.
 DEFAULT_BUDGET = 512
+# Bounds for a user-chosen budget (`citeline index --budget`): below ~128 chars
+# a chunk is shorter than many single sentences; above ~4,000 one chunk would
+# fill a whole 2,000-char answer context twice over.
+MIN_BUDGET = 128
+MAX_BUDGET = 4000
 # The chapter copies the last 64 characters of the previous chunk: about one
 # clause, enough to keep a sentence cut by a blind boundary whole somewhere.
 DEFAULT_OVERLAP = 64

@@ -17,6 +17,7 @@ from citeline.config import load_settings
 from citeline.errors import CiteError, ConfigError
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import Index, IndexReport
+from citeline.retrieve.fuse import FUSIONS
 from citeline.types import MODES, STRATEGIES, Locator
 
 Handler = Callable[[argparse.Namespace], int]
@@ -82,7 +83,8 @@ def _summary(report: IndexReport, json_out: bool) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     """Index a folder (recursively) or a file."""
     idx = _open(args, create=True)
-    report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet)
+    report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet,
+                       budget=args.budget)
     return _summary(report, args.json)
 
 
@@ -116,7 +118,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Ranked hits without generation."""
     settings = load_settings()
     idx = _open(args)
-    result = idx.search(args.query, k=args.k or settings.k, mode=args.mode or settings.mode)
+    result = idx.search(args.query, k=args.k or settings.k, mode=args.mode or settings.mode,
+                        fusion=args.fusion)
     if args.json:
         _print_json(result.to_json())
         return 0
@@ -238,6 +241,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             {
                 "index": _shown(idx.location),
                 "strategy": idx.strategy,
+                "budget": idx.budget,
                 "threshold": idx.threshold,
                 "model": idx.identity.key,
                 "chunks": stats.chunks,
@@ -247,7 +251,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
         return 0
     print(
-        f"index {_shown(idx.location)}: strategy {idx.strategy}, threshold {idx.threshold:g}, "
+        f"index {_shown(idx.location)}: strategy {idx.strategy}, budget {idx.budget}, "
+        f"threshold {idx.threshold:g}, "
         f"model {idx.identity.key}"
     )
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
@@ -537,6 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("path", help="folder or file to index")
     sp.add_argument("--strategy", choices=STRATEGIES, default=None,
                     help="chunking strategy (default E: boundaries + header)")
+    sp.add_argument("--budget", type=int, default=None, metavar="CHARS",
+                    help="characters per chunk, kept as the index's setting (default 512; "
+                         "768 measured in docs/retrieval-experiments.md)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
@@ -544,6 +552,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("query", help="the query text")
     sp.add_argument("-k", type=int, default=None, help="number of hits (default 20)")
     sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
+    sp.add_argument("--fusion", choices=FUSIONS, default="rrf",
+                    help="how hybrid merges dense and BM25: rrf (default) or convex "
+                         "(0.7 cosine + 0.3 normalised BM25; docs/retrieval-experiments.md)")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
 
     sp = add("ask", cmd_ask, "answer a question with citations, or refuse")

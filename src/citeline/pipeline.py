@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from citeline.chunk import ChunkConfig, chunk_document, locate
+from citeline.chunk import (
+    DEFAULT_BUDGET,
+    MAX_BUDGET,
+    MIN_BUDGET,
+    ChunkConfig,
+    chunk_document,
+    locate,
+)
 from citeline.embed import Embedder, ModelIdentity, load_embedder, model_identity
 from citeline.errors import (
     CiteError,
@@ -32,7 +39,7 @@ from citeline.errors import (
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
-from citeline.retrieve.fuse import rrf
+from citeline.retrieve.fuse import FUSIONS, Fusion, convex, rrf
 from citeline.store import DocRecord, Store, StoredChunk, open_store
 from citeline.types import STRATEGIES, Answer, Citation, DocState, Document, Hit, Mode, Strategy
 
@@ -166,7 +173,23 @@ class Index:
     @property
     def chunk_config(self) -> ChunkConfig:
         window = self._embedder.window if self._embedder is not None else 256
-        return ChunkConfig(strategy=self.strategy, window=window)
+        return ChunkConfig(strategy=self.strategy, budget=self.budget, window=window)
+
+    @property
+    def budget(self) -> int:
+        """Characters per chunk (the index's `budget` setting, default 512)."""
+        raw = self.store.get_setting("budget", str(DEFAULT_BUDGET)) or str(DEFAULT_BUDGET)
+        try:
+            return int(raw)
+        except ValueError as exc:
+            raise ConfigError(f"{self.location}: setting budget: not an integer: {raw!r}") from exc
+
+    def set_budget(self, budget: int) -> None:
+        """Change the chunk budget; documents chunked with another budget then
+        show as stale (the chunk signature names the budget) until re-indexed."""
+        if not MIN_BUDGET <= budget <= MAX_BUDGET:
+            raise ConfigError(f"--budget: must be within {MIN_BUDGET}..{MAX_BUDGET} characters, got {budget}")
+        self.store.set_setting("budget", str(int(budget)))
 
     @property
     def threshold(self) -> float:
@@ -221,12 +244,16 @@ class Index:
     # --- indexing ---------------------------------------------------------------------
 
     def index(
-        self, path: str | Path, strategy: str | None = None, progress: bool = False
+        self, path: str | Path, strategy: str | None = None, progress: bool = False,
+        budget: int | None = None,
     ) -> IndexReport:
-        """Index a folder (recursively) or one file; see :class:`IndexReport`."""
+        """Index a folder (recursively) or one file; see :class:`IndexReport`.
+        ``budget`` (characters per chunk) is stored as the index's setting."""
         t0 = time.perf_counter()
         if strategy is not None and strategy != self.strategy:
             self.set_strategy(strategy)
+        if budget is not None and budget != self.budget:
+            self.set_budget(budget)
         root = Path(path).expanduser()
         if not root.exists():
             raise ConfigError(f"{root}: no such file or folder")
@@ -435,9 +462,17 @@ class Index:
 
     # --- retrieval --------------------------------------------------------------------
 
-    def search(self, query: str, k: int = 20, mode: Mode = "hybrid") -> SearchResult:
+    def search(
+        self, query: str, k: int = 20, mode: Mode = "hybrid", fusion: Fusion = "rrf"
+    ) -> SearchResult:
+        """Rank chunks for ``query``. ``fusion`` picks how hybrid mode merges the
+        dense and BM25 lists: "rrf" (reciprocal rank fusion, the default) or
+        "convex" (0.7 cosine + 0.3 BM25 / best BM25; see retrieve/fuse.py and
+        docs/retrieval-experiments.md). Ignored by the dense and bm25 modes."""
         if mode not in ("dense", "bm25", "hybrid"):
             raise ConfigError(f"--mode: must be dense, bm25 or hybrid, got {mode!r}")
+        if fusion not in FUSIONS:
+            raise ConfigError(f"--fusion: must be one of {', '.join(FUSIONS)}, got {fusion!r}")
         if not query.strip():
             raise ConfigError("query: must not be empty")
         if k < 1:
@@ -464,16 +499,23 @@ class Index:
             bm25 = self.store.bm25(tokenize(query), depth)
             timings["bm25"] = _ms(t)
         t = time.perf_counter()
+        sims = dict(dense)
         if mode == "dense":
             ranked = dense[:k]
         elif mode == "bm25":
             ranked = bm25[:k]
+        elif fusion == "convex":
+            # Convex fusion needs a cosine for every BM25 candidate; a chunk with no
+            # vector of this model (stale) has none and is left out of the fusion.
+            extra = [i for i, _ in bm25 if i not in sims]
+            if extra:
+                sims.update(self.store.similarities(qvec, extra, ident.key))
+            ranked = convex(sims, {i: s for i, s in bm25 if i in sims})[:k]
         else:
             ranked = rrf([[i for i, _ in dense], [i for i, _ in bm25]])[:k]
         timings["fuse"] = _ms(t)
         t = time.perf_counter()
         ids = [i for i, _ in ranked]
-        sims = dict(dense)
         missing = [i for i in ids if i not in sims]
         if missing:
             sims.update(self.store.similarities(qvec, missing, ident.key))
