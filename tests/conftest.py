@@ -37,6 +37,19 @@ def embedder():
 
 
 @pytest.fixture
+def run(embedder, capsys):
+    """Run the CLI in-process (the session's model is already loaded): (exit, stdout, stderr)."""
+    from citeline import cli
+
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = cli.main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+@pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     """The fixture corpus, bad files included (empty, Latin-1, binary, unknown type)."""
     dst = tmp_path / "corpus"

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from citeline import cli
 from citeline.answer import GeneratorConfig, build_prompt, make_generator
 from citeline.answer.citations import (
     StreamSanitizer,
@@ -286,10 +285,10 @@ def test_prompt_injection_in_a_document_adds_no_link_or_citation(kettle: Index, 
     assert {int(x) for x in __import__("re").findall(r"\[(\d+)\]", ex.answer)} <= set(range(1, n + 1))
 
 
-def test_refusal_never_calls_the_generator(kettle: Index, server: Replay, run_cli):
+def test_refusal_never_calls_the_generator(kettle: Index, server: Replay, run):
     ans = kettle.ask("What is the offside rule in football?", generator=_openai(server))
     assert ans.refused and ans.generator == "openai:replay"
-    code, out, _ = run_cli("ask", "What is the offside rule in football?", "--index",
+    code, out, _ = run("ask", "What is the offside rule in football?", "--index",
                            kettle.location, "--generator", "openai", "--base-url",
                            server.base_url, "--model-name", "replay")
     assert code == 0 and out.startswith("NO ANSWER: nothing under cosine distance 0.675")
@@ -297,9 +296,9 @@ def test_refusal_never_calls_the_generator(kettle: Index, server: Replay, run_cl
     assert server.requests == []
 
 
-def test_streaming_prints_sources_then_checked_text(kettle: Index, server: Replay, run_cli):
+def test_streaming_prints_sources_then_checked_text(kettle: Index, server: Replay, run):
     server.reply = "It lasts 24 months [1]. Visit https://evil.example/buy [8] now."
-    code, out, _ = run_cli("ask", "How long does the kettle warranty last?", "--index",
+    code, out, _ = run("ask", "How long does the kettle warranty last?", "--index",
                            kettle.location, "--generator", "openai", "--base-url",
                            server.base_url, "--model-name", "replay", "--stream")
     assert code == 0 and server.requests[0]["body"]["stream"] is True
@@ -310,22 +309,22 @@ def test_streaming_prints_sources_then_checked_text(kettle: Index, server: Repla
 
 
 def test_endpoint_down_or_slow_returns_citations_with_the_error(kettle: Index, server: Replay,
-                                                                 run_cli):
+                                                                 run):
     q = "How long does the kettle warranty last?"
     dead = make_generator(GeneratorConfig(name="openai", base_url="http://127.0.0.1:9/v1",
                                           model="m", timeout=5))
     ans = kettle.ask(q, generator=dead)
     assert ans.error and "cannot reach" in ans.error and ans.citations and not ans.refused
     server.delay = 2.0
-    code, out, _ = run_cli("ask", q, "--index", kettle.location, "--generator", "openai",
+    code, out, _ = run("ask", q, "--index", kettle.location, "--generator", "openai",
                            "--base-url", server.base_url, "--model-name", "r", "--timeout", "0.5",
                            "--json")
     data = json.loads(out)
     assert code == 1 and "within 0.5 s" in data["error"] and data["citations"]
 
 
-def test_show_prompt_counts_tokens_and_bad_generator_config_is_clear(kettle: Index, run_cli):
-    code, out, _ = run_cli("ask", "How long does the kettle warranty last?", "--index",
+def test_show_prompt_counts_tokens_and_bad_generator_config_is_clear(kettle: Index, run):
+    code, out, _ = run("ask", "How long does the kettle warranty last?", "--index",
                            kettle.location, "--show-prompt", "--json")
     data = json.loads(out)
     assert code == 0 and data["prompt_tokens"] > 50 and "word pieces" in data["prompt_tokenizer"]
@@ -336,7 +335,7 @@ def test_show_prompt_counts_tokens_and_bad_generator_config_is_clear(kettle: Ind
         make_generator(GeneratorConfig(name="gpt"))  # type: ignore[arg-type]
     with pytest.raises(ModelUnavailable, match="not a GGUF file"):
         make_generator(GeneratorConfig(name="local", model_path=str(kettle.location)))
-    code, _, err = run_cli("ask", "x", "--index", kettle.location, "--generator", "local",
+    code, _, err = run("ask", "x", "--index", kettle.location, "--generator", "local",
                            "--model-path", "/nonexistent/model.gguf")
     assert code == 2 and "not a GGUF file or a transformers model folder" in err
 
@@ -351,17 +350,7 @@ def test_build_prompt_uses_content_and_numbers():
     assert [m["role"] for m in p.messages()] == ["system", "user"]
 
 
-@pytest.fixture
-def run_cli(embedder, capsys):
-    def _run(*argv: str) -> tuple[int, str, str]:
-        code = cli.main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
-
-
-def test_generator_settings_from_the_config_file(tmp_path: Path, run_cli, kettle: Index,
+def test_generator_settings_from_the_config_file(tmp_path: Path, run, kettle: Index,
                                                  monkeypatch: pytest.MonkeyPatch):
     from citeline.config import load_settings
 
@@ -378,7 +367,7 @@ def test_generator_settings_from_the_config_file(tmp_path: Path, run_cli, kettle
     # The CLI picks the config file's generator: port 9 is closed, so a clear error
     # comes back with the citations, and exit status 1.
     monkeypatch.setenv("CITELINE_CONFIG", str(cfg))
-    code, out, err = run_cli("ask", "How long does the kettle warranty last?", "--index",
+    code, out, err = run("ask", "How long does the kettle warranty last?", "--index",
                              kettle.location)
     assert code == 1 and "cannot reach the endpoint" in err and "[n]  distance" in out
 

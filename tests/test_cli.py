@@ -12,18 +12,6 @@ import pytest
 from citeline import cli
 
 
-@pytest.fixture
-def run(embedder, capsys):
-    """Run the CLI in-process (the session's model is already loaded)."""
-
-    def _run(*argv: str) -> tuple[int, str, str]:
-        code = cli.main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
-
-
 def test_every_command_has_help_text():
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")

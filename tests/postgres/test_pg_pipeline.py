@@ -11,7 +11,6 @@ import numpy as np
 import psycopg
 import pytest
 
-from citeline import cli
 from citeline.pipeline import Index
 from citeline.store.postgres import PostgresStore
 from citeline.store.sqlite import DB_NAME
@@ -72,16 +71,6 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
     assert again.indexed == [] and again.embedded == 0
     for idx in (lite, pg_exact, pg_hnsw):
         idx.close()
-
-
-@pytest.fixture
-def run(embedder, capsys):
-    def _run(*argv: str) -> tuple[int, str, str]:
-        code = cli.main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
 
 
 def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
