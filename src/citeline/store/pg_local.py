@@ -59,6 +59,16 @@ def _ensure_user() -> tuple[int, int]:
     return pw.pw_uid, pw.pw_gid
 
 
+def _let_others_traverse(path: Path) -> None:
+    """Add the search (x) bit for others to every parent folder of ``path`` that lacks it."""
+    for parent in path.parents:
+        if parent == Path("/"):
+            break
+        mode = parent.stat().st_mode
+        if not mode & 0o001:
+            os.chmod(parent, mode | 0o001)
+
+
 class LocalPostgres:
     """One PostgreSQL cluster under ``base``; :meth:`start` / :meth:`stop` or ``with``."""
 
@@ -102,13 +112,10 @@ class LocalPostgres:
         if os.geteuid() == 0:
             self._ids = _ensure_user()
             os.chown(self.base, *self._ids)
-            # the unprivileged user must reach the folder through its parents
-            for parent in self.base.parents:
-                if parent == Path("/"):
-                    break
-                mode = parent.stat().st_mode
-                if not mode & 0o001:
-                    os.chmod(parent, mode | 0o001)
+            # the unprivileged user must reach its data folder and the wheel's binaries
+            # (a checkout under a 0700 folder, e.g. from mktemp -d, hides both)
+            _let_others_traverse(self.base)
+            _let_others_traverse(self.bin)
         if not (self.data / "PG_VERSION").exists():
             self._run(
                 str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres",
