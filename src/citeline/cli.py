@@ -290,28 +290,44 @@ def cmd_serve(args: argparse.Namespace) -> int:
         import uvicorn
 
         from citeline.server.app import create_app
-        from citeline.server.auth import KeyStore
+        from citeline.server.auth import open_keys
     except ImportError as exc:
         raise CiteError(
             f"serve needs the server extra: pip install 'citeline[server]' ({exc.name} missing)"
         ) from exc
     from pathlib import Path
 
-    folder = Path(args.data or args.index).expanduser()
+    if args.store is not None and args.files is None:
+        raise ConfigError("serve --store URL: also give --files DIR, the uploads folder every "
+                          "server over this store sees at the same path (a shared mount)")
+    if args.store is None and (args.files is not None or args.name is not None
+                               or args.no_index_worker):
+        raise ConfigError("serve: --files, --name and --no-index-worker go with --store URL")
+    if args.store is not None:
+        from citeline.store.postgres import redact
+
+        where_flag, where = "--store", args.store
+        folder = Path(args.files).expanduser()
+    else:
+        where_flag = "--data" if args.data else "--index"
+        where = folder = Path(args.data or args.index).expanduser()
     loopback = _is_loopback(args.host)
-    has_keys = KeyStore(folder).any_active()
+    keys = open_keys(folder=folder, store_url=args.store)
+    has_keys = keys.any_active()
     if not loopback and not has_keys and not args.insecure_open:
+        shown = redact(str(where)) if args.store else where
         print(
             f"citeline: error: refusing to serve on {args.host} (not a loopback address) with no "
             f"API key configured: create one with `citeline keys create "
-            f"{'--data' if args.data else '--index'} {folder} --collections '*' --scope write`, "
+            f"{where_flag} {shown} --collections '*' --scope write`, "
             "or pass --insecure-open to serve without keys",
             file=sys.stderr,
         )
         return 2
     settings = load_settings()
     app = create_app(
-        data_dir=args.data, index_dir=args.index,
+        data_dir=args.data, index_dir=args.index, store_url=args.store, files_dir=args.files,
+        name=args.name, index_worker=not args.no_index_worker,
         model_path=args.model or settings.model_path or None, model_id=settings.model_id or None,
         max_upload_mb=args.max_upload_mb, request_timeout=args.timeout,
         open_allowed=loopback or args.insecure_open,
@@ -322,7 +338,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         access = "OPEN ACCESS: no API key is configured, anyone on this machine can use it"
     else:
         access = "OPEN ACCESS on a network address (--insecure-open): anyone who can reach it can use it"
-    what = f"collections under {folder}" if args.data else f"the index {folder}"
+    if args.store is not None:
+        what = (f"the store {redact(args.store)} (uploads in {folder}"
+                f"{'; queries only, no indexing worker' if args.no_index_worker else ''})")
+    else:
+        what = f"collections under {folder}" if args.data else f"the index {folder}"
     print(f"citeline: serving {what} on http://{args.host}:{args.port}/ — {access}",
           file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
@@ -331,9 +351,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_keys(args: argparse.Namespace) -> int:
     """Create, list and revoke API keys."""
-    from citeline.server.auth import KeyStore, parse_collections
+    from citeline.server.auth import open_keys, parse_collections
 
-    store = KeyStore(args.data or args.index)
+    store = open_keys(folder=args.data or args.index, store_url=args.store)
     if args.keys_command == "create":
         key, rec = store.create(parse_collections(args.collections), args.scope, args.label)
         if args.json:
@@ -603,6 +623,16 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--index", metavar="DIR", help="serve this one index as one collection")
     where.add_argument("--data", metavar="DIR",
                        help="serve every index folder under DIR as a collection (and create new ones)")
+    where.add_argument("--store", metavar="URL",
+                       help="serve a PostgreSQL store (postgresql://...) as one collection; run "
+                            "several servers over one store to scale out (needs --files)")
+    sp.add_argument("--files", metavar="DIR",
+                    help="with --store: the uploads folder, the same shared path on every server")
+    sp.add_argument("--name", metavar="NAME",
+                    help="with --store: the collection's name (default: the database's name)")
+    sp.add_argument("--no-index-worker", action="store_true",
+                    help="with --store: answer queries and take uploads, but leave indexing to "
+                         "the other servers or `citeline worker` processes")
     sp.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sp.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     sp.add_argument("--insecure-open", action="store_true",
@@ -626,6 +656,7 @@ def build_parser() -> argparse.ArgumentParser:
         w = kp.add_mutually_exclusive_group(required=True)
         w.add_argument("--data", metavar="DIR", help="the data folder given to serve --data")
         w.add_argument("--index", metavar="DIR", help="the index folder given to serve --index")
+        w.add_argument("--store", metavar="URL", help="the PostgreSQL store given to serve --store")
         kp.add_argument("--json", action="store_true", help="print JSON")
         return kp
 

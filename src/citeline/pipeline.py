@@ -276,13 +276,15 @@ class Index:
         return report
 
     def index_files(
-        self, files: Sequence[tuple[Path, str]], root: str, progress: bool = False
+        self, files: Sequence[tuple[Path, str]], root: str, progress: bool = False,
+        force: bool = False,
     ) -> IndexReport:
         """Index exactly these (file, document path) pairs under ``root``: no walk, no
-        removals; unchanged content is skipped (what a queue worker does with a job)."""
+        removals; unchanged content is skipped unless ``force`` (what a queue worker
+        does with a job)."""
         t0 = time.perf_counter()
         report = IndexReport()
-        self._index_files(_supported(files, report), root, report, progress)
+        self._index_files(_supported(files, report), root, report, progress, force=force)
         report.seconds = time.perf_counter() - t0
         return report
 

@@ -196,7 +196,7 @@ def _work(idx: Index, queue: JobQueue, job: Job, beat: _Heartbeat, report: Worke
     beat.job = job
     try:
         with queue.fenced(job):
-            r = idx.index_files([(Path(job.file), job.path)], job.root)
+            r = idx.index_files([(Path(job.file), job.path)], job.root, force=job.force)
     except LeaseLost:
         report.lost.append(job.path)
         return "lost"

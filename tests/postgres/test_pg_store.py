@@ -234,6 +234,64 @@ def test_job_claims_never_hand_out_a_job_twice(pg_url: str):
     s.close()
 
 
+def test_a_path_runs_one_job_at_a_time_and_a_reupload_is_not_lost(pg_url: str):
+    s = PostgresStore(pg_url)
+    assert s.enqueue([("a.md", "/r", "/r/a.md"), ("b.md", "/r", "/r/b.md")]) == 2
+    first = s.claim("w1", 60.0)
+    assert first is not None and first.path == "a.md" and not first.force
+    # a.md re-uploaded while w1 indexes it: queued again (w1 may have read the old bytes)
+    assert s.enqueue([("a.md", "/r", "/r/a.md")]) == 1
+    assert s.enqueue([("a.md", "/r", "/r/a.md")]) == 0  # one queued job per path
+    assert s.enqueue([("a.md", "/r", "/r/a.md")], force=True) == 1  # a retry upgrades it
+    second = s.claim("w2", 60.0)
+    assert second is not None and second.path == "b.md"  # not a.md: w1 is still on it
+    assert s.claim("w3", 60.0) is None
+    assert s.job_states(60.0) == {"a.md": ("queued", ""), "b.md": ("running", "")}
+    assert s.complete(first, "indexed")
+    third = s.claim("w3", 60.0)
+    assert third is not None and third.path == "a.md" and third.force
+    assert s.job_states(60.0)["a.md"] == ("running", "")
+    s.close()
+
+
+def test_an_abandoned_job_superseded_by_a_newer_one_is_not_rerun(pg_url: str):
+    s = PostgresStore(pg_url)
+    s.enqueue([("a.md", "/r", "/r/a.md")])
+    dead = s.claim("w1", 60.0)
+    assert dead is not None
+    s.enqueue([("a.md", "/r", "/r/a.md")])
+    s.conn.execute("UPDATE jobs SET heartbeat_at = now() - interval '2 minutes' WHERE id = %s",
+                   (dead.id,))
+    assert s.job_states(60.0) == {"a.md": ("queued", "")}
+    newer = s.claim("w2", 60.0)
+    assert newer is not None and newer.id != dead.id
+    states = {j["id"]: j["state"] for j in s.jobs()}
+    assert states == {dead.id: "cancelled", newer.id: "running"}
+    assert not s.complete(dead, "indexed")  # the dead worker's late report is refused
+    s.close()
+
+
+def test_cancel_refuses_the_running_write_and_hides_the_path(pg_url: str):
+    from citeline.errors import LeaseLost
+
+    s = PostgresStore(pg_url)
+    s.enqueue([("a.md", "/r", "/r/a.md"), ("b.md", "/r", "/r/b.md")])
+    running = s.claim("w1", 60.0)
+    assert running is not None and running.path == "a.md"
+    s.enqueue([("a.md", "/r", "/r/a.md")])
+    b = s.claim("w1", 60.0)
+    assert b is not None and s.fail(b, "disk on fire", retry=False)
+    assert s.job_states(60.0)["b.md"] == ("failed", "disk on fire")
+    assert s.cancel("a.md", "deleted") == 2  # the running job and the queued one
+    assert s.cancel("b.md", "deleted") == 1  # its failure is no longer shown
+    assert s.job_states(60.0) == {}
+    with s.fenced(running), pytest.raises(LeaseLost):
+        s.write_document(_record("a.md"), "alpha", _chunks(["alpha"]))
+    assert s.document("a.md") is None
+    assert not s.complete(running, "indexed")
+    s.close()
+
+
 def test_dense_mode_from_url_or_setting(pg_url: str):
     s = PostgresStore(pg_url)
     assert (s.dense_mode, s.ef_search) == ("hnsw", HNSW_EF_SEARCH)

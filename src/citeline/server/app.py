@@ -1,7 +1,8 @@
 """The HTTP API and the web page: a thin layer over :class:`citeline.pipeline.Index`.
 
-``create_app(data_dir=...)`` (many collections) or ``create_app(index_dir=...)``
-(one) returns a FastAPI app; ``citeline serve`` runs it with uvicorn. Every
+``create_app(data_dir=...)`` (many collections), ``create_app(index_dir=...)``
+(one) or ``create_app(store_url=..., files_dir=...)`` (one PostgreSQL store that
+several server processes share) returns a FastAPI app; ``citeline serve`` runs it with uvicorn. Every
 4xx/5xx answer has one shape::
 
     {"error": {"code": "forbidden", "message": "...", "detail": ...}}
@@ -50,9 +51,9 @@ from citeline.errors import (
     SchemaError,
 )
 from citeline.extract import supported
-from citeline.server.auth import ApiKey, KeyStore, Scope
+from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
 from citeline.server.collections import Collection, Collections, NameError_, sanitize_filename
-from citeline.server.jobs import IndexQueue
+from citeline.server.jobs import IndexQueue, SharedQueue
 from citeline.types import MODES, STRATEGIES, Answer, DocState
 
 log = logging.getLogger("citeline.server")
@@ -197,17 +198,30 @@ def create_app(
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     open_allowed: bool = True,
+    store_url: str | None = None,
+    files_dir: str | Path | None = None,
+    name: str | None = None,
+    index_worker: bool = True,
 ) -> FastAPI:
     """Build the app. Pass ``embedder`` to reuse a loaded model (tests); else it loads
-    in the background at startup and ``/readyz`` answers 503 until it has."""
+    in the background at startup and ``/readyz`` answers 503 until it has.
+
+    ``store_url`` + ``files_dir``: serve one PostgreSQL store as the collection
+    ``name``; uploads are saved in ``files_dir`` (shared by every server over the
+    store) and queued in the store's job table; ``index_worker=False`` makes this
+    process answer queries and take uploads but leave the indexing to others."""
     if max_upload_mb <= 0:
         raise ConfigError(f"--max-upload-mb: must be positive, got {max_upload_mb}")
     if request_timeout <= 0:
         raise ConfigError(f"--timeout: must be positive, got {request_timeout}")
     collections = Collections(data_dir=data_dir, index_dir=index_dir, embedder=embedder,
-                              model_path=model_path, model_id=model_id)
-    keys = KeyStore(collections.keys_folder)
-    jobs = IndexQueue(collections)
+                              model_path=model_path, model_id=model_id, store_url=store_url,
+                              files_dir=files_dir, name=name)
+    keys: KeyStore = open_keys(folder=collections.keys_folder, store_url=store_url)
+    jobs: IndexQueue | SharedQueue = (
+        SharedQueue(collections, worker=index_worker) if collections.shared
+        else IndexQueue(collections)
+    )
     config = ServerConfig(int(max_upload_mb * 1024 * 1024), float(request_timeout), open_allowed)
     model: dict[str, Any] = {"embedder": embedder, "error": None}
     ready = threading.Event()
@@ -237,6 +251,9 @@ def create_app(
             log.warning("citeline: re-queued %d uploaded file(s) with no index record", recovered)
         yield
         jobs.stop()
+        close = getattr(keys, "close", None)
+        if close is not None:
+            close()
 
     app = FastAPI(
         title="citeline",
@@ -347,10 +364,20 @@ def create_app(
     @app.get("/readyz", tags=["health"], summary="readiness: model loaded, data folder writable")
     def readyz() -> Response:
         writable = _writable(collections.root)
-        detail = {"model_loaded": ready.is_set(), "data_dir_writable": writable}
-        if not (ready.is_set() and writable):
+        detail: dict[str, Any] = {"model_loaded": ready.is_set(), "data_dir_writable": writable}
+        db_error = None
+        if collections.shared:
+            try:
+                c = collections.get(collections.single_name)
+                if c is not None:
+                    c.index.store.get_setting("strategy")
+            except CiteError as exc:
+                db_error = str(exc)
+            detail["database_reachable"] = db_error is None
+        if not (ready.is_set() and writable and db_error is None):
             why = model["error"] or ("the embedding model is still loading" if not ready.is_set()
-                                     else f"{collections.root} is not writable")
+                                     else f"{collections.root} is not writable" if not writable
+                                     else f"the database is not reachable: {db_error}")
             return _error(503, why, detail)
         return JSONResponse({"status": "ready", **detail})
 
@@ -362,7 +389,7 @@ def create_app(
             "citeline": __version__,
             "model": {"model_id": ident.model_id, "weights_hash": ident.weights_hash,
                       "dim": ident.dim, "key": ident.key},
-            "mode": "multi" if collections.multi else "single",
+            "mode": "multi" if collections.multi else "shared" if collections.shared else "single",
             "max_upload_bytes": config.max_upload_bytes,
         }
 

@@ -8,7 +8,8 @@ brute force and would cost every request milliseconds; a salted SHA-256 is the
 usual choice for high-entropy API tokens.
 
 Keys live in ``keys.sqlite3`` in the data folder (multi-collection mode) or in
-the index folder (single-index mode). The server reads the file on every
+the index folder (single-index mode), or in the ``api_keys`` table of a
+PostgreSQL store (``serve --store``: shared by every server process). The server reads the file on every
 request, so ``citeline keys create`` / ``revoke`` take effect without a restart.
 
 Scopes: ``read`` (list, search, ask, read documents) and ``write`` (everything
@@ -193,3 +194,96 @@ class KeyStore:
         if not hmac.compare_digest(_digest(row[6], secret), row[7]) or not rec.active:
             return None
         return rec
+
+
+class PgKeyStore(KeyStore):
+    """The keys of a PostgreSQL store (table ``api_keys``): every ``serve --store``
+    process over one database sees the same keys, and a revoke takes effect on all
+    of them at their next request."""
+
+    def __init__(self, url: str) -> None:
+        from citeline.store.postgres import PostgresStore, redact
+
+        self.url = url
+        self.path = Path(redact(url))  # only for messages
+        self._store = PostgresStore(url, create=True)  # migrations create api_keys
+
+    def close(self) -> None:
+        self._store.close()
+
+    def _run(self, query: str, params: tuple = ()) -> list[tuple]:
+        import psycopg
+
+        try:
+            cur = self._store.conn.execute(query, params)
+            return cur.fetchall() if cur.description else [(cur.rowcount,)]
+        except psycopg.Error as exc:
+            raise ConfigError(f"{self.path}: cannot read or write the API keys: {exc}") from exc
+
+    def create(self, collections: tuple[str, ...], scope: str, label: str = "") -> tuple[str, ApiKey]:
+        if scope not in SCOPES:
+            raise ConfigError(f"--scope: must be read or write, got {scope!r}")
+        secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
+        salt = secrets.token_bytes(16)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        while True:
+            kid = secrets.token_hex(4)
+            inserted = self._run(
+                "INSERT INTO api_keys (id, salt, hash, collections, scope, label, created_at) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+                (kid, salt, _digest(salt, secret), json.dumps(list(collections)), scope, label,
+                 now),
+            )
+            if inserted[0][0] == 1:
+                break
+        return f"cl_{kid}_{secret}", ApiKey(kid, collections, scope, label, now, None)  # type: ignore[arg-type]
+
+    def _pg_row(self, row: tuple) -> ApiKey:
+        kid, cols, scope, label, created, revoked = row
+        return ApiKey(kid, tuple(cols), scope, label, created, revoked)
+
+    def list(self) -> list[ApiKey]:
+        rows = self._run(
+            "SELECT id, collections, scope, label, created_at, revoked_at FROM api_keys "
+            "ORDER BY created_at, id"
+        )
+        return [self._pg_row(r) for r in rows]
+
+    def revoke(self, key_id: str) -> bool:
+        m = _KEY_RE.match(key_id)
+        kid = m.group(1) if m else key_id
+        n = self._run(
+            "UPDATE api_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
+            (datetime.now(UTC).isoformat(timespec="seconds"), kid),
+        )
+        return n[0][0] > 0
+
+    def any_active(self) -> bool:
+        return bool(self._run("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1"))
+
+    def verify(self, key: str) -> ApiKey | None:
+        m = _KEY_RE.match(key.strip())
+        if m is None:
+            return None
+        kid, secret = m.groups()
+        rows = self._run(
+            "SELECT id, collections, scope, label, created_at, revoked_at, salt, hash "
+            "FROM api_keys WHERE id = %s",
+            (kid,),
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        rec = self._pg_row(row[:6])
+        if not hmac.compare_digest(_digest(bytes(row[6]), secret), bytes(row[7])) or not rec.active:
+            return None
+        return rec
+
+
+def open_keys(*, folder: str | Path | None = None, store_url: str | None = None) -> KeyStore:
+    """The keys of a data/index folder, or of a PostgreSQL store."""
+    if store_url is not None:
+        return PgKeyStore(store_url)
+    if folder is None:
+        raise ConfigError("keys: give --data DIR, --index DIR or --store URL")
+    return KeyStore(folder)

@@ -6,9 +6,15 @@ strategy and threshold. Single-index mode (``--index DIR``): the one index is
 the only collection, named after its folder; collections cannot be created or
 deleted.
 
+Shared-store mode (``--store URL --files DIR``): the PostgreSQL store is the
+one collection (named ``--name``, default the database's name); uploads go to
+DIR, which every server process over that store must see at the same path (a
+shared mount). Several such processes are interchangeable: they hold no state
+of their own (jobs, keys and documents are in the database).
+
 Uploaded files are kept under ``<collection>/files/`` (the originals the
-document view serves, and what retries re-read). The server only ever goes
-through :class:`citeline.pipeline.Index`.
+document view serves, and what retries re-read), or in the shared DIR. The
+server only ever goes through :class:`citeline.pipeline.Index`.
 """
 
 from __future__ import annotations
@@ -74,10 +80,11 @@ class Collection:
     # Held while this collection is written (indexing, deleting a document or the
     # collection): a delete waits for the document being indexed instead of racing it.
     lock: threading.RLock = field(default_factory=threading.RLock)
+    files_dir: Path | None = None  # shared-store mode: the shared uploads folder
 
     @property
     def files(self) -> Path:
-        return self.folder / FILES_DIR
+        return self.files_dir if self.files_dir is not None else self.folder / FILES_DIR
 
     def file_of(self, document: str) -> Path | None:
         """The original file of an indexed document, confined to its root folder."""
@@ -113,19 +120,32 @@ class Collections:
         embedder: Embedder | None = None,
         model_path: str | None = None,
         model_id: str | None = None,
+        store_url: str | None = None,
+        files_dir: str | Path | None = None,
+        name: str | None = None,
     ) -> None:
-        if (data_dir is None) == (index_dir is None):
-            raise ConfigError("serve: give exactly one of --data DIR or --index DIR")
+        if sum(x is not None for x in (data_dir, index_dir, store_url)) != 1:
+            raise ConfigError("serve: give exactly one of --data DIR, --index DIR or --store URL")
+        if (store_url is None) != (files_dir is None):
+            raise ConfigError("serve --store URL needs --files DIR (the shared uploads folder)")
         self.multi = data_dir is not None
-        self.root = Path(data_dir if data_dir is not None else index_dir).expanduser().resolve()  # type: ignore[arg-type]
+        self.store_url = store_url
+        where = data_dir if data_dir is not None else index_dir if index_dir is not None else files_dir
+        self.root = Path(where).expanduser().resolve()  # type: ignore[arg-type]
         self.embedder = embedder
         self.model_path = model_path
         self.model_id = model_id
         self._open: dict[str, Collection] = {}
         self._lock = threading.Lock()
-        if self.multi:
+        if self.multi or store_url is not None:
             self.root.mkdir(parents=True, exist_ok=True)
-        else:
+        if store_url is not None:
+            from urllib.parse import urlsplit
+
+            self.single_name = check_collection_name(
+                name or urlsplit(store_url).path.strip("/") or "default"
+            )
+        elif not self.multi:
             self.single_name = (
                 self.root.name if _NAME_RE.match(self.root.name) else "default"
             )
@@ -143,8 +163,14 @@ class Collections:
             with c.lock:
                 c.index = self._index(c.folder, create=True)
 
+    @property
+    def shared(self) -> bool:
+        """Serving a PostgreSQL store (several processes may share it)."""
+        return self.store_url is not None
+
     def _index(self, folder: Path, create: bool) -> Index:
-        return Index(folder, embedder=self.embedder, model_path=self.model_path,
+        where = self.store_url if self.store_url is not None else folder
+        return Index(where, embedder=self.embedder, model_path=self.model_path,
                      model_id=self.model_id, create=create)
 
     def names(self) -> list[str]:
@@ -170,13 +196,13 @@ class Collections:
                 return None
             folder = self._folder(name)
             idx = self._index(folder, create=not self.multi)
-            c = Collection(name, folder, idx)
+            c = Collection(name, folder, idx, files_dir=self.root if self.shared else None)
             self._open[name] = c
             return c
 
     def create(self, name: str, strategy: str = "E", threshold: float | None = None) -> Collection:
         if not self.multi:
-            raise ConfigError("collections: this server serves one index (--index); start it with --data DIR to create collections")
+            raise ConfigError("collections: this server serves one collection (--index or --store); start it with --data DIR to create collections")
         check_collection_name(name)
         folder = self.root / name
         if (folder / DB_NAME).exists():
@@ -198,7 +224,7 @@ class Collections:
 
     def delete(self, name: str) -> bool:
         if not self.multi:
-            raise ConfigError("collections: this server serves one index (--index); it cannot be deleted over HTTP")
+            raise ConfigError("collections: this server serves one collection (--index or --store); it cannot be deleted over HTTP")
         c = self.get(name)
         if c is None:
             return False

@@ -170,3 +170,153 @@ class IndexQueue:
             report.chunks_written, len(report.failed),
         )
         return None  # the index's record is now the truth
+
+
+# Seconds a half-received upload's temporary file may sit in a shared uploads folder
+# before a starting server removes it: another server may be receiving it right now,
+# and no upload takes a day.
+SHARED_TMP_MAX_AGE = 24 * 3600.0
+# Seconds a server's indexing worker waits before claiming again after the database
+# failed it (a restart or failover): long enough not to spin, short enough not to lag.
+WORKER_RETRY_SECONDS = 2.0
+
+
+class SharedQueue:
+    """The indexing queue of ``serve --store URL``: the store's own job table.
+
+    Every server process over one database enqueues uploads there and (unless
+    started with ``--no-index-worker``) runs one worker thread that claims jobs
+    (:func:`citeline.scale.run_worker`): a job is claimed by exactly one
+    process, a crashed process's job is taken over when its lease expires, and a
+    delete cancels the document's jobs (a running one's write is then refused).
+    States come from the job table, so every process shows the same list.
+    """
+
+    def __init__(
+        self,
+        collections: Collections,
+        *,
+        worker: bool = True,
+        lease_seconds: float | None = None,
+        worker_name: str | None = None,
+    ) -> None:
+        from citeline import scale
+
+        if not collections.shared:
+            raise ValueError("SharedQueue needs collections over a shared store")
+        self.collections = collections
+        self.worker = worker
+        self.lease_seconds = lease_seconds or scale.LEASE_SECONDS
+        self.worker_name = worker_name  # default: host:pid:thread of the worker thread
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.on_done: Callable[[str, str], None] | None = None
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.worker and self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="citeline-indexer", daemon=True)
+            self._thread.start()
+
+    def model_ready(self) -> None:
+        self._ready.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _collection(self) -> Collection:
+        c = self.collections.get(self.collections.single_name)
+        assert c is not None  # shared mode always has its one collection
+        return c
+
+    def _queue(self):  # type: ignore[no-untyped-def]
+        from citeline.store.jobs import JobQueue
+
+        store = self._collection().index.store
+        assert isinstance(store, JobQueue)
+        return store
+
+    # --- queueing -----------------------------------------------------------------------
+
+    def submit(self, collection: str, document: str, kind: JobKind = "index") -> None:
+        c = self._collection()
+        root = c.files
+        if kind == "retry":
+            rec = c.index.store.document(document)
+            if rec is not None and rec.root:
+                root = Path(rec.root)
+        self._queue().enqueue([(document, str(root), str(root / document))],
+                              force=kind == "retry")
+
+    def states(self, collection: str) -> dict[str, JobState]:
+        out: dict[str, JobState] = {}
+        for path, (state, why) in self._queue().job_states(self.lease_seconds).items():
+            if state == "queued":
+                out[path] = JobState(DocState.PENDING, "", 0)
+            elif state == "running":
+                out[path] = JobState(DocState.INDEXING, "", 0)
+            elif state == "failed":
+                out[path] = JobState(DocState.FAILED, why, 0)
+            elif state == "done" and why.startswith("skipped: "):
+                out[path] = JobState(DocState.FAILED, why.removeprefix("skipped: "), 0)
+        return out
+
+    def forget(self, collection: str, document: str | None = None) -> None:
+        if document is not None:
+            self._queue().cancel(document, "cancelled: the document was deleted")
+
+    def busy(self) -> int:
+        return sum(1 for s in self.states("").values() if s.state != DocState.FAILED)
+
+    def recover(self) -> int:
+        """Queue uploaded files that neither the index nor the job table knows (a
+        server died between saving an upload and queueing it)."""
+        import time
+
+        c = self._collection()
+        if not c.files.is_dir():
+            return 0
+        known = {s.record.path for s in c.index.status()} | set(
+            self._queue().job_states(self.lease_seconds))
+        now = time.time()
+        for tmp in c.files.glob(".upload-*"):
+            try:
+                if now - tmp.stat().st_mtime > SHARED_TMP_MAX_AGE:
+                    tmp.unlink(missing_ok=True)
+            except FileNotFoundError:
+                continue  # its upload finished meanwhile
+        todo = [f.name for f in sorted(c.files.iterdir())
+                if f.is_file() and not f.name.startswith(".") and f.name not in known]
+        for name in todo:
+            self.submit(c.name, name)
+        return len(todo)
+
+    # --- the worker ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        from citeline import scale
+
+        while not self._ready.wait(0.2):
+            if self._stop.is_set():
+                return
+        name = self.worker_name or scale.default_worker_name()
+        while not self._stop.is_set():
+            c = self._collection()
+
+            def done(job, outcome: str, name: str = c.name) -> None:  # type: ignore[no-untyped-def]
+                log.info("job %s %s: %s", job.id, job.path, outcome)
+                if self.on_done is not None:
+                    self.on_done(name, job.path)
+
+            try:
+                scale.run_worker(c.index, name=name, lease_seconds=self.lease_seconds,
+                                 stop=self._stop, on_job=done)
+            except CiteError as exc:  # the database went away: wait and claim again
+                log.error("indexing worker: %s; retrying in %.0f s", exc, WORKER_RETRY_SECONDS)
+                self._stop.wait(WORKER_RETRY_SECONDS)

@@ -22,6 +22,7 @@ class JobState(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    CANCELLED = "cancelled"  # the document was deleted, or a newer job superseded it
 
 
 @dataclass(frozen=True)
@@ -32,16 +33,28 @@ class Job:
     file: str  # absolute path the worker reads: must be readable on the worker's machine
     attempts: int
     token: str
+    force: bool = False  # re-index even if the file is unchanged (a retry)
 
 
 @runtime_checkable
 class JobQueue(Protocol):
-    def enqueue(self, files: Sequence[tuple[str, str, str]]) -> int:
-        """Queue (path, root, file) triples; a path already queued or running is not
-        queued twice. Returns how many were queued."""
+    def enqueue(self, files: Sequence[tuple[str, str, str]], force: bool = False) -> int:
+        """Queue (path, root, file) triples; a path already queued is not queued twice
+        (one that is running is: the file may have changed since the worker read it).
+        Returns how many were queued."""
         ...
 
-    def claim(self, worker: str, lease_seconds: float) -> Job | None: ...
+    def claim(self, worker: str, lease_seconds: float) -> Job | None:
+        """Never a job of a path another worker is running."""
+        ...
+
+    def cancel(self, path: str, reason: str) -> int:
+        """Cancel the open jobs of ``path``; a running one's fenced write is refused."""
+        ...
+
+    def job_states(self, lease_seconds: float) -> dict[str, tuple[str, str]]:
+        """path -> (state, error or outcome) of its latest job that was not cancelled."""
+        ...
 
     def heartbeat(self, job: Job) -> bool:
         """Extend the lease; False when the job is no longer ours."""

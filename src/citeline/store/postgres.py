@@ -78,9 +78,10 @@ DenseMode = Literal["hnsw", "exact"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 # Advisory lock keys (any 64-bit constants unique to citeline): one serialises
-# migrations across processes, one serialises creating a vector space.
+# migrations across processes, one creating a vector space, one job claims.
 MIGRATION_LOCK = 0x63697465_6C696E65  # "citeline"
 SPACE_LOCK = 0x63697465_73706163  # "citespac"
+CLAIM_LOCK = 0x63697465_636C6169  # "citeclai": serialises job claims (one per document)
 
 # HNSW build parameters. m = links per node: more = better recall, slower build;
 # ef_construction = build-time beam: more = better graph, slower build. pgvector's
@@ -199,6 +200,29 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE UNIQUE INDEX jobs_active_path ON jobs (path) WHERE state IN ('queued', 'running');
     CREATE INDEX jobs_open ON jobs (id) WHERE state IN ('queued', 'running');
+    """,
+    # 3: the queue behind several `citeline serve` processes: a path may be queued
+    # again while it runs (a re-upload must not be lost; claims still run one job per
+    # path at a time), forced re-index jobs (retry), jobs cancelled by a delete, the
+    # latest job per path for the documents list, and API keys shared by every server.
+    """
+    ALTER TABLE jobs DROP CONSTRAINT jobs_state_check;
+    ALTER TABLE jobs ADD CONSTRAINT jobs_state_check
+        CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled'));
+    ALTER TABLE jobs ADD COLUMN force boolean NOT NULL DEFAULT false;
+    DROP INDEX jobs_active_path;
+    CREATE UNIQUE INDEX jobs_queued_path ON jobs (path) WHERE state = 'queued';
+    CREATE INDEX jobs_path ON jobs (path, id);
+    CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        salt bytea NOT NULL,
+        hash bytea NOT NULL,
+        collections jsonb NOT NULL,
+        scope text NOT NULL,
+        label text NOT NULL DEFAULT '',
+        created_at text NOT NULL,
+        revoked_at text
+    );
     """,
 )
 
@@ -759,38 +783,96 @@ class PostgresStore:
     # --- job queue --------------------------------------------------------------------
 
     @_db
-    def enqueue(self, files: Sequence[tuple[str, str, str]]) -> int:
+    def enqueue(self, files: Sequence[tuple[str, str, str]], force: bool = False) -> int:
         n = 0
         c = self.conn
         with c.transaction():
             for path, root, file in files:
                 cur = c.execute(
-                    "INSERT INTO jobs (path, root, file) VALUES (%s, %s, %s) "
-                    "ON CONFLICT (path) WHERE state IN ('queued', 'running') DO NOTHING",
-                    (path, root, file),
+                    "INSERT INTO jobs (path, root, file, force) VALUES (%s, %s, %s, %s) "
+                    "ON CONFLICT (path) WHERE state = 'queued' DO UPDATE SET "
+                    "root = excluded.root, file = excluded.file, "
+                    "force = jobs.force OR excluded.force "
+                    "WHERE excluded.force AND NOT jobs.force",
+                    (path, root, file, force),
                 )
                 n += cur.rowcount
         return n
 
     @_db
     def claim(self, worker: str, lease_seconds: float) -> Job | None:
-        """The oldest queued job, or one whose lease expired; None when there is none."""
-        row = self.conn.execute(
-            """
-            UPDATE jobs SET state = 'running', worker = %(w)s, token = %(tok)s,
-                   attempts = attempts + 1, claimed_at = now(), heartbeat_at = now()
-            WHERE id = (
-                SELECT id FROM jobs
-                WHERE state = 'queued'
-                   OR (state = 'running'
-                       AND heartbeat_at < now() - make_interval(secs => %(lease)s))
-                ORDER BY id LIMIT 1
-                FOR UPDATE SKIP LOCKED)
-            RETURNING id, path, root, file, attempts, token
-            """,
-            {"w": worker, "tok": uuid.uuid4().hex, "lease": float(lease_seconds)},
-        ).fetchone()
+        """The oldest queued job whose document no live worker is on, or a job whose
+        lease expired; None when there is none.
+
+        Claims are serialised (one short transaction under an advisory lock), so two
+        workers never run jobs of the same path at once: a file re-uploaded while it
+        is being indexed waits for that job, then is indexed from its newest bytes.
+        An abandoned job superseded by a newer queued one is cancelled, not re-run.
+        """
+        lease = float(lease_seconds)
+        c = self.conn
+        with c.transaction():
+            c.execute("SELECT pg_advisory_xact_lock(%s)", (CLAIM_LOCK,))
+            c.execute(
+                """
+                UPDATE jobs r SET state = 'cancelled', token = '', finished_at = now(),
+                       error = 'superseded by a newer job for the same document'
+                WHERE r.state = 'running'
+                  AND r.heartbeat_at < now() - make_interval(secs => %(lease)s)
+                  AND EXISTS (SELECT 1 FROM jobs q WHERE q.path = r.path AND q.state = 'queued')
+                """,
+                {"lease": lease},
+            )
+            row = c.execute(
+                """
+                UPDATE jobs SET state = 'running', worker = %(w)s, token = %(tok)s,
+                       attempts = attempts + 1, claimed_at = now(), heartbeat_at = now()
+                WHERE id = (
+                    SELECT j.id FROM jobs j
+                    WHERE (j.state = 'queued' AND NOT EXISTS (
+                               SELECT 1 FROM jobs r WHERE r.path = j.path
+                               AND r.state = 'running'
+                               AND r.heartbeat_at >= now() - make_interval(secs => %(lease)s)))
+                       OR (j.state = 'running'
+                           AND j.heartbeat_at < now() - make_interval(secs => %(lease)s))
+                    ORDER BY j.id LIMIT 1
+                    FOR UPDATE SKIP LOCKED)
+                RETURNING id, path, root, file, attempts, token, force
+                """,
+                {"w": worker, "tok": uuid.uuid4().hex, "lease": lease},
+            ).fetchone()
         return Job(*row) if row else None
+
+    @_db
+    def cancel(self, path: str, reason: str) -> int:
+        """Cancel every open job of ``path`` and hide its past failures (the document
+        was deleted). A running job's token is cleared, so its fenced write is refused
+        (the cancel waits for a write already in progress: that row is locked)."""
+        cur = self.conn.execute(
+            "UPDATE jobs SET state = 'cancelled', token = '', finished_at = now(), "
+            "error = CASE WHEN state IN ('queued', 'running') THEN %s ELSE error END "
+            "WHERE path = %s AND (state IN ('queued', 'running', 'failed') "
+            "OR (state = 'done' AND outcome LIKE 'skipped:%%'))",
+            (reason, path),
+        )
+        return cur.rowcount
+
+    @_db
+    def job_states(self, lease_seconds: float) -> dict[str, tuple[str, str]]:
+        """The latest job of every path: path -> (state, error or outcome). A running job
+        whose lease expired is reported ``queued`` (another worker will take it)."""
+        rows = self.conn.execute(
+            """
+            SELECT DISTINCT ON (path) path,
+                   CASE WHEN state = 'running'
+                        AND heartbeat_at < now() - make_interval(secs => %s)
+                        THEN 'queued' ELSE state END,
+                   error, outcome
+            FROM jobs WHERE state <> 'cancelled' ORDER BY path, id DESC
+            """,
+            (float(lease_seconds),),
+        ).fetchall()
+        return {path: (state, error or outcome) for path, state, error, outcome in rows}
 
     @_db
     def heartbeat(self, job: Job) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 class LiveServer:
