@@ -52,6 +52,7 @@ bench-pg: $(STAMP)
 # extractive answers' needle share and length, on the bundled rustbook corpus.
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
+	$(BIN)/python benchmarks/eval_stores.py eval/rustbook --sqlite-report reports/eval/report.json --out reports/eval/stores.json
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
 
 answer-eval: $(STAMP)

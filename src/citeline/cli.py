@@ -410,6 +410,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         ks=parse_ks(args.k),
         compare=tuple(parse_comparison(c) for c in args.compare) if args.compare else None,
         progress=not args.quiet,
+        store=args.store,
     )
     config.comparisons()  # validate --compare and the ground truth before the model loads
     load_ground_truth(args.gt_dir)
@@ -720,6 +721,9 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                     help="cut-offs for recall@k, comma-separated (default 1,4,8,20)")
     sp.add_argument("--out", default="reports/eval", metavar="DIR",
                     help="where report.md, report.json, plots, indexes and the embedding cache go")
+    sp.add_argument("--store", default=None, metavar="URL",
+                    help="build the indexes in this PostgreSQL store (postgresql://...; an empty "
+                         "database, or one a previous eval used) instead of SQLite under --out")
     sp.add_argument("--compare", action="append", default=None, metavar="X:Y@K",
                     help="a paired comparison, e.g. E:A@20 or E/hybrid:E/dense@4 (repeatable; "
                     "replaces the default set)")

@@ -122,6 +122,9 @@ class EvalConfig:
     thresholds: tuple[float, ...] = field(default_factory=lambda: tuple(sweeps.grid()))
     bluff_cost: float = sweeps.DEFAULT_BLUFF_COST
     progress: bool = True
+    # A PostgreSQL store to build the indexes in instead of SQLite folders under out/
+    # (one strategy after another in the same database; see _prepare_store).
+    store: str | None = None
 
     @property
     def runs(self) -> list[str]:
@@ -198,6 +201,14 @@ def summarize(ranks: Sequence[int | None], ks: Sequence[int],
     return out
 
 
+def _store_label(url: str | None) -> str:
+    if url is None:
+        return "sqlite"
+    from citeline.store.postgres import redact
+
+    return f"postgresql {redact(url)}"
+
+
 def _prepare_index_dir(path: Path) -> None:
     """Start each strategy from an empty index; refuse to delete anything not ours."""
     if path.exists():
@@ -205,6 +216,32 @@ def _prepare_index_dir(path: Path) -> None:
             raise ConfigError(f"{path}: exists and is not a citeline index; choose another --out")
         shutil.rmtree(path)
     path.mkdir(parents=True)
+
+
+# Set in a store an eval has built: only such a store may be emptied by the next eval.
+EVAL_STORE_MARK = "eval.scratch"
+
+
+def _prepare_store(url: str, embedder: Embedder) -> Index:
+    """Open ``url`` emptied of documents, for one strategy's index. A store holding
+    documents that no eval put there is refused, never emptied."""
+    from citeline.store.postgres import redact
+
+    idx = Index(url, embedder=embedder)
+    try:
+        docs = idx.store.documents()
+        if docs and idx.store.get_setting(EVAL_STORE_MARK) != "1":
+            raise ConfigError(
+                f"--store {redact(url)}: holds {len(docs)} documents an eval did not index; "
+                "give an empty database (eval replaces what it indexes)"
+            )
+        idx.store.set_setting(EVAL_STORE_MARK, "1")
+        for rec in docs:
+            idx.store.remove_document(rec.path)
+    except BaseException:
+        idx.close()
+        raise
+    return idx
 
 
 def run_eval(gt_dir: str | Path, config: EvalConfig, embedder: Embedder | None = None) -> dict[str, Any]:
@@ -230,7 +267,7 @@ def run_eval(gt_dir: str | Path, config: EvalConfig, embedder: Embedder | None =
             "strategies": list(config.strategies), "modes": list(config.modes),
             "ks": list(ks), "budgets": list(metrics.BUDGETS), "model": inner.identity.key,
             "chunk_budget": DEFAULT_BUDGET, "overlap": DEFAULT_OVERLAP, "window": inner.window,
-            "candidates": ASK_CANDIDATES,
+            "candidates": ASK_CANDIDATES, "store": _store_label(config.store),
         },
         "strategies": {}, "runs": {},
         "queries": [{"qid": q.qid, "gt": q.gt.id, "phrasing": q.phrasing, "query": q.text,
@@ -241,9 +278,12 @@ def run_eval(gt_dir: str | Path, config: EvalConfig, embedder: Embedder | None =
     sweep_inputs: tuple[list[list[tuple[float, bool]]], list[list[float]]] | None = None
     try:
         for strategy in config.strategies:
-            idx_dir = out / "indexes" / strategy
-            _prepare_index_dir(idx_dir)
-            idx = Index(idx_dir, embedder=cache)
+            if config.store is not None:
+                idx = _prepare_store(config.store, cache)
+            else:
+                idx_dir = out / "indexes" / strategy
+                _prepare_index_dir(idx_dir)
+                idx = Index(idx_dir, embedder=cache)
             try:
                 _say(f"strategy {strategy}: indexing {len(gt.texts)} documents", progress)
                 misses0, model_s0 = cache.misses, cache.model_seconds

@@ -68,7 +68,8 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines += [
         "",
         f"Model `{cfg['model']}`; chunk budget {cfg['chunk_budget']} characters, overlap "
-        f"{cfg['overlap']}, encoder window {cfg['window']}. Run {data['created']}.",
+        f"{cfg['overlap']}, encoder window {cfg['window']}; store {cfg.get('store', 'sqlite')}. "
+        f"Run {data['created']}.",
         "",
         "A retrieval is correct when a returned chunk's `content` contains the needle whole. "
         "Every rate is shown with its 95% Wilson interval. R@2000ch / R@4000ch: the needle "
