@@ -28,9 +28,9 @@ STRATEGY = "E"
 
 
 def figures(run: dict) -> dict[str, float]:
-    out = {f"R@{k}": v["rate"] for k, v in run["recall"].items()}
+    out = {f"R@{k}": v["value"] for k, v in run["recall"].items()}
     out["MRR"] = run["mrr"]
-    out.update({f"R@{b}ch": v["rate"] for b, v in run.get("budgeted", {}).items()})
+    out.update({f"R@{b}ch": v["value"] for b, v in run.get("budgeted", {}).items()})
     return out
 
 
