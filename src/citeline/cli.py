@@ -297,6 +297,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ) from exc
     from pathlib import Path
 
+    if args.index is None and args.data is None and args.store is None:
+        args.store = load_settings().store or None  # the config file / CITELINE_STORE
+        if args.store is None:
+            raise ConfigError("serve: give one of --index DIR, --data DIR or --store URL "
+                              "(or set CITELINE_STORE)")
     if args.store is not None and args.files is None:
         raise ConfigError("serve --store URL: also give --files DIR, the uploads folder every "
                           "server over this store sees at the same path (a shared mount)")
@@ -620,13 +625,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     sp = add_plain("serve", cmd_serve, "run the HTTP API and the web page")
-    where = sp.add_mutually_exclusive_group(required=True)
+    where = sp.add_mutually_exclusive_group()
     where.add_argument("--index", metavar="DIR", help="serve this one index as one collection")
     where.add_argument("--data", metavar="DIR",
                        help="serve every index folder under DIR as a collection (and create new ones)")
     where.add_argument("--store", metavar="URL",
                        help="serve a PostgreSQL store (postgresql://...) as one collection; run "
-                            "several servers over one store to scale out (needs --files)")
+                            "several servers over one store to scale out (needs --files; "
+                            "default: the store setting / CITELINE_STORE)")
     sp.add_argument("--files", metavar="DIR",
                     help="with --store: the uploads folder, the same shared path on every server")
     sp.add_argument("--name", metavar="NAME",

@@ -192,8 +192,14 @@ def test_separate_serve_processes_over_one_store(pg_url, tmp_path):
                 p.kill()
 
 
-def test_serve_store_flag_errors(run, pg_url):
+def test_serve_store_flag_errors(run, pg_url, monkeypatch):
     code, _, err = run("serve", "--store", pg_url)
     assert code != 0 and "--files DIR" in err
+    monkeypatch.setenv("CITELINE_STORE", pg_url)
+    code, _, err = run("serve")  # the store comes from the environment
+    assert code != 0 and "--files DIR" in err
+    monkeypatch.delenv("CITELINE_STORE")
+    code, _, err = run("serve")
+    assert code != 0 and "one of --index DIR, --data DIR or --store URL" in err
     code, _, err = run("serve", "--index", "somewhere", "--files", "x")
     assert code != 0 and "go with --store" in err
