@@ -8,11 +8,11 @@ import time
 
 import httpx
 import pytest
-from server_live import FIXTURES, no_leftovers, wait_settled
 
 from citeline import cli
 from citeline.pipeline import Index
 from citeline.server.auth import KeyStore
+from server_live import FIXTURES, no_leftovers, wait_settled
 
 KETTLE = (FIXTURES / "corpus" / "kettle.md").read_bytes()
 NOTES = (FIXTURES / "corpus" / "notes.txt").read_bytes()
@@ -155,6 +155,21 @@ def test_ask_streams_citations_then_text_then_done(env):
     done = events[-1][1]
     assert events[0][1]["citations"] == done["citations"] and done["citations"]
     assert "".join(d["text"] for n, d in events if n == "answer") == done["answer"]
+
+
+def test_media_with_its_transcript_is_one_document(env):
+    c, files = env["client"], env["data"] / "other" / "files"
+    vtt = b"WEBVTT\n\n00:00:02.000 --> 00:00:04.000\nThe ferry leaves at seven.\n"
+    r = c.post("/api/collections/other/documents",
+               files=[("files", ("ferry.mp3", b"ID3\x03\x00")), ("files", ("ferry.vtt", vtt))])
+    assert r.status_code == 202
+    docs = wait_settled(c, "other")
+    assert docs["ferry.mp3"]["state"] == "indexed" and "ferry.vtt" not in docs
+    hit = c.post("/api/collections/other/search", json={"query": "When does the ferry leave?",
+                                                         "k": 1}).json()["hits"][0]
+    assert hit["document"] == "ferry.mp3" and hit["locator"].startswith("#t=2")
+    assert c.delete("/api/collections/other/documents/ferry.mp3").status_code == 200
+    assert not (files / "ferry.mp3").exists() and not (files / "ferry.vtt").exists()
 
 
 def test_auth_401_403_and_scopes(env):

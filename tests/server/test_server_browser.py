@@ -8,9 +8,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from server_live import FIXTURES
 
 from citeline.server.auth import KeyStore
+from server_live import FIXTURES
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -169,3 +169,113 @@ def test_a_failed_upload_shows_its_reason_and_can_be_retried(page, tmp_path):
     row.get_by_role("button", name="✕").click()
     row.wait_for(state="detached")
     pg.screenshot(path=str(tmp_path / "failed.png"), full_page=True)
+
+
+def _two_page_pdf() -> bytes:
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    c.setTitle("Lighthouse keeping")
+    # paragraphs long enough that each is its own chunk: page 2's is not packed
+    # with page 1's text, so its citation points at page 2 alone
+    pages = [
+        [["The lighthouse log is kept in the watch room and signed by the keeper on watch",
+          "each night, with the weather, the visibility, the state of the sea and every",
+          "vessel sighted, and it is sent to the harbour master at the end of each month."],
+         ["Visitors may climb the tower on Sundays between ten and four o'clock, in groups",
+          "of no more than eight, accompanied by a keeper; children under twelve must hold",
+          "the hand rail and an adult's hand on the spiral stair at all times, for safety."]],
+        [["The Fresnel lens of the lighthouse is polished every fourteen days with chamois",
+          "leather and jeweller's rouge, working from the top prism panel downwards, and",
+          "the brass frame is wiped with a dry cloth only, never with polish or solvent.",
+          "A lens polished more often than that wears its prisms, and one polished less",
+          "often dims the beam by a measurable amount within a month of salt spray, so the",
+          "fortnightly interval is written into the keeper's standing orders."]],
+    ]
+    for paragraphs in pages:
+        y = 760
+        for lines in paragraphs:
+            for line in lines:
+                c.drawString(60, y, line)
+                y -= 14
+            y -= 20
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _silent_wav(seconds: int) -> bytes:
+    import io
+    import wave
+
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(1)
+        w.setframerate(8000)
+        w.writeframes(b"\x80" * 8000 * seconds)
+    return buf.getvalue()
+
+
+VTT = (
+    "WEBVTT\n\n"
+    "00:00:01.000 --> 00:00:03.000\n<v Host>Welcome to the bakery podcast.\n\n"
+    "00:00:04.000 --> 00:00:07.500\n<v Baker>Feed the rye sourdough starter every twelve hours.\n"
+)
+
+
+def test_a_pdf_citation_opens_the_pdf_at_its_page(page, tmp_path):
+    pg = page
+    pdf = _two_page_pdf()
+    pg.set_input_files("#file-input", files=[{"name": "lighthouse.pdf",
+                                              "mimeType": "application/pdf", "buffer": pdf}])
+    wait_indexed(pg, "lighthouse.pdf")
+    pg.fill("#question", "How often is the Fresnel lens of the lighthouse polished?")
+    pg.click("#ask-btn")
+    row = pg.locator("#citations tbody tr").filter(has_text="Fresnel").first
+    row.wait_for()
+    assert row.locator("td.loc").text_content() == "#page=2"
+    with pg.expect_response(lambda r: r.url.endswith("/documents/lighthouse.pdf/file")) as resp:
+        row.click()
+    # the viewer fetched the uploaded PDF itself, served as a PDF
+    r = resp.value
+    assert r.status == 200 and r.headers["content-type"] == "application/pdf"
+    assert r.body() == pdf
+    frame = pg.locator("#viewer-body iframe")
+    frame.wait_for()
+    src = frame.get_attribute("src")
+    assert src.startswith("blob:") and src.endswith("#page=2")
+    pg.screenshot(path=str(tmp_path / "pdf-page.png"), full_page=True)
+
+
+def test_a_media_citation_plays_from_its_cue(page, tmp_path):
+    pg = page
+    pg.set_input_files("#file-input", files=[
+        {"name": "bakery.wav", "mimeType": "audio/wav", "buffer": _silent_wav(9)},
+        {"name": "bakery.vtt", "mimeType": "text/vtt", "buffer": VTT.encode()},
+    ])
+    wait_indexed(pg, "bakery.wav")
+    pg.fill("#question", "How often should the sourdough starter be fed?")
+    pg.click("#ask-btn")
+    row = pg.locator("#citations tbody tr").filter(has_text="sourdough").first
+    row.wait_for()
+    loc = row.locator("td.loc").text_content()
+    assert loc.startswith("#t=")
+    t0, t1 = (float(x) for x in loc.removeprefix("#t=").split(","))
+    assert 0 < t0 < t1 <= 7.5
+    row.click()
+    audio = pg.locator("#viewer-body audio")
+    audio.wait_for()
+    assert audio.get_attribute("src").endswith(f"#t={t0:g},{t1:g}")
+    pg.wait_for_function("() => document.querySelector('#viewer-body audio').readyState >= 1")
+    assert pg.evaluate("document.querySelector('#viewer-body audio').currentTime") == t0
+    # the transcript is part of the media document, not a document (or a failure) of its own
+    assert pg.get_by_role("button", name="bakery.vtt", exact=True).count() == 0
+    row = pg.locator("#docs tr").filter(has=pg.get_by_role("button", name="bakery.wav", exact=True))
+    row.get_by_role("button", name="✕").click()
+    row.wait_for(state="detached")
+    pg.screenshot(path=str(tmp_path / "media-cue.png"), full_page=True)

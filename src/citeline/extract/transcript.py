@@ -153,6 +153,15 @@ def _listing(folder: Path, mtime_ns: int) -> tuple[Path, ...]:
     return tuple(sorted(p for p in folder.iterdir() if not p.name.startswith(".")))
 
 
+# The skip reason of a transcript indexed as its media file: a caller that lists
+# documents (the server) shows such a file as part of the media, not as a failure.
+SIDECAR_SKIP = "transcript of "
+
+
+def is_sidecar_skip(reason: str) -> bool:
+    return reason.startswith(SIDECAR_SKIP)
+
+
 def sidecar_for(media: Path) -> Path | None:
     """The transcript beside ``media``: same base name, .vtt before .srt, then language-tagged."""
     exact: list[Path] = []
@@ -217,7 +226,7 @@ class TranscriptExtractor:
             return self._read(side, rel, media_type, path.stem)
         media = media_for(path)
         if media is not None:
-            raise UnsupportedFormat(rel, f"transcript of {media.name}; indexed as that media file")
+            raise UnsupportedFormat(rel, f"{SIDECAR_SKIP}{media.name}; indexed as that media file")
         media_type = "text/vtt" if suffix == ".vtt" else "application/x-subrip"
         return self._read(path, rel, media_type, path.stem)
 

@@ -51,6 +51,7 @@ from citeline.errors import (
     SchemaError,
 )
 from citeline.extract import supported
+from citeline.extract.transcript import MEDIA_SUFFIXES, sidecar_for
 from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
 from citeline.server.collections import Collection, Collections, NameError_, sanitize_filename
 from citeline.server.jobs import IndexQueue, SharedQueue
@@ -526,7 +527,11 @@ def create_app(
             c.index.remove(document)
             f = (c.files / document).resolve()
             if f.is_relative_to(c.files.resolve()) and f.is_file():
+                # a media file's transcript goes with it
+                side = sidecar_for(f) if f.suffix.lower() in MEDIA_SUFFIXES else None
                 f.unlink()
+                if side is not None and side.parent == f.parent:
+                    side.unlink(missing_ok=True)
         return {"deleted": document}
 
     # --- search / ask --------------------------------------------------------------------

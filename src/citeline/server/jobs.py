@@ -9,7 +9,9 @@ and ``indexing`` (the worker is on it). When the worker is done the index's
 own record is the truth (``indexed`` / ``failed`` with its reason, chunk count
 counted by the indexer), except for a file the indexer *skipped* (no
 extractor would take it): the queue keeps that one as ``failed`` with the
-reason, since the index holds no record of it.
+reason, since the index holds no record of it — except a transcript uploaded
+with its media file, which is indexed as that media file's text and so is not
+listed on its own.
 
 Each queued entry carries a sequence number: a document re-uploaded while it
 is being indexed stays ``pending`` (the newer job), and the finishing older
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from citeline.errors import CiteError
+from citeline.extract.transcript import is_sidecar_skip
 from citeline.server.collections import Collection, Collections
 from citeline.types import DocState
 
@@ -162,6 +165,8 @@ class IndexQueue:
                 report = c.index.index(path)
         for rel, reason in report.skipped:
             if rel == document:
+                if is_sidecar_skip(reason):
+                    return None  # indexed as its media file's transcript: not a document
                 return JobState(DocState.FAILED, reason, seq)
         if kind == "retry" and not (report.indexed or report.failed or report.unchanged):
             return JobState(DocState.FAILED, "not in the index any more", seq)
@@ -263,7 +268,8 @@ class SharedQueue:
                 out[path] = JobState(DocState.INDEXING, "", 0)
             elif state == "failed":
                 out[path] = JobState(DocState.FAILED, why, 0)
-            elif state == "done" and why.startswith("skipped: "):
+            elif (state == "done" and why.startswith("skipped: ")
+                  and not is_sidecar_skip(why.removeprefix("skipped: "))):
                 out[path] = JobState(DocState.FAILED, why.removeprefix("skipped: "), 0)
         return out
 
