@@ -11,6 +11,7 @@ import numpy as np
 import psycopg
 import pytest
 
+from citeline.errors import StoreUnavailable
 from citeline.pipeline import Index
 from citeline.store.postgres import MIGRATIONS, PostgresStore
 from citeline.store.sqlite import DB_NAME
@@ -159,3 +160,20 @@ def test_cli_store_flag_env_and_errors(run, pg_url, clean_corpus, monkeypatch):
     assert code == 2 and "exact" in err
     code, _, err = run("worker", "--index", "/tmp/nope-ix", "--max-jobs", "1")
     assert code == 2 and "needs a PostgreSQL store" in err
+
+
+def test_a_read_only_connection_searches_and_asks(pg_url, memo_embedder, clean_corpus):
+    """What a streaming replica allows: no DDL, no writes. The store opens without
+    migrating an up-to-date schema, and search / ask / status only read."""
+    idx = Index(pg_url, embedder=memo_embedder)
+    idx.index(clean_corpus)
+    want = idx.search("oil the chain", k=3).to_json()["hits"]
+    idx.close()
+    ro_url = pg_url + "?options=-c%20default_transaction_read_only%3Don"
+    ro = Index(ro_url, embedder=memo_embedder, create=False)
+    assert ro.search("oil the chain", k=3).to_json()["hits"] == want
+    assert not ro.ask("How do I oil the bicycle chain?").refused
+    assert {s.record.path for s in ro.status()} >= {"guides/bicycle.md"}
+    with pytest.raises(StoreUnavailable, match="read-only"):
+        ro.remove("guides/bicycle.md")
+    ro.close()

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 
@@ -255,7 +255,9 @@ def parse_url(url: str) -> tuple[str, dict[str, str]]:
     theirs: list[tuple[str, str]] = []
     for k, v in parse_qsl(parts.query, keep_blank_values=True):
         (ours.__setitem__(k, v) if k in _OPTION_KEYS else theirs.append((k, v)))
-    dsn = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(theirs), ""))
+    # quote, not quote_plus: libpq decodes %XX in URIs but keeps "+" as a plus sign
+    dsn = urlunsplit((parts.scheme, parts.netloc, parts.path,
+                      urlencode(theirs, quote_via=quote), ""))
     return dsn, ours
 
 
@@ -287,8 +289,28 @@ def _int_option(name: str, raw: str, lo: int, hi: int) -> int:
     return n
 
 
+def _version(conn: psycopg.Connection[Any]) -> int | None:
+    """The schema version, or None when there is no citeline schema (read-only query)."""
+    exists = conn.execute("SELECT to_regclass('schema_migrations')").fetchone()
+    if not (exists and exists[0]):
+        return None
+    row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
+    return int(row[0]) if row else 0
+
+
 def migrate(conn: psycopg.Connection[Any]) -> int:
-    """Apply the missing migrations under an advisory lock; returns the schema version."""
+    """Apply the missing migrations under an advisory lock; returns the schema version.
+
+    An up-to-date schema is only read, never locked or written, so a read-only
+    connection (a streaming replica, a read-only role) can open the store."""
+    current = _version(conn)
+    if current == len(MIGRATIONS):
+        return current
+    if current is not None and current > len(MIGRATIONS):
+        raise SchemaError(
+            f"schema version {current} is newer than this citeline knows "
+            f"({len(MIGRATIONS)}); upgrade citeline"
+        )
     conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
     try:
         conn.execute(
