@@ -28,6 +28,7 @@ from citeline.chunk import (
     chunk_document,
     locate,
 )
+from citeline.config import load_settings
 from citeline.embed import Embedder, ModelIdentity, load_embedder, model_identity
 from citeline.errors import (
     CiteError,
@@ -579,8 +580,16 @@ class Index:
 
         t_total = time.perf_counter()
         if generator is None or isinstance(generator, str):
-            name = generator or self.generator_name or "extractive"
-            generator = make_generator(GeneratorConfig(name=name))  # type: ignore[arg-type]
+            # name: the argument > the index's setting > the user's config / CITELINE_*;
+            # the endpoint, model and limits from the user's config, as the CLI does
+            s = load_settings()
+            generator = make_generator(GeneratorConfig(
+                name=generator or self.generator_name or s.generator,  # type: ignore[arg-type]
+                base_url=s.openai_base_url, model=s.openai_model,
+                api_key_env=s.openai_api_key_env, timeout=s.generator_timeout,
+                model_path=s.local_model_path, max_new_tokens=s.max_new_tokens,
+                local_backend=s.local_backend,  # type: ignore[arg-type]
+            ))
         t = time.perf_counter()
         result = self.search(question, k=ASK_CANDIDATES, mode=mode)
         retrieval_ms = _ms(t)

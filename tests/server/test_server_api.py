@@ -396,3 +396,46 @@ def test_model_loaded_in_the_background_serves_the_same_model(live, embedder, tm
         c.post("/api/collections/kb/documents", files=[("files", ("kettle.md", KETTLE))])
         assert wait_settled(c, "kb")["kettle.md"]["state"] == "indexed"
         assert c.post("/api/collections/kb/ask", json={"question": WARRANTY}).json()["citations"]
+
+
+def test_ask_streams_an_llm_answer_as_it_is_generated(env, monkeypatch):
+    """With an OpenAI-compatible generator (configured by CITELINE_* like the CLI), the
+    citations arrive before the first token and the text in the endpoint's pieces."""
+    import threading
+
+    from replay_llm import Replay
+
+    srv = Replay()
+    srv.reply = "The warranty lasts 24 months [1]. See http://evil.example for more [9]."
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    monkeypatch.setenv("CITELINE_GENERATOR", "openai")
+    monkeypatch.setenv("CITELINE_OPENAI_BASE_URL", srv.base_url)
+    monkeypatch.setenv("CITELINE_OPENAI_MODEL", "replay")
+    c = env["client"]
+    try:
+        with c.stream("POST", "/api/collections/kb/ask",
+                      json={"question": WARRANTY, "stream": True}) as r:
+            assert r.status_code == 200
+            raw = "".join(r.iter_text())
+        events = [(dict(line.split(": ", 1) for line in b.split("\n"))) for b in
+                  raw.strip().split("\n\n")]
+        names = [e["event"] for e in events]
+        assert names[0] == "citations" and names[-1] == "done"
+        pieces = [json.loads(e["data"])["text"] for e in events if e["event"] == "answer"]
+        assert len(pieces) > 5  # streamed in the endpoint's pieces, not in one block
+        streamed = "".join(pieces)
+        assert "evil.example" not in streamed  # links are stripped before a piece goes out
+        done = json.loads(events[-1]["data"])
+        assert done["generator"] == "openai:replay" and "24 months [1]" in done["answer"]
+        assert done["invalid_markers"] == ["[9]"] and "[9]" not in done["answer"]
+        assert done["stripped_links"] and json.loads(events[0]["data"])["citations"] == \
+            done["citations"]
+        assert len(srv.requests) == 1 and srv.requests[0]["body"]["stream"] is True
+        # a refusal calls no model, streamed or not
+        r = c.post("/api/collections/kb/ask", json={"question": "capital of mongolia?",
+                                                    "stream": True})
+        assert "event: done" in r.text and '"refused": true' in r.text
+        assert len(srv.requests) == 1
+    finally:
+        srv.shutdown()
+        srv.server_close()

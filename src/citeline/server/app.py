@@ -20,6 +20,7 @@ import json
 import logging
 import mimetypes
 import os
+import queue
 import secrets
 import tempfile
 import threading
@@ -55,7 +56,7 @@ from citeline.extract.transcript import MEDIA_SUFFIXES, sidecar_for
 from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
 from citeline.server.collections import Collection, Collections, NameError_, sanitize_filename
 from citeline.server.jobs import IndexQueue, SharedQueue
-from citeline.types import MODES, STRATEGIES, Answer, DocState
+from citeline.types import MODES, STRATEGIES, DocState
 
 log = logging.getLogger("citeline.server")
 STATIC = Path(__file__).parent / "static"
@@ -548,12 +549,12 @@ def create_app(
     def ask(name: str, body: AskBody, request: Request) -> Response:
         c = collection(request, name, "read")
         require_ready()
-        answer = c.index.ask(body.question, mode=body.mode)
         if body.stream or "text/event-stream" in request.headers.get("accept", ""):
             return StreamingResponse(
-                _sse(answer), media_type="text/event-stream",
+                _sse_live(c.index, body.question, body.mode), media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
+        answer = c.index.ask(body.question, mode=body.mode)
         return JSONResponse(answer.to_json())
 
     # --- the page ----------------------------------------------------------------------
@@ -594,17 +595,61 @@ def _event(name: str, data: object) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-def _sse(answer: Answer) -> Iterator[str]:
-    """citations -> answer text pieces (concatenated they are ``answer``) -> done."""
-    full = answer.to_json()
-    head = {k: full[k] for k in ("question", "refused", "reason", "threshold",
-                                 "nearest_distance", "citations")}
-    yield _event("citations", head)
-    text = answer.answer
-    pieces = text.split("\n\n")
-    for i, p in enumerate(pieces):
-        yield _event("answer", {"text": p + ("\n\n" if i < len(pieces) - 1 else "")})
-    yield _event("done", full)
+_HEAD = ("question", "refused", "reason", "threshold", "nearest_distance", "citations")
+
+
+def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
+    """Server-Sent Events as the answer is made: ``citations`` as soon as the gate has
+    kept them (before any generator runs), then every ``answer`` piece as the
+    generator produces it (each already checked: links stripped), then ``done``
+    with the full answer object. ``done.answer`` is authoritative: invalid [n]
+    markers are removed only once the whole text is known. A refusal sends its
+    citations event (empty), the NO ANSWER line and done; an error, ``error``.
+    """
+    events: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+    def work() -> None:
+        try:
+            answer = index.ask(
+                question, mode=mode,
+                on_sources=lambda cits: events.put(("citations", cits)),
+                on_text=lambda piece: events.put(("answer", piece)),
+            )
+            events.put(("done", answer))
+        except CiteError as exc:
+            events.put(("error", error_body(400, str(exc))))
+        except Exception as exc:  # the stream must end with an event, not hang
+            log.exception("ask stream failed")
+            events.put(("error", error_body(500, "internal server error",
+                                            {"type": type(exc).__name__})))
+
+    threading.Thread(target=work, name="citeline-ask", daemon=True).start()
+    head_sent = streamed = False
+    while True:
+        kind, data = events.get()
+        if kind == "citations":
+            cits = [c.to_json() for c in data]
+            nearest = min((round(c.distance, 6) for c in data), default=None)
+            yield _event("citations", {
+                "question": question, "refused": False,
+                "reason": f"{len(cits)} chunk(s) under cosine distance {index.threshold:g}",
+                "threshold": index.threshold, "nearest_distance": nearest, "citations": cits})
+            head_sent = True
+        elif kind == "answer":
+            if data:
+                streamed = True
+                yield _event("answer", {"text": data})
+        elif kind == "error":
+            yield _event("error", data)
+            return
+        else:
+            full = data.to_json()
+            if not head_sent:  # refused: no generator ran, so no sources event came
+                yield _event("citations", {k: full[k] for k in _HEAD})
+            if not streamed:
+                yield _event("answer", {"text": full["answer"]})
+            yield _event("done", full)
+            return
 
 
 async def _receive_files(request: Request, c: Collection, limit: int) -> list[tuple[str, int]]:

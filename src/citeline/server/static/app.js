@@ -203,34 +203,34 @@ function focusCitation(n) {
   setTimeout(() => row.classList.remove("flash"), 1200);
 }
 
-async function ask(ev) {
-  ev.preventDefault();
-  const q = $("#question").value.trim();
-  if (!q || !current) return;
-  const box = $("#answer");
-  const table = $("#citations");
-  box.hidden = false;
-  box.className = "answer";
-  box.textContent = "…";
-  table.hidden = true;
-  let a;
-  try {
-    a = await api(colUrl(current) + "/ask", {
-      method: "POST", body: JSON.stringify({ question: q }), headers: { "Content-Type": "application/json" },
-    });
-    showError("");
-  } catch (e) { box.textContent = ""; box.hidden = true; showError(e.message); return; }
-  box.replaceChildren();
-  box.dataset.refused = String(a.refused);
-  if (a.refused) {
-    box.className = "answer refusal";
-    box.append(el("div", { id: "refusal-line" }, a.answer));
-    const near = a.nearest_distance === null ? "no chunk at all" : a.nearest_distance.toFixed(3);
-    box.append(el("div", { class: "muted", id: "nearest" }, `nearest distance: ${near} (threshold ${a.threshold})`));
-    return;
+// Reads a Server-Sent Events body (fetch, since EventSource cannot POST or send a
+// key) and calls onEvent(name, data) for each event as it arrives.
+async function readEvents(res, onEvent) {
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, cut);
+      buf = buf.slice(cut + 2);
+      let name = "message";
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) name = line.slice(7);
+        else if (line.startsWith("data: ")) data.push(line.slice(6));
+      }
+      onEvent(name, JSON.parse(data.join("\n")));
+    }
   }
-  renderAnswerText(box, a.answer, a.citations.length);
-  const rows = a.citations.map((c) => el("tr", { id: "cite-" + c.index, "data-n": String(c.index),
+}
+
+function renderCitations(citations) {
+  const table = $("#citations");
+  const rows = citations.map((c) => el("tr", { id: "cite-" + c.index, "data-n": String(c.index),
       onclick: () => openCitation(c) },
     el("td", {}, `[${c.index}]`),
     el("td", { class: "doc" }, el("button", { class: "open-doc", type: "button" }, c.title || c.document),
@@ -240,7 +240,64 @@ async function ask(ev) {
     el("td", { class: "quote" }, c.quote),
     el("td", { class: "dist" }, c.distance.toFixed(3))));
   table.querySelector("tbody").replaceChildren(...rows);
-  table.hidden = false;
+  table.hidden = citations.length === 0;
+}
+
+function renderAnswer(box, a) {
+  box.replaceChildren();
+  box.dataset.refused = String(a.refused);
+  if (a.refused) {
+    box.className = "answer refusal";
+    box.append(el("div", { id: "refusal-line" }, a.answer));
+    const near = a.nearest_distance === null ? "no chunk at all" : a.nearest_distance.toFixed(3);
+    box.append(el("div", { class: "muted", id: "nearest" }, `nearest distance: ${near} (threshold ${a.threshold})`));
+    $("#citations").hidden = true;
+    return;
+  }
+  box.className = "answer";
+  renderAnswerText(box, a.answer, a.citations.length);
+  if (a.error) box.append(el("div", { class: "error" }, "the generator failed: " + a.error));
+  renderCitations(a.citations);
+}
+
+async function ask(ev) {
+  ev.preventDefault();
+  const q = $("#question").value.trim();
+  if (!q || !current) return;
+  const box = $("#answer");
+  box.hidden = false;
+  box.className = "answer";
+  box.dataset.state = "asking";
+  box.textContent = "…";
+  $("#citations").hidden = true;
+  try {
+    // Streamed: the citations show as soon as retrieval has kept them, the text as
+    // the generator writes it; the final "done" answer replaces the streamed text
+    // (it is authoritative: markers that match no source are removed at the end).
+    const res = await fetch(colUrl(current) + "/ask", {
+      method: "POST", body: JSON.stringify({ question: q, stream: true }),
+      headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
+    });
+    if (!res.ok) {
+      const body = (res.headers.get("content-type") || "").includes("application/json") ? await res.json() : null;
+      throw new Error(body && body.error ? body.error.message : `HTTP ${res.status}`);
+    }
+    let streamed = "";
+    await readEvents(res, (name, data) => {
+      if (name === "citations") {
+        if (!data.refused) renderCitations(data.citations);
+      } else if (name === "answer") {
+        streamed += data.text;
+        box.textContent = streamed;
+      } else if (name === "done") {
+        renderAnswer(box, data);
+      } else if (name === "error") {
+        throw new Error(data.error.message);
+      }
+    });
+    showError("");
+  } catch (e) { box.textContent = ""; box.hidden = true; showError(e.message); }
+  box.dataset.state = "done";
 }
 
 // --- document view --------------------------------------------------------------------------

@@ -1,0 +1,67 @@
+"""A real OpenAI-compatible chat-completions server on loopback that replays a
+recorded completion (whole or as 5-character streamed deltas), counting requests."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Replay(ThreadingHTTPServer):
+    """Serves /v1/chat/completions from a list of recorded completions, counting requests."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.requests: list[dict] = []
+        self.reply = "The warranty lasts 24 months [1]."
+        self.delay = 0.0
+
+    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        import sys
+
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return  # the client gave up on purpose (the timeout test)
+        super().handle_error(request, client_address)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Replay
+
+    def log_message(self, *args: object) -> None:  # keep pytest output clean
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append({"path": self.path, "body": body,
+                                     "auth": self.headers.get("Authorization")})
+        if self.server.delay:
+            threading.Event().wait(self.server.delay)
+        if self.path != "/v1/chat/completions":
+            self.send_error(404)
+            return
+        text = self.server.reply
+        if body.get("stream"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for i in range(0, len(text), 5):  # 5-character deltas cut links and markers apart
+                ev = {"choices": [{"index": 0, "delta": {"content": text[i : i + 5]}}]}
+                self.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
+                self.wfile.flush()
+            self.wfile.write(b"data: [DONE]\n\n")
+            return
+        out = json.dumps({"id": "x", "object": "chat.completion", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text},
+             "finish_reason": "stop"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
