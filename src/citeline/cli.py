@@ -552,9 +552,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("query", help="the query text")
     sp.add_argument("-k", type=int, default=None, help="number of hits (default 20)")
     sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
-    sp.add_argument("--fusion", choices=FUSIONS, default="rrf",
-                    help="how hybrid merges dense and BM25: rrf (default) or convex "
-                         "(0.7 cosine + 0.3 normalised BM25; docs/retrieval-experiments.md)")
+    sp.add_argument("--fusion", choices=FUSIONS, default=None,
+                    help="how hybrid merges its lists (default: the pipeline's DEFAULT_FUSION): "
+                         "rrf = dense + BM25 by RRF k=60 (the chapter's faithful port), convex "
+                         "= 0.7 cosine + 0.3 normalised BM25, sentence = RRF k=10 over dense, "
+                         "BM25 and best-sentence similarity (docs/retrieval-experiments.md)")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
 
     sp = add("ask", cmd_ask, "answer a question with citations, or refuse")
