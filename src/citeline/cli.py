@@ -376,6 +376,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from citeline.eval.harness import (
         EvalConfig,
         parse_comparison,
+        parse_fusions,
         parse_ks,
         parse_modes,
         parse_strategies,
@@ -390,6 +391,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         ks=parse_ks(args.k),
         compare=tuple(parse_comparison(c) for c in args.compare) if args.compare else None,
         progress=not args.quiet,
+        fusions=parse_fusions(args.fusions),
     )
     config.comparisons()  # validate --compare and the ground truth before the model loads
     load_ground_truth(args.gt_dir)
@@ -687,6 +689,10 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                     help="chunking strategies to build, e.g. AE (default ABCDEF)")
     sp.add_argument("--modes", default=",".join(MODES), metavar="LIST",
                     help="retrieval modes, comma-separated from dense,bm25,hybrid (default all)")
+    sp.add_argument("--fusions", default="rrf,sentence", metavar="LIST",
+                    help="hybrid fusions scored side by side on strategy E as runs "
+                         "E/hybrid+NAME (default rrf,sentence: the faithful port and the "
+                         "sentence-level list; empty for none)")
     sp.add_argument("--k", default="1,4,8,20", metavar="LIST",
                     help="cut-offs for recall@k, comma-separated (default 1,4,8,20)")
     sp.add_argument("--out", default="reports/eval", metavar="DIR",
