@@ -450,7 +450,12 @@ class SQLiteStore:
         if group is None:
             return []
         chunk_ids, starts, matrix = group
-        best = chunk_max(matrix @ query.astype(np.float32), starts)
+        # einsum, not `matrix @ q`: BLAS runs this (~4x the chunks) matrix-vector product
+        # multi-threaded, and on a loaded machine its threads stall ~10-25 ms at p95;
+        # einsum's single-threaded loop takes ~0.6 ms for rustbook's 6,928 sentences,
+        # every time (core_bench.py, docs/retrieval-experiments.md section 10).
+        sims = np.einsum("ij,j->i", matrix, query.astype(np.float32))
+        best = chunk_max(sims, starts)
         top = top_k(best, k)
         return [(int(chunk_ids[i]), float(best[i])) for i in top]
 
