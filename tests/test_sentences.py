@@ -12,6 +12,7 @@ from citeline.pipeline import Index
 from citeline.retrieve.dense import chunk_max
 from citeline.retrieve.fuse import SENTENCE_RRF_K, rrf
 from citeline.sentences import (
+    CODE_PIECE_CHARS,
     MIN_SENTENCE_CHARS,
     SENTENCE_SIGNATURE,
     sentence_text,
@@ -64,6 +65,25 @@ def test_short_pieces_merge_only_within_a_paragraph():
     spans = split_sentences(text)
     assert [text[s:e] for s, e in spans][1] == "Tiny."  # first of its paragraph: kept
     assert MIN_SENTENCE_CHARS == 25
+
+
+def test_code_blocks_are_packed_by_whole_lines_never_cut_at_dots():
+    code = "\n".join(f"    let v{i} = foo.bar({i}).unwrap(); // step {i}." for i in range(12))
+    text = f"Run this. It prints the values of every step in order.\n```rust\n{code}\n```\nDone."
+    spans = split_sentences(text)
+    pieces = [text[s:e] for s, e in spans]
+    assert pieces[:2] == ["Run this.", "It prints the values of every step in order."]
+    code_pieces = pieces[2:]
+    assert code_pieces[0].startswith("```rust\n    let v0")
+    assert code_pieces[-1].endswith("step 11.\n```\nDone.")  # "Done." (short) joins the code
+    for p in code_pieces:  # whole lines only, within the packing limit (+ the merged tail)
+        assert all(ln.lstrip().startswith(("```", "let", "Done")) for ln in p.split("\n"))
+        assert len(p) <= CODE_PIECE_CHARS + len("\nDone.")
+    assert "".join(code_pieces).count("foo.bar(") == 12 and len(code_pieces) > 2
+    # a range starting inside a fence knows it is in code
+    mid = text.index("    let v5")
+    inner = [text[s:e] for s, e in split_sentences(text, mid, len(text))]
+    assert inner[0].startswith("let v5 = foo.bar(5)")
 
 
 def test_chunk_max_hand_worked():
