@@ -70,6 +70,9 @@ def _summary(report: IndexReport, json_out: bool) -> int:
         f"chunks written: {report.chunks_written} ({report.embedded} embedded, "
         f"{report.reused} reused from cache); over the encoder window: {report.over_window}"
     )
+    if report.sentences_written:
+        print(f"sentence vectors written: {report.sentences_written} "
+              f"({report.sentences_embedded} embedded, the rest from cache)")
     for path, reason in report.failed:
         print(f"FAILED  {path}: {reason}")
     for path, reason in report.skipped:
@@ -463,6 +466,7 @@ def cmd_copy(args: argparse.Namespace) -> int:
         return 0
     print(
         f"copied {report.documents} documents, {report.chunks} chunks, {report.vectors} vectors, "
+        f"{report.sentences} sentence vectors, "
         f"{report.postings} postings, {report.embeddings} cached embeddings, "
         f"{report.settings} settings into {_shown(args.dst)} in {report.seconds:.1f}s"
     )
