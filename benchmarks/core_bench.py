@@ -6,7 +6,11 @@ then time and score the queries. Writes one JSON file; never run as a test.
 Figures: documents, chunks, index wall time and ms per chunk, peak RSS, query
 latency (median / p95 over every query phrasing) split into query embedding,
 BM25, dense scan, fusion; R@1/4/8/20, MRR and destroyed answers for dense,
-bm25 and hybrid. The machine's load average is recorded next to the timings,
+bm25 and hybrid. Each hybrid fusion (the faithful port "rrf" and the sentence-level
+list "sentence") is timed on the same queries, alternating query by query so load
+drift hits both alike, with the ratio of their p50/p95 (issue 7: within 2x). Index
+cost of the sentence list: sentences stored and embedded, and the model's time per
+chunk text vs per sentence text. The machine's load average is recorded next to the timings,
 because on a shared 2-core box it moves them more than any code change.
 """
 
@@ -25,11 +29,22 @@ from pathlib import Path
 
 import torch
 
+from citeline.embed import load_embedder
+from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.eval.metrics import first_correct_rank, is_destroyed, mrr, recall_at_k
 from citeline.pipeline import Index
+from citeline.sentences import sentence_text, split_sentences
 
 KS = (1, 4, 8, 20)
+BENCH_FUSIONS = ("rrf", "sentence")
+# Chunks whose texts (and sentences) time the model's per-text cost: enough for a
+# stable mean, few enough to take seconds.
+SAMPLE = 60
+
+
+def _q(values: list[float], q: str) -> float:
+    return statistics.median(values) if q == "p50" else _pct(values, 0.95)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -42,6 +57,10 @@ def main() -> int:
     ap.add_argument("--gt", default="eval/rustbook", help="ground-truth folder")
     ap.add_argument("--out", default="reports/bench/core.json", help="JSON output path")
     ap.add_argument("--strategy", default="E", help="chunking strategy (default E)")
+    ap.add_argument("--cache", default=None, metavar="FILE",
+                    help="embedding cache (citeline.eval.cache) for indexing only: query "
+                         "latency without re-embedding a corpus (queries still run through "
+                         "the model); index times then measure the cache, not the model")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch threads (default: torch's own choice; 1 = the chapter's single thread)")
     args = ap.parse_args()
@@ -51,13 +70,17 @@ def main() -> int:
     gt = load_ground_truth(Path(args.gt))
     load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        idx = Index(Path(tmp) / "index")
         t0 = time.perf_counter()
-        idx.embedder  # noqa: B018 - load the model outside the indexing timer
+        model = load_embedder()  # loaded outside the indexing timer
         model_load_s = time.perf_counter() - t0
+        embedder = CachingEmbedder(model, args.cache) if args.cache else model
+        idx = Index(Path(tmp) / "index", embedder=embedder)
         t0 = time.perf_counter()
         report = idx.index(gt.root / "docs", strategy=args.strategy)
         index_s = time.perf_counter() - t0
+        if args.cache:  # queries always go through the model itself, as `search` does
+            idx.close()
+            idx = Index(Path(tmp) / "index", embedder=model)
         chunks = report.chunks_written
         contents = [c.content for c in idx.store.all_chunks()]  # type: ignore[attr-defined]
 
@@ -79,6 +102,39 @@ def main() -> int:
                         stage_ms.setdefault(stage, []).append(ms)
             figures[mode] = {f"R@{k}": recall_at_k(ranks, k) for k in KS}
             figures[mode]["MRR"] = mrr(ranks)
+        fusion_ms: dict[str, dict[str, list[float]]] = {f: {} for f in BENCH_FUSIONS}
+        fusion_ranks: dict[str, list[int | None]] = {f: [] for f in BENCH_FUSIONS}
+        for q, _, text in queries:
+            for fusion in BENCH_FUSIONS:
+                t = time.perf_counter()
+                res = idx.search(text, k=max(KS), mode="hybrid", fusion=fusion)
+                elapsed = (time.perf_counter() - t) * 1000
+                fusion_ranks[fusion].append(
+                    first_correct_rank([h.content for h in res.hits], q.needle))
+                stages = fusion_ms[fusion]
+                stages.setdefault("total", []).append(elapsed)
+                stages.setdefault("total_excl_embed", []).append(
+                    elapsed - res.timings.get("embed", 0.0))
+                for stage, ms in res.timings.items():
+                    stages.setdefault(stage, []).append(ms)
+        for fusion, rs in fusion_ranks.items():
+            figures[f"hybrid+{fusion}"] = {f"R@{k}": recall_at_k(rs, k) for k in KS}
+            figures[f"hybrid+{fusion}"]["MRR"] = mrr(rs)
+        # the model's cost per text: a sample of chunk texts vs sentence texts
+        rows = idx.store.all_chunks()  # type: ignore[attr-defined]
+        sample = rows[:: max(1, len(rows) // SAMPLE)][:SAMPLE]
+        chunk_texts = [r.text for r in sample]
+        sent_texts = []
+        for r in sample:
+            doc_text = idx.document_text(r.document) or ""
+            sent_texts += [sentence_text(r.section, doc_text[s:e])
+                           for s, e in split_sentences(doc_text, r.start, r.end)]
+        t = time.perf_counter()
+        model.embed(chunk_texts)
+        chunk_text_ms = (time.perf_counter() - t) * 1000 / max(1, len(chunk_texts))
+        t = time.perf_counter()
+        model.embed(sent_texts)
+        sent_text_ms = (time.perf_counter() - t) * 1000 / max(1, len(sent_texts))
         n_destroyed = sum(is_destroyed(contents, q.needle) for q in gt.questions)
         idx.close()
 
@@ -103,6 +159,26 @@ def main() -> int:
         "query_ms": {
             stage: {"median": round(statistics.median(v), 3), "p95": round(_pct(v, 0.95), 3)}
             for stage, v in {**stage_ms, "total": total_ms}.items()
+        },
+        "query_ms_by_fusion": {
+            f: {stage: {"median": round(statistics.median(v), 3), "p95": round(_pct(v, 0.95), 3)}
+                for stage, v in st.items()}
+            for f, st in fusion_ms.items()
+        },
+        "sentence_over_port": {
+            m: {q: round(_q(fusion_ms["sentence"][m], q) / _q(fusion_ms["rrf"][m], q), 2)
+                for q in ("p50", "p95")}
+            for m in ("total", "total_excl_embed")
+        },
+        "index_cached": bool(args.cache),
+        "sentences": {
+            "written": report.sentences_written,
+            "embedded": report.sentences_embedded,
+            "per_chunk": round(report.sentences_written / max(chunks, 1), 2),
+            "model_ms_per_chunk_text": round(chunk_text_ms, 2),
+            "model_ms_per_sentence_text": round(sent_text_ms, 2),
+            "sample_chunks": len(chunk_texts),
+            "sample_sentences": len(sent_texts),
         },
         "destroyed": n_destroyed,
         "retrieval": {m: {k: round(v, 3) for k, v in f.items()} for m, f in figures.items()},

@@ -15,12 +15,13 @@ import pytest
 import pytrec_eval
 
 from citeline import cli
+from citeline.errors import ConfigError
 from citeline.eval import metrics
 from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import load_ground_truth
-from citeline.eval.harness import EvalConfig, parse_comparison, run_eval
+from citeline.eval.harness import EvalConfig, parse_comparison, parse_fusions, run_eval
 from citeline.eval.report import PLOTS, write_report
-from citeline.pipeline import ASK_CANDIDATES, Index
+from citeline.pipeline import ASK_CANDIDATES, DEFAULT_FUSION, Index
 
 GT = Path(__file__).parent / "fixtures" / "gt"
 KS = (1, 4, 8, 20)
@@ -45,6 +46,7 @@ def test_report_files(evaluated):
     md = (out / "report.md").read_text()
     for heading in ("## Mode: dense", "## Mode: bm25", "## Mode: hybrid", "## By phrasing",
                     "## Paired comparisons", "## Destroyed ground truths", "## Tokens and timings",
+                    "## Hybrid fusions side by side",
                     "## Threshold sweep (E/hybrid)"):
         assert heading in md
     assert "- A: q01 (01-greenhouse.md, needle 486-562) cut by chunk 0-512; chunk 512-1024" in md
@@ -56,7 +58,11 @@ def test_report_files(evaluated):
 
 def test_numbers_are_consistent(evaluated):
     _, data = evaluated
-    assert set(data["runs"]) == {f"{s}/{m}" for s in "EA" for m in ("dense", "bm25", "hybrid")}
+    assert set(data["runs"]) == {f"{s}/{m}" for s in "EA" for m in ("dense", "bm25", "hybrid")} | {
+        "E/hybrid+rrf", "E/hybrid+sentence"}  # the fusions side by side, on E only
+    ranks_of = lambda rid: [q["ranks"][rid] for q in data["queries"]]  # noqa: E731
+    fused = {"rrf": "E/hybrid+rrf", "sentence": "E/hybrid+sentence"}
+    assert ranks_of("E/hybrid") == ranks_of(fused[DEFAULT_FUSION])  # hybrid = the default
     for rid, run in data["runs"].items():
         ranks = [q["ranks"][rid] for q in data["queries"]]
         assert run["n"] == len(ranks) == 12
@@ -80,7 +86,10 @@ def test_numbers_are_consistent(evaluated):
         assert c["wins"] == sum(a and not b for a, b in zip(x, y))
         assert c["losses"] == sum(b and not a for a, b in zip(x, y))
     assert [c["label"] for c in data["comparisons"]] == [
-        "E/dense vs A/dense @ R@20", "E/hybrid vs E/dense @ R@4", "E/hybrid vs E/bm25 @ R@4"]
+        "E/dense vs A/dense @ R@20", "E/hybrid vs E/dense @ R@4", "E/hybrid vs E/bm25 @ R@4",
+        "E/hybrid+sentence vs E/hybrid+rrf @ R@1", "E/hybrid+sentence vs E/hybrid+rrf @ R@4",
+        "E/hybrid+sentence vs E/hybrid+rrf @ R@20", "E/hybrid+sentence vs E/dense @ R@4",
+        "E/hybrid+sentence vs E/dense @ R@20", "E/hybrid+sentence vs E/bm25 @ R@4"]
 
 
 def test_destroyed_and_token_accounting(evaluated):
@@ -181,3 +190,17 @@ def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):
     assert code == 0 and "<- proposed" in text and "applied" in text
     proposed = float(text.split("proposed threshold ")[1].split()[0])
     assert Index(ix).threshold == proposed
+
+
+def test_fusion_runs_parse_and_are_validated():
+    c = parse_comparison("E/hybrid+sentence:E/hybrid+rrf@4")
+    assert (c.x, c.y, c.k) == ("E/hybrid+sentence", "E/hybrid+rrf", 4)
+    with pytest.raises(ConfigError, match="--compare"):
+        parse_comparison("E/hybrid+nope:E/hybrid+rrf@4")
+    with pytest.raises(ConfigError, match="--fusions"):
+        parse_fusions("rrf,nope")
+    assert parse_fusions("") == () and parse_fusions("sentence, rrf") == ("sentence", "rrf")
+    cfg = EvalConfig(out=Path("x"), strategies=("A", "E"), modes=("dense", "hybrid"))
+    assert cfg.runs[-2:] == ["E/hybrid+rrf", "E/hybrid+sentence"]
+    assert EvalConfig(out=Path("x"), modes=("dense",)).fusion_runs("E") == []
+    assert EvalConfig(out=Path("x"), fusions=()).fusion_runs("E") == []

@@ -70,6 +70,9 @@ def _summary(report: IndexReport, json_out: bool) -> int:
         f"chunks written: {report.chunks_written} ({report.embedded} embedded, "
         f"{report.reused} reused from cache); over the encoder window: {report.over_window}"
     )
+    if report.sentences_written:
+        print(f"sentence vectors written: {report.sentences_written} "
+              f"({report.sentences_embedded} embedded, the rest from cache)")
     for path, reason in report.failed:
         print(f"FAILED  {path}: {reason}")
     for path, reason in report.skipped:
@@ -401,6 +404,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from citeline.eval.harness import (
         EvalConfig,
         parse_comparison,
+        parse_fusions,
         parse_ks,
         parse_modes,
         parse_strategies,
@@ -416,6 +420,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         compare=tuple(parse_comparison(c) for c in args.compare) if args.compare else None,
         progress=not args.quiet,
         store=args.store,
+        fusions=parse_fusions(args.fusions),
     )
     config.comparisons()  # validate --compare and the ground truth before the model loads
     load_ground_truth(args.gt_dir)
@@ -487,6 +492,7 @@ def cmd_copy(args: argparse.Namespace) -> int:
         return 0
     print(
         f"copied {report.documents} documents, {report.chunks} chunks, {report.vectors} vectors, "
+        f"{report.sentences} sentence vectors, "
         f"{report.postings} postings, {report.embeddings} cached embeddings, "
         f"{report.settings} settings into {_shown(args.dst)} in {report.seconds:.1f}s"
     )
@@ -578,9 +584,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("query", help="the query text")
     sp.add_argument("-k", type=int, default=None, help="number of hits (default 20)")
     sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
-    sp.add_argument("--fusion", choices=FUSIONS, default="rrf",
-                    help="how hybrid merges dense and BM25: rrf (default) or convex "
-                         "(0.7 cosine + 0.3 normalised BM25; docs/retrieval-experiments.md)")
+    sp.add_argument("--fusion", choices=FUSIONS, default=None,
+                    help="how hybrid merges its lists (default: the pipeline's DEFAULT_FUSION): "
+                         "rrf = dense + BM25 by RRF k=60 (the chapter's faithful port), convex "
+                         "= 0.7 cosine + 0.3 normalised BM25, sentence = RRF k=10 over dense, "
+                         "BM25 and best-sentence similarity (docs/retrieval-experiments.md)")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
 
     sp = add("ask", cmd_ask, "answer a question with citations, or refuse")
@@ -723,6 +731,10 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                     help="chunking strategies to build, e.g. AE (default ABCDEF)")
     sp.add_argument("--modes", default=",".join(MODES), metavar="LIST",
                     help="retrieval modes, comma-separated from dense,bm25,hybrid (default all)")
+    sp.add_argument("--fusions", default="rrf,sentence", metavar="LIST",
+                    help="hybrid fusions scored side by side on strategy E as runs "
+                         "E/hybrid+NAME (default rrf,sentence: the faithful port and the "
+                         "sentence-level list; empty for none)")
     sp.add_argument("--k", default="1,4,8,20", metavar="LIST",
                     help="cut-offs for recall@k, comma-separated (default 1,4,8,20)")
     sp.add_argument("--out", default="reports/eval", metavar="DIR",

@@ -40,8 +40,9 @@ from citeline.errors import (
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
-from citeline.retrieve.fuse import FUSIONS, Fusion, convex, rrf
-from citeline.store import DocRecord, Store, StoredChunk, open_store
+from citeline.retrieve.fuse import FUSIONS, SENTENCE_RRF_K, Fusion, convex, rrf
+from citeline.sentences import SENTENCE_SIGNATURE, sentence_text, split_sentences
+from citeline.store import DocRecord, Store, StoredChunk, StoredSentence, open_store
 from citeline.types import STRATEGIES, Answer, Citation, DocState, Document, Hit, Mode, Strategy
 
 if TYPE_CHECKING:  # the answer stage is imported when asked for: search needs none of it
@@ -54,6 +55,10 @@ PIPELINE_VERSION = "1"
 FUSION_DEPTH = 200
 # `ask` gates the top of the fused list; 25 is the chapter's rerank shortlist.
 ASK_CANDIDATES = 25
+# How hybrid search fuses its lists unless told otherwise. "rrf" is the chapter's
+# faithful port (dense + BM25, k = 60); see retrieve/fuse.py for the others and
+# docs/retrieval-experiments.md (section 10) for why this one is the default.
+DEFAULT_FUSION: Fusion = "rrf"
 
 
 @dataclass
@@ -69,6 +74,8 @@ class IndexReport:
     over_window: int = 0
     embedded: int = 0  # vectors computed by the model in this run
     reused: int = 0  # vectors taken from the cache (identical text, same model)
+    sentences_written: int = 0  # sentence vectors stored (the sentence-level list)
+    sentences_embedded: int = 0  # of which computed by the model in this run
     warnings: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -87,6 +94,8 @@ class IndexReport:
             "over_window": self.over_window,
             "embedded": self.embedded,
             "reused": self.reused,
+            "sentences_written": self.sentences_written,
+            "sentences_embedded": self.sentences_embedded,
             "warnings": [{"document": p, "warning": w} for p, w in self.warnings],
             "seconds": round(self.seconds, 3),
         }
@@ -130,11 +139,15 @@ class SearchResult:
     mode: Mode
     hits: tuple[Hit, ...]
     timings: dict[str, float]  # milliseconds per stage
+    # the fusion hybrid mode really used: "sentence" falls back to "rrf" on an index
+    # without sentence vectors (built before they existed, until `reindex --stale`)
+    fusion: str = ""
 
     def to_json(self) -> dict[str, object]:
         return {
             "query": self.query,
             "mode": self.mode,
+            "fusion": self.fusion,
             "hits": [h.to_json() for h in self.hits],
             "timings_ms": {k: round(v, 3) for k, v in self.timings.items()},
         }
@@ -220,7 +233,8 @@ class Index:
         return model_identity(self._model_path, self._model_id)
 
     def pipeline_version(self) -> str:
-        return f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
+        return (f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
+                f"|{SENTENCE_SIGNATURE}")
 
     # --- status -----------------------------------------------------------------------
 
@@ -413,6 +427,7 @@ class Index:
                 self.store.write_document(rec, doc.text, stored)
                 report.indexed.append(rec.path)
                 report.chunks_written += len(stored)
+                report.sentences_written += sum(len(s.sentences) for s in stored)
                 report.over_window += n_over
                 bar.update(len(chunks))
         finally:
@@ -438,6 +453,7 @@ class Index:
                 j += 1
         counts = self.embedder.count_tokens([c.text for c in chunks])
         content_counts = self.embedder.count_tokens([c.content for c in chunks])
+        sentences = self._embed_sentences(doc, chunks, ident, report)
         return [
             StoredChunk(
                 chunk=c,
@@ -446,9 +462,38 @@ class Index:
                 tokens=n,
                 header_tokens=max(0, n - m) if c.header_chars else 0,
                 text_hash=h,
+                sentences=ss,
             )
-            for c, v, n, m, h in zip(chunks, vectors, counts, content_counts, hashes, strict=True)
+            for c, v, n, m, h, ss in zip(
+                chunks, vectors, counts, content_counts, hashes, sentences, strict=True
+            )
         ]
+
+    def _embed_sentences(
+        self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport
+    ) -> list[tuple[StoredSentence, ...]]:
+        """Every chunk's sentences (see citeline.sentences), embedded through the
+        store's cache like chunk texts: unchanged sentences are never re-embedded."""
+        spans = [split_sentences(doc.text, c.start, c.end) for c in chunks]
+        texts = [sentence_text(c.section, doc.text[s:e])
+                 for c, sp in zip(chunks, spans, strict=True) for s, e in sp]
+        hashes = [_sha256(t) for t in texts]
+        cached = self.store.cached_vectors(hashes, ident.key)
+        todo = list(dict.fromkeys(h for h in hashes if h not in cached))
+        if todo:
+            first = {h: i for i, h in reversed(list(enumerate(hashes)))}
+            fresh = self.embedder.embed([texts[first[h]] for h in todo])
+            cached.update(zip(todo, fresh, strict=True))
+        report.sentences_embedded += len(todo)
+        out: list[tuple[StoredSentence, ...]] = []
+        j = 0
+        for sp in spans:
+            out.append(tuple(
+                StoredSentence(s, e, cached[hashes[j + n]], hashes[j + n])
+                for n, (s, e) in enumerate(sp)
+            ))
+            j += len(sp)
+        return out
 
     def _fail(self, rel: str, root: str, reason: str, report: IndexReport) -> None:
         old = self.store.document(rel)
@@ -466,12 +511,16 @@ class Index:
     # --- retrieval --------------------------------------------------------------------
 
     def search(
-        self, query: str, k: int = 20, mode: Mode = "hybrid", fusion: Fusion = "rrf"
+        self, query: str, k: int = 20, mode: Mode = "hybrid", fusion: Fusion | None = None
     ) -> SearchResult:
-        """Rank chunks for ``query``. ``fusion`` picks how hybrid mode merges the
-        dense and BM25 lists: "rrf" (reciprocal rank fusion, the default) or
-        "convex" (0.7 cosine + 0.3 BM25 / best BM25; see retrieve/fuse.py and
-        docs/retrieval-experiments.md). Ignored by the dense and bm25 modes."""
+        """Rank chunks for ``query``. ``fusion`` (default :data:`DEFAULT_FUSION`) picks
+        how hybrid mode merges its lists: "rrf" (dense + BM25 by reciprocal rank
+        fusion, the chapter's faithful port), "convex" (0.7 cosine + 0.3 BM25 / best
+        BM25) or "sentence" (RRF k=10 over dense, BM25 and each chunk's best sentence
+        similarity; an index without sentence vectors falls back to "rrf"). See
+        retrieve/fuse.py and docs/retrieval-experiments.md. Ignored by the dense and
+        bm25 modes. The gate always sees the chunk's own cosine distance."""
+        fusion = DEFAULT_FUSION if fusion is None else fusion
         if mode not in ("dense", "bm25", "hybrid"):
             raise ConfigError(f"--mode: must be dense, bm25 or hybrid, got {mode!r}")
         if fusion not in FUSIONS:
@@ -501,12 +550,22 @@ class Index:
             t = time.perf_counter()
             bm25 = self.store.bm25(tokenize(query), depth)
             timings["bm25"] = _ms(t)
+        sentence: list[tuple[int, float]] = []
+        if mode == "hybrid" and fusion == "sentence":
+            t = time.perf_counter()
+            sentence = self.store.sentence_max(qvec, depth, ident.key)
+            timings["sentences"] = _ms(t)
+            if not sentence:  # no sentence vectors (an older index): the two-list port
+                fusion = "rrf"
         t = time.perf_counter()
         sims = dict(dense)
         if mode == "dense":
             ranked = dense[:k]
         elif mode == "bm25":
             ranked = bm25[:k]
+        elif fusion == "sentence":
+            lists = [[i for i, _ in dense], [i for i, _ in bm25], [i for i, _ in sentence]]
+            ranked = rrf(lists, k=SENTENCE_RRF_K)[:k]
         elif fusion == "convex":
             # Convex fusion needs a cosine for every BM25 candidate; a chunk with no
             # vector of this model (stale) has none and is left out of the fusion.
@@ -538,7 +597,8 @@ class Index:
                 )
             )
         timings["fetch"] = _ms(t)
-        return SearchResult(query, mode, tuple(hits), timings)
+        return SearchResult(query, mode, tuple(hits), timings,
+                            fusion=fusion if mode == "hybrid" else "")
 
     @property
     def generator_name(self) -> str | None:

@@ -28,10 +28,10 @@ QUERIES = [
 ]
 
 
-def _hits(idx: Index, query: str, mode: str) -> list[tuple]:
+def _hits(idx: Index, query: str, mode: str, fusion: str | None = None) -> list[tuple]:
     return [
         (h.rank, h.document, h.start, h.end, h.distance, h.score)
-        for h in idx.search(query, k=20, mode=mode).hits  # type: ignore[arg-type]
+        for h in idx.search(query, k=20, mode=mode, fusion=fusion).hits  # type: ignore[arg-type]
     ]
 
 
@@ -54,7 +54,7 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
     r1 = lite.index(parity_corpus)
     r2 = pg_exact.index(parity_corpus)
     assert r1.to_json() | {"seconds": 0} == r2.to_json() | {"seconds": 0}
-    assert r1.chunks_written > 30
+    assert r1.chunks_written > 30 and r2.sentences_written == r1.sentences_written > 60
     pg_hnsw = Index(pg_url, embedder=embedder)
     assert pg_hnsw.store.dense_mode == "hnsw" and pg_exact.store.dense_mode == "exact"
     for q in QUERIES:
@@ -62,6 +62,14 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
             want = _hits(lite, q, mode)
             _same(_hits(pg_exact, q, mode), want, f"exact {mode} {q!r}")
             _same(_hits(pg_hnsw, q, mode), want, f"hnsw {mode} {q!r}")
+        for fusion in ("rrf", "sentence"):
+            want = _hits(lite, q, "hybrid", fusion)
+            _same(_hits(pg_exact, q, "hybrid", fusion), want, f"exact {fusion} {q!r}")
+        qv = embedder.embed([q])[0]
+        key = embedder.identity.key
+        a, b = lite.store.sentence_max(qv, 50, key), pg_exact.store.sentence_max(qv, 50, key)
+        assert [i for i, _ in a] == [i for i, _ in b] and len(a) == 50
+        np.testing.assert_allclose([s for _, s in a], [s for _, s in b], atol=1e-5)
     a, b = lite.ask(QUERIES[1]), pg_hnsw.ask(QUERIES[1])
     assert a.answer == b.answer and [c.locator for c in a.citations] == [c.locator for c in b.citations]
     assert [s.to_json() | {"indexed_at": ""} for s in lite.status()] == [
@@ -70,6 +78,21 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
     # re-indexing unchanged files is a no-op on PostgreSQL too
     again = pg_exact.index(parity_corpus)
     assert again.indexed == [] and again.embedded == 0
+    # sentence vectors go with their document, and come back from the cache
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        count = "SELECT COUNT(*) FROM sentences"
+        n_all = c.execute(count).fetchone()[0]
+        assert n_all == r1.sentences_written
+        doc = "kettle.md"
+        n_doc = c.execute(
+            "SELECT COUNT(*) FROM sentences s JOIN chunks ch ON ch.id = s.chunk_id "
+            "JOIN documents d ON d.id = ch.doc_id WHERE d.path = %s", (doc,)
+        ).fetchone()[0]
+        assert n_doc > 0 and pg_exact.remove(doc)
+        assert c.execute(count).fetchone()[0] == n_all - n_doc
+        redo = pg_exact.index(parity_corpus)
+        assert redo.indexed == [doc] and redo.sentences_embedded == 0
+        assert c.execute(count).fetchone()[0] == n_all
     for idx in (lite, pg_exact, pg_hnsw):
         idx.close()
 
@@ -83,6 +106,8 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     lite = sqlite3.connect(Path(ix) / DB_NAME)
     assert rep["documents"] == lite.execute("SELECT COUNT(*) FROM documents").fetchone()[0] == 6
     assert rep["chunks"] == rep["vectors"] == lite.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    n_sent = lite.execute("SELECT COUNT(*) FROM sentences").fetchone()[0]
+    assert rep["sentences"] == n_sent > rep["chunks"]
     store = PostgresStore(pg_url)
     (table, dim), = store.vector_spaces().values()
     with psycopg.connect(pg_url, autocommit=True) as c:
@@ -103,10 +128,13 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     lite_settings = dict(lite.execute("SELECT key, value FROM settings WHERE key != 'generation'"))
     assert settings == lite_settings and dim == 384 and hnsw is not None
     # the copy answers exactly like the original, and knows the failed documents too
-    for mode in ("dense", "bm25", "hybrid"):
-        _, a, _ = run("search", "descaling vinegar", "--index", ix, "--json", "--mode", mode)
+    for mode, fusion in [("dense", "rrf"), ("bm25", "rrf"), ("hybrid", "rrf"),
+                         ("hybrid", "sentence")]:
+        _, a, _ = run("search", "descaling vinegar", "--index", ix, "--json", "--mode", mode,
+                      "--fusion", fusion)
         _, b, _ = run("search", "descaling vinegar", "--store", pg_url + "?exact=1", "--json",
-                      "--mode", mode)
+                      "--mode", mode, "--fusion", fusion)
+        assert json.loads(b)["fusion"] == (fusion if mode == "hybrid" else "")
         ha, hb = json.loads(a)["hits"], json.loads(b)["hits"]
         assert [(h["document"], h["start"], h["end"]) for h in ha] == [
             (h["document"], h["start"], h["end"]) for h in hb

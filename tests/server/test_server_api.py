@@ -111,7 +111,7 @@ def test_search_and_ask_return_the_cli_json(env, embedder):
     c, data = env["client"], env["data"]
     r = c.post("/api/collections/kb/search", json={"query": "descaling vinegar", "k": 3})
     body = r.json()
-    assert set(body) == {"query", "mode", "hits", "timings_ms"} and len(body["hits"]) == 3
+    assert set(body) == {"query", "mode", "fusion", "hits", "timings_ms"} and len(body["hits"]) == 3
     idx = Index(data / "kb", embedder=embedder, create=False)
     mine = idx.search("descaling vinegar", k=3).to_json()
     strip = lambda d: {k: v for k, v in d.items() if k != "timings_ms"}  # noqa: E731

@@ -32,6 +32,7 @@ from citeline.eval import sweep as sweeps
 from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import GroundTruthSet, Query, load_ground_truth
 from citeline.pipeline import ASK_CANDIDATES, Index
+from citeline.retrieve.fuse import FUSIONS, Fusion
 from citeline.store.sqlite import DB_NAME
 from citeline.types import MODES, STRATEGIES, Hit, Mode, Strategy
 
@@ -49,6 +50,20 @@ DEFAULT_COMPARISONS: tuple[tuple[str, str, int], ...] = (
 )
 # The sweep runs on what `ask` uses by default: strategy E, hybrid retrieval.
 SWEEP_RUN = "E/hybrid"
+# Hybrid fusions scored side by side on one strategy's index, as runs
+# "E/hybrid+rrf", "E/hybrid+sentence": the chapter's faithful port (RRF k=60 over
+# dense + BM25) against the sentence-level list (issue 7), whatever the default is.
+FUSION_STRATEGY: Strategy = "E"
+FUSION_RUNS: tuple[Fusion, ...] = ("rrf", "sentence")
+FUSION_COMPARISONS: tuple[tuple[str, str, int], ...] = (
+    ("E/hybrid+sentence", "E/hybrid+rrf", 1),
+    ("E/hybrid+sentence", "E/hybrid+rrf", 4),
+    ("E/hybrid+sentence", "E/hybrid+rrf", 20),
+    # "hybrid never worse than its better component"
+    ("E/hybrid+sentence", "E/dense", 4),
+    ("E/hybrid+sentence", "E/dense", 20),
+    ("E/hybrid+sentence", "E/bm25", 4),
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,8 @@ def parse_run(spec: str) -> str:
     """``E`` -> ``E/dense``; ``E/hybrid`` stays; anything else is a ConfigError."""
     s, _, m = spec.strip().partition("/")
     m = m or "dense"
+    if m.startswith("hybrid+") and m.partition("+")[2] in FUSIONS:  # a fusion run
+        return f"{s}/{m}" if s in STRATEGIES else parse_run(s)
     if s not in STRATEGIES or m not in MODES:
         raise ConfigError(
             f"--compare: run {spec!r} must be STRATEGY or STRATEGY/MODE "
@@ -102,6 +119,14 @@ def parse_modes(spec: str) -> tuple[Mode, ...]:
     return tuple(dict.fromkeys(modes))  # type: ignore[arg-type]
 
 
+def parse_fusions(spec: str) -> tuple[Fusion, ...]:
+    names = [f.strip() for f in spec.split(",") if f.strip()]
+    bad = [f for f in names if f not in FUSIONS]
+    if bad:
+        raise ConfigError(f"--fusions: comma-separated from {', '.join(FUSIONS)}, got {spec!r}")
+    return tuple(dict.fromkeys(names))  # type: ignore[arg-type]
+
+
 def parse_ks(spec: str) -> tuple[int, ...]:
     try:
         ks = sorted({int(x) for x in spec.split(",") if x.strip()})
@@ -125,10 +150,19 @@ class EvalConfig:
     # A PostgreSQL store to build the indexes in instead of SQLite folders under out/
     # (one strategy after another in the same database; see _prepare_store).
     store: str | None = None
+    # hybrid fusions scored side by side on FUSION_STRATEGY (() = none)
+    fusions: tuple[Fusion, ...] = FUSION_RUNS
+
+    def fusion_runs(self, strategy: str) -> list[tuple[str, Fusion]]:
+        if strategy != FUSION_STRATEGY or "hybrid" not in self.modes:
+            return []
+        return [(f"{strategy}/hybrid+{f}", f) for f in self.fusions]
 
     @property
     def runs(self) -> list[str]:
-        return [f"{s}/{m}" for s in self.strategies for m in self.modes]
+        return [f"{s}/{m}" for s in self.strategies for m in self.modes] + [
+            r for s in self.strategies for r, _ in self.fusion_runs(s)
+        ]
 
     def comparisons(self) -> tuple[list[Comparison], list[tuple[Comparison, str]]]:
         """(comparisons to run, default comparisons skipped with the reason)."""
@@ -145,7 +179,7 @@ class EvalConfig:
                 raise ConfigError(f"--compare: K={bad_k[0].k} is deeper than max --k {max(self.ks)}")
             return list(self.compare), []
         todo, skipped = [], []
-        for x, y, k in DEFAULT_COMPARISONS:
+        for x, y, k in DEFAULT_COMPARISONS + FUSION_COMPARISONS:
             c = Comparison(x, y, k)
             if x in runs and y in runs and k <= max(self.ks):
                 todo.append(c)
@@ -295,9 +329,12 @@ def run_eval(gt_dir: str | Path, config: EvalConfig, embedder: Embedder | None =
                     idx, gt, report.seconds, cache.misses - misses0,
                     cache.model_seconds - model_s0,
                 )
-                for mode in config.modes:
-                    run = f"{strategy}/{mode}"
-                    res = _run_queries(idx, gt, queries, mode, ks, depth, progress, run)
+                plan: list[tuple[str, Mode, Fusion | None]] = [
+                    (f"{strategy}/{m}", m, None) for m in config.modes
+                ] + [(r, "hybrid", f) for r, f in config.fusion_runs(strategy)]
+                for run, mode, fusion in plan:
+                    res = _run_queries(idx, gt, queries, mode, ks, depth, progress, run,
+                                       fusion=fusion)
                     for row, rank, near in zip(data["queries"], res["ranks"], res["nearest"],
                                                strict=True):
                         row["ranks"][run] = rank
@@ -310,7 +347,8 @@ def run_eval(gt_dir: str | Path, config: EvalConfig, embedder: Embedder | None =
                         for ph in gt.phrasings
                     }
                     data["runs"][run] = {
-                        "strategy": strategy, "mode": mode, "chunks": data["strategies"][strategy]["chunks"],
+                        "strategy": strategy, "mode": mode if fusion is None else f"hybrid+{fusion}",
+                        "chunks": data["strategies"][strategy]["chunks"],
                         "destroyed": len(data["strategies"][strategy]["destroyed"]),
                         **summarize(res["ranks"], ks, res["budget_hits"]),
                         "by_phrasing": by_phrasing,
@@ -402,7 +440,7 @@ def _strategy_summary(
 
 def _run_queries(
     idx: Index, gt: GroundTruthSet, queries: list[Query], mode: Mode, ks: Sequence[int],
-    depth: int, progress: bool, run: str,
+    depth: int, progress: bool, run: str, fusion: Fusion | None = None,
 ) -> dict[str, Any]:
     kmax = max(ks)
     ranks: list[int | None] = []
@@ -415,7 +453,7 @@ def _run_queries(
     bar = _bar(len(queries) + len(gt.unanswerable), f"querying {run}", progress)
     try:
         for q in queries:
-            hits = _search(idx, q.text, depth, mode, timings)
+            hits = _search(idx, q.text, depth, mode, timings, fusion)
             contents = [h.content for h in hits[:kmax]]
             ranks.append(metrics.first_correct_rank(contents, q.gt.needle))
             for b in metrics.BUDGETS:
@@ -425,7 +463,7 @@ def _run_queries(
             nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
         for u in gt.unanswerable:
-            hits = _search(idx, u.query, depth, mode, timings)
+            hits = _search(idx, u.query, depth, mode, timings, fusion)
             gated = hits[:ASK_CANDIDATES]
             out_candidates.append([h.distance for h in gated])
             out_nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
@@ -437,8 +475,11 @@ def _run_queries(
             "out_nearest": out_nearest, "timings": timings}
 
 
-def _search(idx: Index, text: str, k: int, mode: Mode, timings: dict[str, list[float]]) -> list[Hit]:
-    result = idx.search(text, k=k, mode=mode)
+def _search(
+    idx: Index, text: str, k: int, mode: Mode, timings: dict[str, list[float]],
+    fusion: Fusion | None = None,
+) -> list[Hit]:
+    result = idx.search(text, k=k, mode=mode, fusion=fusion)
     for stage, ms in result.timings.items():
         if stage != "embed":  # the cached query vector: timed separately on the model
             timings.setdefault(stage, []).append(ms)

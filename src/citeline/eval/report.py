@@ -88,6 +88,18 @@ def render_markdown(data: dict[str, Any]) -> str:
         ]
         lines += ["", f"## Mode: {mode}", "", *_table(header, rows)]
 
+    fused = [(rid, r) for rid, r in data["runs"].items() if "+" in r["mode"]]
+    if fused:
+        header = ["run", *[f"R@{k}" for k in ks], "MRR", *[f"R@{b}ch" for b in BUDGETS]]
+        rows = [[rid, *[_ci(r["recall"][str(k)]) for k in ks], f"{r['mrr']:.3f}",
+                 *[f"{r['budgeted'][str(b)]['value']:.3f}" for b in BUDGETS]]
+                for rid, r in fused]
+        lines += ["", "## Hybrid fusions side by side", "",
+                  "`hybrid+rrf` is the chapter's faithful port (RRF k=60 over dense + BM25); "
+                  "`hybrid+sentence` adds each chunk's best sentence similarity as a third "
+                  "list (RRF k=10). `hybrid` above is whichever the pipeline uses by default.",
+                  "", *_table(header, rows)]
+
     lines += ["", "## By phrasing", ""]
     header = ["run", "phrasing", *[f"R@{k}" for k in ks], "MRR"]
     rows = []

@@ -23,3 +23,12 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
 def cosine_distance(similarity: float) -> float:
     """1 - cos; for unit vectors it equals half the squared Euclidean distance."""
     return 1.0 - float(similarity)
+
+
+def chunk_max(sentence_sims: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Each chunk's best sentence similarity: the max of every run of ``sentence_sims``
+    that begins at a row of ``starts`` (rows grouped by chunk, ``starts`` ascending,
+    first 0). ``chunk_max([.1, .5, .3, .2], [0, 2]) == [.5, .3]``."""
+    if len(sentence_sims) == 0:
+        return np.zeros(0, dtype=np.float32)
+    return np.maximum.reduceat(sentence_sims, starts)

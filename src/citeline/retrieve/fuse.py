@@ -21,8 +21,15 @@ from typing import Literal
 
 RRF_K = 60
 
-Fusion = Literal["rrf", "convex"]
-FUSIONS: tuple[Fusion, ...] = ("rrf", "convex")
+Fusion = Literal["rrf", "convex", "sentence"]
+FUSIONS: tuple[Fusion, ...] = ("rrf", "convex", "sentence")
+
+# "sentence": RRF over three lists (dense chunk, BM25, and each chunk's best
+# sentence similarity). k = 10 trusts each list's top more than the paper's 60:
+# cross-validated on eval/rustbook, fitting on the "course" phrasings and fitting
+# on the "ticket" ones both pick 10 from {1, 2, 5, 10, 20, 30, 60}, by R@4 and by
+# MRR alike (docs/retrieval-experiments.md, section 10).
+SENTENCE_RRF_K = 10
 
 # Weight of the dense cosine in `convex`. Chosen by cross-validation on
 # eval/rustbook: fitting R@4 on the "course" phrasings and on the "ticket" ones

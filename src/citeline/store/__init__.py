@@ -68,6 +68,21 @@ def document_row(record: DocRecord, text: str, indexed_at: str) -> tuple[object,
 
 
 @dataclass(frozen=True)
+class StoredSentence:
+    """One sentence of a chunk's content and its vector (the sentence-level dense list).
+
+    ``start``/``end`` are document offsets inside the owning chunk's range;
+    ``text_hash`` is the hash of the embedded text (header + sentence), the
+    embedding cache's key.
+    """
+
+    start: int
+    end: int
+    vector: np.ndarray
+    text_hash: str
+
+
+@dataclass(frozen=True)
 class StoredChunk:
     """A chunk ready to write: the chunker's output plus what the indexer computed."""
 
@@ -77,6 +92,9 @@ class StoredChunk:
     tokens: int
     header_tokens: int
     text_hash: str
+    # Written in the same transaction as the chunk, dropped with it; empty for an
+    # index built before sentence vectors existed (search then falls back).
+    sentences: tuple[StoredSentence, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,6 +155,11 @@ class Store(Protocol):
 
     def bm25(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
         """(chunk id, BM25 score) of the k best chunks with a positive score."""
+        ...
+
+    def sentence_max(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
+        """(chunk id, max cosine similarity over the chunk's sentences) of the k best
+        chunks, best first, ties by chunk id; [] when no sentence of ``model_key`` exists."""
         ...
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...

@@ -2,7 +2,7 @@
 
 Everything the index knows goes across as it is: documents (with their text and
 versions), chunks (same ids, offsets, locators), vectors (the same float32
-bytes), BM25 postings, the embedding cache and the settings. The rows are
+bytes), BM25 postings, sentence vectors, the embedding cache and the settings. The rows are
 loaded in one transaction with COPY, and the HNSW indexes are built once at the
 end (much faster than growing them row by row).
 """
@@ -28,6 +28,7 @@ class CopyReport:
     documents: int = 0
     chunks: int = 0
     vectors: int = 0
+    sentences: int = 0
     postings: int = 0
     embeddings: int = 0
     settings: int = 0
@@ -109,6 +110,16 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
                 )):
                     cp.write_row((cid, np.frombuffer(blob, dtype=np.float32)))
                     report.vectors += 1
+        with cur.copy(
+            "COPY sentences (id, chunk_id, start_char, end_char, text_hash, model_key, "
+            "embedding) FROM STDIN"
+        ) as cp:
+            for sid, cid, start, end, h, key, blob in _batches(s.execute(
+                "SELECT id, chunk_id, start, end, text_hash, model_key, vector FROM sentences "
+                "ORDER BY id"
+            )):
+                cp.write_row((sid, cid, start, end, h, key, np.frombuffer(blob, dtype=np.float32)))
+                report.sentences += 1
         with cur.copy("COPY postings (term, chunk_id, tf) FROM STDIN") as cp:
             for row in _batches(s.execute("SELECT term, chunk_id, tf FROM postings")):
                 cp.write_row(row)
@@ -129,7 +140,7 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
             "(SELECT COUNT(*) AS n, COALESCE(SUM(length), 0) AS total FROM chunks) t "
             "WHERE bm25_totals.id = 1"
         )
-        for table in ("documents", "chunks"):
+        for table in ("documents", "chunks", "sentences"):
             c.execute(
                 sql.SQL(
                     "SELECT setval(pg_get_serial_sequence(%s, 'id'), "

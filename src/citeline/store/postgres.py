@@ -224,6 +224,22 @@ MIGRATIONS: tuple[str, ...] = (
         revoked_at text
     );
     """,
+    # 4: sentence vectors (the sentence-level dense list), written with their chunk in
+    # the document's transaction and dropped with it (cascade). Scanned exactly: a
+    # sentence list is ~4x the chunks, and its ranking needs every chunk's max.
+    """
+    CREATE TABLE sentences (
+        id bigserial PRIMARY KEY,
+        chunk_id bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        start_char integer NOT NULL,
+        end_char integer NOT NULL,
+        text_hash text NOT NULL,
+        model_key text NOT NULL,
+        embedding vector NOT NULL
+    );
+    CREATE INDEX sentences_chunk ON sentences (chunk_id);
+    CREATE INDEX sentences_model ON sentences (model_key);
+    """,
 )
 
 _OPTION_KEYS = ("exact", "ef_search")
@@ -627,8 +643,26 @@ class PostgresStore:
                     for cid, (_, tf, _, _) in zip(ids, prepared, strict=True):
                         for term, n in tf.items():
                             cp.write_row((term, cid, n))
+                sentence_cache: dict[str, bytes] = {}
+                if any(sc.sentences for sc, _, _, _ in prepared):
+                    with cur.copy(
+                        "COPY sentences (chunk_id, start_char, end_char, text_hash, model_key, "
+                        "embedding) FROM STDIN"
+                    ) as cp:
+                        for cid, (sc, _, _, _) in zip(ids, prepared, strict=True):
+                            for st in sc.sentences:
+                                sv = np.ascontiguousarray(st.vector, dtype=np.float32)
+                                if sv.shape != (space[1],):
+                                    raise ModelMismatch(
+                                        f"{record.path}: a sentence of chunk {sc.chunk.ordinal} "
+                                        f"has a {sv.shape} vector, the model's space is "
+                                        f"{space[1]}-d"
+                                    )
+                                cp.write_row((cid, st.start, st.end, st.text_hash, model_key, sv))
+                                sentence_cache[st.text_hash] = sv.tobytes()
                 # sorted, so two writers sharing texts lock cache rows in one order (no deadlock)
-                cache = sorted({sc.text_hash: vec.tobytes() for sc, _, _, vec in prepared}.items())
+                cache = sorted(({sc.text_hash: vec.tobytes() for sc, _, _, vec in prepared}
+                                | sentence_cache).items())
                 cur.executemany(
                     "INSERT INTO embeddings (text_hash, model_key, vector) VALUES (%s, %s, %s) "
                     "ON CONFLICT DO NOTHING",
@@ -766,6 +800,18 @@ class PostgresStore:
             LIMIT %(k)s
             """,
             {"terms": list(terms), "k1": K1, "b": B, "k": k, "dec": BM25_TIE_DECIMALS},
+        ).fetchall()
+        return [(int(i), float(s)) for i, s in rows]
+
+    @_db
+    def sentence_max(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
+        """Exact scan of ``model_key``'s sentence vectors, max similarity per chunk."""
+        if k <= 0:
+            return []
+        rows = self.conn.execute(
+            "SELECT chunk_id, MAX(-(embedding <#> %(q)s)) AS sim FROM sentences "
+            "WHERE model_key = %(key)s GROUP BY chunk_id ORDER BY sim DESC, chunk_id LIMIT %(k)s",
+            {"q": np.ascontiguousarray(query, dtype=np.float32), "key": model_key, "k": k},
         ).fetchall()
         return [(int(i), float(s)) for i, s in rows]
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from citeline.errors import IndexNotFound, SchemaError
 from citeline.retrieve.bm25 import score_postings, term_frequencies
-from citeline.retrieve.dense import top_k
+from citeline.retrieve.dense import chunk_max, top_k
 from citeline.store import (
     DOCUMENT_COLUMNS,
     ChunkRow,
@@ -100,6 +100,20 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     INSERT INTO settings (key, value) VALUES ('generation', '0');
     """,
+    # 2: sentence vectors (the sentence-level dense list), one row per sentence of a
+    # chunk's content; written with the chunk, dropped with it (cascade).
+    """
+    CREATE TABLE sentences (
+        id INTEGER PRIMARY KEY,
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        text_hash TEXT NOT NULL,
+        model_key TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE INDEX sentences_chunk ON sentences(chunk_id);
+    """,
 )
 
 
@@ -116,6 +130,9 @@ class _Snapshot:
     # so vectors of different models (or dimensions) can never be compared.
     vectors: dict[str, tuple[np.ndarray, np.ndarray]]
     vector_pos: dict[int, int]  # chunk id -> row in its model's matrix
+    # sentence vectors per model key: (distinct owning chunk ids, first row of each
+    # chunk's run, (n, dim) float32 with rows grouped by chunk in id order)
+    sentences: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 def _now() -> str:
@@ -259,6 +276,21 @@ class SQLiteStore:
                     "VALUES (?, ?, ?)",
                     (sc.text_hash, model_key, vec.tobytes()),
                 )
+                if sc.sentences:
+                    blobs = [np.ascontiguousarray(st.vector, dtype=np.float32).tobytes()
+                             for st in sc.sentences]
+                    c.executemany(
+                        "INSERT INTO sentences (chunk_id, start, end, text_hash, model_key, "
+                        "vector) VALUES (?, ?, ?, ?, ?, ?)",
+                        [(cid, st.start, st.end, st.text_hash, model_key, b)
+                         for st, b in zip(sc.sentences, blobs, strict=True)],
+                    )
+                    c.executemany(
+                        "INSERT OR IGNORE INTO embeddings (text_hash, model_key, vector) "
+                        "VALUES (?, ?, ?)",
+                        [(st.text_hash, model_key, b)
+                         for st, b in zip(sc.sentences, blobs, strict=True)],
+                    )
             self._bump(c)
             c.execute("COMMIT")
         except BaseException:
@@ -358,12 +390,26 @@ class SQLiteStore:
                 rows_l, tfs = acc.setdefault(term, ([], []))
                 rows_l.append(row_of[cid])
                 tfs.append(tf)
+            sent_rows = c.execute(
+                "SELECT chunk_id, model_key, vector FROM sentences ORDER BY model_key, chunk_id, id"
+            ).fetchall()
         finally:
             c.execute("COMMIT")
         postings = {
             t: (np.array(r, dtype=np.int64), np.array(f, dtype=np.int64)) for t, (r, f) in acc.items()
         }
-        return _Snapshot(gen, ids, lengths, row_of, postings, vectors, vector_pos)
+        sent_groups: dict[str, tuple[list[int], list[bytes]]] = {}
+        for cid, key, blob in sent_rows:
+            g = sent_groups.setdefault(key, ([], []))
+            g[0].append(cid)
+            g[1].append(blob)
+        sentences = {}
+        for key, (owners, blobs) in sent_groups.items():
+            owner = np.array(owners, dtype=np.int64)
+            starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+            matrix = np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
+            sentences[key] = (owner[starts], starts, matrix)
+        return _Snapshot(gen, ids, lengths, row_of, postings, vectors, vector_pos, sentences)
 
     def dense(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
         group = self._snapshot().vectors.get(model_key)
@@ -398,6 +444,20 @@ class SQLiteStore:
         positive = int((scores > 0).sum())
         best = top_k(scores, min(k, positive))
         return [(int(snap.ids[i]), float(scores[i])) for i in best]
+
+    def sentence_max(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
+        group = self._snapshot().sentences.get(model_key)
+        if group is None:
+            return []
+        chunk_ids, starts, matrix = group
+        # einsum, not `matrix @ q`: BLAS runs this (~4x the chunks) matrix-vector product
+        # multi-threaded, and on a loaded machine its threads stall ~10-25 ms at p95;
+        # einsum's single-threaded loop takes ~0.6 ms for rustbook's 6,928 sentences,
+        # every time (core_bench.py, docs/retrieval-experiments.md section 10).
+        sims = np.einsum("ij,j->i", matrix, query.astype(np.float32))
+        best = chunk_max(sims, starts)
+        top = top_k(best, k)
+        return [(int(chunk_ids[i]), float(best[i])) for i in top]
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         out: dict[int, ChunkRow] = {}

@@ -1,0 +1,211 @@
+"""The sentence-level dense list: split, store, search, stale indexes, migration."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from citeline.pipeline import Index
+from citeline.retrieve.dense import chunk_max
+from citeline.retrieve.fuse import SENTENCE_RRF_K, rrf
+from citeline.sentences import (
+    CODE_PIECE_CHARS,
+    MIN_SENTENCE_CHARS,
+    SENTENCE_SIGNATURE,
+    sentence_text,
+    split_sentences,
+)
+from citeline.store.sqlite import DB_NAME
+
+FIXTURES = Path(__file__).parent / "fixtures" / "corpus"
+
+
+def test_split_hand_worked():
+    text = "Intro line here, long enough.  Second one is also here, see! Ok.\n\nNew para? Yes it is."
+    spans = split_sentences(text)
+    assert [text[s:e] for s, e in spans] == [
+        "Intro line here, long enough.",
+        "Second one is also here, see! Ok.",  # "Ok." (< 25 chars) joins the one before it
+        "New para? Yes it is.",  # "New para?" has no sentence before it in its paragraph
+    ]
+    # a range: only the sentences of text[start:end], as document offsets
+    start = text.index("Second")
+    assert [text[s:e] for s, e in split_sentences(text, start, len(text))] == [
+        "Second one is also here, see! Ok.", "New para? Yes it is."
+    ]
+    assert split_sentences("   \n\n  ") == []
+    assert sentence_text("Guide > Setup", "Run it.") == "[Guide > Setup]\nRun it."
+    assert sentence_text("", "Run it.") == "Run it."
+
+
+TEXT_DOCS = sorted(p for p in FIXTURES.rglob("*.md") if p.name not in ("image.md", "empty.md"))
+
+
+@pytest.mark.parametrize("path", TEXT_DOCS, ids=lambda p: p.name)
+def test_split_offsets_are_exact_slices(path: Path):
+    text = path.read_text(encoding="utf-8")
+    for start, end in [(0, len(text)), (len(text) // 3, 2 * len(text) // 3)]:
+        spans = split_sentences(text, start, end)
+        prev = start
+        for s, e in spans:
+            piece = text[s:e]
+            assert start <= s < e <= end and s >= prev  # in range, ordered, no overlap
+            assert piece == piece.strip() and piece
+            prev = e
+        # nothing but whitespace is left out
+        covered = set().union(*(range(s, e) for s, e in spans)) if spans else set()
+        assert all(text[i].isspace() for i in range(start, end) if i not in covered)
+
+
+def test_short_pieces_merge_only_within_a_paragraph():
+    text = "A sentence that is long enough to stand.\n\nTiny.\n\nAnother long sentence, alone here."
+    spans = split_sentences(text)
+    assert [text[s:e] for s, e in spans][1] == "Tiny."  # first of its paragraph: kept
+    assert MIN_SENTENCE_CHARS == 25
+
+
+def test_code_blocks_are_packed_by_whole_lines_never_cut_at_dots():
+    code = "\n".join(f"    let v{i} = foo.bar({i}).unwrap(); // step {i}." for i in range(12))
+    text = f"Run this. It prints the values of every step in order.\n```rust\n{code}\n```\nDone."
+    spans = split_sentences(text)
+    pieces = [text[s:e] for s, e in spans]
+    assert pieces[:2] == ["Run this.", "It prints the values of every step in order."]
+    code_pieces = pieces[2:]
+    assert code_pieces[0].startswith("```rust\n    let v0")
+    assert code_pieces[-1].endswith("step 11.\n```\nDone.")  # "Done." (short) joins the code
+    for p in code_pieces:  # whole lines only, within the packing limit (+ the merged tail)
+        assert all(ln.lstrip().startswith(("```", "let", "Done")) for ln in p.split("\n"))
+        assert len(p) <= CODE_PIECE_CHARS + len("\nDone.")
+    assert "".join(code_pieces).count("foo.bar(") == 12 and len(code_pieces) > 2
+    # a range starting inside a fence knows it is in code
+    mid = text.index("    let v5")
+    inner = [text[s:e] for s, e in split_sentences(text, mid, len(text))]
+    assert inner[0].startswith("let v5 = foo.bar(5)")
+
+
+def test_chunk_max_hand_worked():
+    sims = np.array([0.1, 0.5, 0.3, 0.2, -0.4], dtype=np.float32)
+    np.testing.assert_allclose(chunk_max(sims, np.array([0, 2, 4])), [0.5, 0.3, -0.4])
+    assert chunk_max(np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)).shape == (0,)
+
+
+def _sentences(idx: Index) -> list[tuple]:
+    con = sqlite3.connect(Path(idx.location) / DB_NAME)
+    try:
+        return con.execute(
+            "SELECT s.chunk_id, s.start, s.end, s.vector, c.start, c.end, c.section, d.path "
+            "FROM sentences s JOIN chunks c ON c.id = s.chunk_id "
+            "JOIN documents d ON d.id = c.doc_id ORDER BY s.id"
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def test_sentence_vectors_written_and_removed_with_their_document(
+    index: Index, clean_corpus: Path, embedder
+):
+    report = index.index(clean_corpus)
+    rows = _sentences(index)
+    assert report.sentences_written == len(rows) > report.chunks_written
+    assert report.sentences_embedded > 0
+    texts = {p: index.document_text(p) for p in {r[7] for r in rows}}
+    for _cid, s, e, _blob, cs, ce, _sec, path in rows:
+        assert cs <= s < e <= ce  # inside its chunk
+        piece = texts[path][s:e]
+        assert piece == piece.strip()
+    # the stored vector is the model's vector of header + sentence
+    cid, s, e, blob, _, _, sec, path = rows[3]
+    want = embedder.embed([sentence_text(sec, texts[path][s:e])])[0]
+    np.testing.assert_allclose(np.frombuffer(blob, dtype=np.float32), want, atol=1e-5)
+    # removed with the document
+    doc = rows[0][7]
+    n_doc = sum(1 for r in rows if r[7] == doc)
+    assert index.remove(doc)
+    assert len(_sentences(index)) == len(rows) - n_doc
+    # re-indexing embeds nothing: sentences come from the store's cache
+    again = index.reindex([r.path for r in index.store.documents()])
+    assert again.embedded == 0 and again.sentences_embedded == 0
+    assert again.sentences_written == len(rows) - n_doc
+
+
+def test_sentence_fusion_ranks_three_lists_and_gates_on_chunk_cosine(
+    index: Index, clean_corpus: Path
+):
+    index.index(clean_corpus)
+    q = "how often should the chain be oiled"
+    res = index.search(q, k=10, fusion="sentence")
+    assert res.fusion == "sentence" and "sentences" in res.timings and res.hits
+    qv = index.embedder.embed([q])[0]
+    key = index.embedder.identity.key
+    from citeline.retrieve.bm25 import tokenize
+
+    dense = index.store.dense(qv, 200, key)
+    bm25 = index.store.bm25(tokenize(q), 200)
+    sent = index.store.sentence_max(qv, 200, key)
+    want = rrf([[i for i, _ in dense], [i for i, _ in bm25], [i for i, _ in sent]],
+               k=SENTENCE_RRF_K)[:10]
+    assert [(h.chunk_id, round(h.score, 9)) for h in res.hits] == [
+        (i, round(s, 9)) for i, s in want
+    ]
+    # the gate's distance is the chunk's own cosine distance, never the sentence's
+    sims = index.store.similarities(qv, [h.chunk_id for h in res.hits], key)
+    for h in res.hits:
+        assert h.distance == pytest.approx(1.0 - sims[h.chunk_id], abs=1e-6)
+    # sentence_max is the max over the chunk's own sentence vectors
+    rows = _sentences(index)
+    best: dict[int, float] = {}
+    for cid, *_rest in rows:
+        v = np.frombuffer(_rest[2], dtype=np.float32)
+        best[cid] = max(best.get(cid, -2.0), float(v @ qv))
+    for cid, s in sent[:20]:
+        assert s == pytest.approx(best[cid], abs=1e-5)
+    assert [c for c, _ in sent] == sorted(best, key=lambda c: (-best[c], c))[: len(sent)]
+
+
+def _downgrade_to_schema_1(folder: Path) -> None:
+    """Make a current index look exactly like one written before sentence vectors:
+    schema version 1 (no sentences table) and the old pipeline version."""
+    con = sqlite3.connect(folder / DB_NAME)
+    with con:
+        con.execute("DROP TABLE sentences")
+        con.execute(
+            "UPDATE documents SET pipeline_version = replace(pipeline_version, ?, '')",
+            (f"|{SENTENCE_SIGNATURE}",),
+        )
+    con.execute("PRAGMA user_version = 1")
+    con.close()
+
+
+def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
+    tmp_path: Path, clean_corpus: Path, embedder
+):
+    folder = tmp_path / "old"
+    idx = Index(folder, embedder=embedder)
+    idx.index(clean_corpus)
+    rrf_before = [h.chunk_id for h in idx.search("descaling vinegar", fusion="rrf").hits]
+    idx.close()
+    _downgrade_to_schema_1(folder)
+
+    idx = Index(folder, embedder=embedder)  # migration 2 runs on open
+    con = sqlite3.connect(folder / DB_NAME)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("SELECT COUNT(*) FROM sentences").fetchone()[0] == 0
+    states = {s.state for s in idx.status()}
+    assert states == {"stale"}
+    assert all("pipeline" in s.to_json()["reason"] for s in idx.status())
+    # no sentence vectors: the sentence fusion falls back to the two-list port, no crash
+    res = idx.search("descaling vinegar", fusion="sentence")
+    assert res.fusion == "rrf" and [h.chunk_id for h in res.hits] == rrf_before
+    assert idx.ask("How long is the kettle warranty?").citations
+
+    report = idx.reindex_stale()
+    assert report.embedded == 0  # chunk vectors come from the cache
+    assert report.sentences_written > 0
+    assert con.execute("SELECT COUNT(*) FROM sentences").fetchone()[0] == report.sentences_written
+    assert {s.state for s in idx.status()} == {"indexed"}
+    assert idx.search("descaling vinegar", fusion="sentence").fusion == "sentence"
+    con.close()
+    idx.close()
