@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(base, ignore_errors=True)
     pgr = json.loads((args.pg_out / "report.json").read_text())
     rows, worst = {}, 0.0
-    for mode in modes:
-        run = f"{STRATEGY}/{mode}"
+    runs = [r for r, v in lite["runs"].items() if v["strategy"] == STRATEGY and r in pgr["runs"]]
+    for run in runs:
         a, b = figures(lite["runs"][run]), figures(pgr["runs"][run])
         diff = {k: round(b[k] - a[k], 4) for k in a}
         worst = max(worst, *(abs(d) for d in diff.values()))

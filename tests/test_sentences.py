@@ -107,7 +107,7 @@ def _sentences(idx: Index) -> list[tuple]:
 def test_sentence_vectors_written_and_removed_with_their_document(
     index: Index, clean_corpus: Path, embedder
 ):
-    report = index.index(clean_corpus)
+    report = index.index(clean_corpus, sentences=True)
     rows = _sentences(index)
     assert report.sentences_written == len(rows) > report.chunks_written
     assert report.sentences_embedded > 0
@@ -134,7 +134,7 @@ def test_sentence_vectors_written_and_removed_with_their_document(
 def test_sentence_fusion_ranks_three_lists_and_gates_on_chunk_cosine(
     index: Index, clean_corpus: Path
 ):
-    index.index(clean_corpus)
+    index.index(clean_corpus, sentences=True)
     q = "how often should the chain be oiled"
     res = index.search(q, k=10, fusion="sentence")
     assert res.fusion == "sentence" and "sentences" in res.timings and res.hits
@@ -184,7 +184,7 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
 ):
     folder = tmp_path / "old"
     idx = Index(folder, embedder=embedder)
-    idx.index(clean_corpus)
+    idx.index(clean_corpus, sentences=True)
     rrf_before = [h.chunk_id for h in idx.search("descaling vinegar", fusion="rrf").hits]
     idx.close()
     _downgrade_to_schema_1(folder)
@@ -209,3 +209,26 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
     assert idx.search("descaling vinegar", fusion="sentence").fusion == "sentence"
     con.close()
     idx.close()
+
+
+def test_sentence_vectors_are_an_index_option_off_by_default(
+    index: Index, clean_corpus: Path, run
+):
+    report = index.index(clean_corpus)
+    assert report.sentences_written == 0 and _sentences(index) == []
+    assert not index.sentence_vectors
+    assert SENTENCE_SIGNATURE not in index.pipeline_version()
+    # asking for the sentence fusion says what ran instead (CLI: a note on stderr)
+    assert index.search("descaling vinegar", fusion="sentence").fusion == "rrf"
+    code, _, err = run("search", "descaling vinegar", "--index", index.location,
+                       "--fusion", "sentence")
+    assert code == 0 and "holds no sentence vectors" in err
+    # turning them on makes every document stale; reindex --stale adds them
+    code, _, _ = run("index", str(clean_corpus), "--index", index.location, "--sentences")
+    assert code == 0 and index.sentence_vectors
+    assert len(_sentences(index)) > report.chunks_written
+    assert {s.state for s in index.status()} == {"indexed"}
+    assert index.search("descaling vinegar", fusion="sentence").fusion == "sentence"
+    # and off again: the next index run drops them
+    index.index(clean_corpus, sentences=False)
+    assert _sentences(index) == [] and {s.state for s in index.status()} == {"indexed"}

@@ -87,7 +87,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     """Index a folder (recursively) or a file."""
     idx = _open(args, create=True)
     report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet,
-                       budget=args.budget)
+                       budget=args.budget, sentences=args.sentences)
     return _summary(report, args.json)
 
 
@@ -123,6 +123,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     idx = _open(args)
     result = idx.search(args.query, k=args.k or settings.k, mode=args.mode or settings.mode,
                         fusion=args.fusion)
+    if args.fusion == "sentence" and result.fusion != "sentence":
+        print(f"citeline: note: {_shown(idx.location)} holds no sentence vectors (index with "
+              f"--sentences, then reindex --stale); fused with {result.fusion} instead",
+              file=sys.stderr)
     if args.json:
         _print_json(result.to_json())
         return 0
@@ -577,6 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--budget", type=int, default=None, metavar="CHARS",
                     help="characters per chunk, kept as the index's setting (default 512; "
                          "768 measured in docs/retrieval-experiments.md)")
+    sp.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
+                    help="also store sentence vectors, for `search --fusion sentence` "
+                         "(~2.3x the embedding work); kept as the index's setting (default off)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 

@@ -206,6 +206,21 @@ class Index:
         self.store.set_setting("budget", str(int(budget)))
 
     @property
+    def sentence_vectors(self) -> bool:
+        """Whether this index stores sentence vectors (the ``sentence`` fusion's list).
+
+        Off by default: they cost ~2.3x the index-time embedding and ~3.5x the disk,
+        for a fusion that is an option, not the default (its held-out gain over the
+        default is +7/-1 at R@4, p = 0.07; docs/retrieval-experiments.md, section 10).
+        """
+        return (self.store.get_setting("sentences", "0") or "0") == "1"
+
+    def set_sentence_vectors(self, on: bool) -> None:
+        """Turn sentence vectors on or off; documents then show as stale (the pipeline
+        version names them) until re-indexed, which adds or drops them."""
+        self.store.set_setting("sentences", "1" if on else "0")
+
+    @property
     def threshold(self) -> float:
         return float(self.store.get_setting("threshold", str(DEFAULT_THRESHOLD)) or DEFAULT_THRESHOLD)
 
@@ -233,8 +248,8 @@ class Index:
         return model_identity(self._model_path, self._model_id)
 
     def pipeline_version(self) -> str:
-        return (f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
-                f"|{SENTENCE_SIGNATURE}")
+        version = f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
+        return f"{version}|{SENTENCE_SIGNATURE}" if self.sentence_vectors else version
 
     # --- status -----------------------------------------------------------------------
 
@@ -260,15 +275,18 @@ class Index:
 
     def index(
         self, path: str | Path, strategy: str | None = None, progress: bool = False,
-        budget: int | None = None,
+        budget: int | None = None, sentences: bool | None = None,
     ) -> IndexReport:
         """Index a folder (recursively) or one file; see :class:`IndexReport`.
-        ``budget`` (characters per chunk) is stored as the index's setting."""
+        ``budget`` (characters per chunk) and ``sentences`` (store sentence vectors
+        for ``fusion="sentence"``) are stored as the index's settings."""
         t0 = time.perf_counter()
         if strategy is not None and strategy != self.strategy:
             self.set_strategy(strategy)
         if budget is not None and budget != self.budget:
             self.set_budget(budget)
+        if sentences is not None and sentences != self.sentence_vectors:
+            self.set_sentence_vectors(sentences)
         root = Path(path).expanduser()
         if not root.exists():
             raise ConfigError(f"{root}: no such file or folder")
@@ -453,7 +471,8 @@ class Index:
                 j += 1
         counts = self.embedder.count_tokens([c.text for c in chunks])
         content_counts = self.embedder.count_tokens([c.content for c in chunks])
-        sentences = self._embed_sentences(doc, chunks, ident, report)
+        sentences = (self._embed_sentences(doc, chunks, ident, report) if self.sentence_vectors
+                     else [() for _ in chunks])
         return [
             StoredChunk(
                 chunk=c,

@@ -51,8 +51,8 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
     embedder = memo_embedder
     lite = Index(tmp_path / "ix", embedder=embedder)
     pg_exact = Index(pg_url + "?exact=1", embedder=embedder)
-    r1 = lite.index(parity_corpus)
-    r2 = pg_exact.index(parity_corpus)
+    r1 = lite.index(parity_corpus, sentences=True)
+    r2 = pg_exact.index(parity_corpus, sentences=True)
     assert r1.to_json() | {"seconds": 0} == r2.to_json() | {"seconds": 0}
     assert r1.chunks_written > 30 and r2.sentences_written == r1.sentences_written > 60
     pg_hnsw = Index(pg_url, embedder=embedder)
@@ -99,7 +99,7 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
 
 def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     ix = str(tmp_path / "ix")
-    run("index", str(corpus), "--index", ix, "-q")
+    run("index", str(corpus), "--index", ix, "-q", "--sentences")
     code, out, err = run("copy", "--from", ix, "--to", pg_url, "--json")
     assert code == 0, err
     rep = json.loads(out)

@@ -321,7 +321,10 @@ def run_eval(gt_dir: str | Path, config: EvalConfig, embedder: Embedder | None =
             try:
                 _say(f"strategy {strategy}: indexing {len(gt.texts)} documents", progress)
                 misses0, model_s0 = cache.misses, cache.model_seconds
-                report = idx.index(gt.docs_dir, strategy=strategy, progress=progress)
+                # sentence vectors only where a run uses them (they are an index option)
+                wants = any(f == "sentence" for _, f in config.fusion_runs(strategy))
+                report = idx.index(gt.docs_dir, strategy=strategy, progress=progress,
+                                   sentences=wants)
                 if report.failed:
                     path, reason = report.failed[0]
                     raise CiteError(f"{gt.docs_dir / path}: failed to index: {reason}")
