@@ -125,12 +125,12 @@ class CreateCollection(BaseModel):
 class SearchBody(BaseModel):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     k: int = Field(20, ge=1, le=MAX_K)
-    mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
+    mode: Literal["dense", "bm25", "hybrid", "rerank"] = "hybrid"
 
 
 class AskBody(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
-    mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
+    mode: Literal["dense", "bm25", "hybrid", "rerank"] = "hybrid"
     stream: bool = Field(False, description="answer as Server-Sent Events")
 
 
@@ -197,6 +197,7 @@ def create_app(
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     open_allowed: bool = True,
+    rerank_model: str | None = None,
 ) -> FastAPI:
     """Build the app. Pass ``embedder`` to reuse a loaded model (tests); else it loads
     in the background at startup and ``/readyz`` answers 503 until it has."""
@@ -205,7 +206,8 @@ def create_app(
     if request_timeout <= 0:
         raise ConfigError(f"--timeout: must be positive, got {request_timeout}")
     collections = Collections(data_dir=data_dir, index_dir=index_dir, embedder=embedder,
-                              model_path=model_path, model_id=model_id)
+                              model_path=model_path, model_id=model_id,
+                              rerank_model=rerank_model)
     keys = KeyStore(collections.keys_folder)
     jobs = IndexQueue(collections)
     config = ServerConfig(int(max_upload_mb * 1024 * 1024), float(request_timeout), open_allowed)

@@ -113,6 +113,7 @@ class Collections:
         embedder: Embedder | None = None,
         model_path: str | None = None,
         model_id: str | None = None,
+        rerank_model: str | None = None,
     ) -> None:
         if (data_dir is None) == (index_dir is None):
             raise ConfigError("serve: give exactly one of --data DIR or --index DIR")
@@ -121,6 +122,7 @@ class Collections:
         self.embedder = embedder
         self.model_path = model_path
         self.model_id = model_id
+        self.rerank_model = rerank_model  # cross-encoder folder for mode "rerank", if any
         self._open: dict[str, Collection] = {}
         self._lock = threading.Lock()
         if self.multi:
@@ -145,7 +147,7 @@ class Collections:
 
     def _index(self, folder: Path, create: bool) -> Index:
         return Index(folder, embedder=self.embedder, model_path=self.model_path,
-                     model_id=self.model_id, create=create)
+                     model_id=self.model_id, create=create, rerank_model=self.rerank_model)
 
     def names(self) -> list[str]:
         if not self.multi:
