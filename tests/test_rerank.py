@@ -288,3 +288,26 @@ def test_eval_rerank_without_weights_is_refused_before_any_work(tmp_path: Path, 
         code = cli.main(["eval", str(GT), "--out", str(out), "-q", *argv])
         assert code == 2 and msg in capsys.readouterr().err, argv
     assert not out.exists()
+
+
+def test_server_search_and_ask_rerank(tmp_path: Path, clean_corpus: Path, embedder,
+                                      tiny_path: Path):
+    from fastapi.testclient import TestClient
+
+    from citeline.server.app import create_app
+
+    ix = tmp_path / "kb"
+    idx = Index(ix, embedder=embedder, rerank_model=str(tiny_path))
+    idx.index(clean_corpus)
+    expected = idx.search(QUERY, k=3, mode="rerank").to_json()["hits"]
+    idx.close()
+    with TestClient(create_app(index_dir=ix, embedder=embedder, rerank_model=str(tiny_path))) as c:
+        r = c.post("/api/collections/kb/search", json={"query": QUERY, "k": 3, "mode": "rerank"})
+        assert r.status_code == 200 and r.json()["mode"] == "rerank"
+        assert r.json()["hits"] == expected
+        r = c.post("/api/collections/kb/ask", json={"question": QUERY, "mode": "rerank"})
+        assert r.status_code == 200 and r.json()["citations"]
+    with TestClient(create_app(index_dir=ix, embedder=embedder)) as c:
+        r = c.post("/api/collections/kb/search", json={"query": QUERY, "mode": "rerank"})
+        assert r.status_code == 503 and NOT_BUNDLED in r.json()["error"]["message"]
+        assert c.post("/api/collections/kb/search", json={"query": QUERY}).status_code == 200
