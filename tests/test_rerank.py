@@ -311,3 +311,15 @@ def test_server_search_and_ask_rerank(tmp_path: Path, clean_corpus: Path, embedd
         r = c.post("/api/collections/kb/search", json={"query": QUERY, "mode": "rerank"})
         assert r.status_code == 503 and NOT_BUNDLED in r.json()["error"]["message"]
         assert c.post("/api/collections/kb/search", json={"query": QUERY}).status_code == 200
+
+
+def test_status_says_whether_the_stage_is_on(run, clean_corpus: Path, tmp_path: Path,
+                                             tiny_path: Path):
+    ix = str(tmp_path / "ix")
+    assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
+    code, out, _ = run("status", "--index", ix)
+    assert code == 0 and "rerank: off: no cross-encoder configured (none is bundled" in out
+    code, out, _ = run("status", "--index", ix, "--json", "--rerank-model", str(tiny_path))
+    assert json.loads(out)["rerank"] == f"on for --mode rerank: {tiny_path}"
+    code, out, _ = run("status", "--index", ix, "--rerank-model", str(tmp_path / "none"))
+    assert f"rerank: off: {tmp_path / 'none'} is not a folder" in out

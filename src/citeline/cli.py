@@ -247,9 +247,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Every document with its state, reason, counts and versions."""
+    from citeline.rerank import rerank_state
+
     idx = _open(args)
     docs = idx.status()
     stats = idx.store.stats()
+    rerank = rerank_state(getattr(args, "rerank_model", None) or load_settings().rerank_model)
     if args.json:
         _print_json(
             {
@@ -260,6 +263,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 "model": idx.identity.key,
                 "chunks": stats.chunks,
                 "over_window": stats.over_window,
+                "rerank": rerank,
                 "documents": [d.to_json() for d in docs],
             }
         )
@@ -270,6 +274,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"model {idx.identity.key}"
     )
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
+    print(f"rerank: {rerank}")
     for d in docs:
         j = d.to_json()
         line = f"{j['state']:<8} {j['chunks']:>5}  {j['document']}"
@@ -611,6 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("status", cmd_status, "documents with state, reason, counts and versions")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_rerank_model(sp)
 
     sp = add("retry", cmd_retry, "re-try every failed document")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")

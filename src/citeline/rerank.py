@@ -136,6 +136,19 @@ class CrossEncoderReranker:
         return scores
 
 
+def rerank_state(path: str | Path | None) -> str:
+    """One line for `status`: is mode rerank usable, and if not, why (the model is not loaded)."""
+    if path is None or not str(path).strip():
+        return ("off: no cross-encoder configured (none is bundled; --mode rerank needs "
+                "--rerank-model PATH, rerank_model or CITELINE_RERANK_MODEL)")
+    p = Path(path).expanduser()
+    if not p.is_dir():
+        return f"off: {p} is not a folder"
+    if not (p / "config.json").is_file():
+        return f"off: {p} has no config.json (not a saved cross-encoder)"
+    return f"on for --mode rerank: {p}"
+
+
 @lru_cache(maxsize=4)
 def _load(resolved: str) -> CrossEncoderReranker:
     return CrossEncoderReranker(resolved)
