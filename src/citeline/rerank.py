@@ -97,7 +97,9 @@ class CrossEncoderReranker:
             raise ModelUnavailable(f"--rerank-model {exc}; {NOT_BUNDLED}") from exc
         try:
             from sentence_transformers import CrossEncoder
+            from transformers.utils import logging as hf_logging
 
+            hf_logging.disable_progress_bar()  # no "Loading weights" bar in the CLI's output
             # local_files_only: a folder that is not a model must fail here,
             # never be taken for a hub id and fetched.
             self.model = CrossEncoder(str(self.path), device="cpu", local_files_only=True)
