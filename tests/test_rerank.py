@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from citeline import cli
-from citeline.errors import ModelUnavailable
+from citeline.errors import ConfigError, ModelUnavailable
 from citeline.eval.harness import EvalConfig, run_eval
 from citeline.eval.metrics import first_correct_rank
 from citeline.pipeline import ASK_CANDIDATES, Index
@@ -140,6 +140,8 @@ def test_k_below_the_shortlist_still_reranks_the_whole_shortlist(
         idx.index(clean_corpus)
         full = idx.search(QUERY, k=20, mode="rerank")
         top2 = idx.search(QUERY, k=2, mode="rerank")
+        with pytest.raises(ConfigError, match="-k: must be at least 1"):
+            idx.search(QUERY, k=0, mode="rerank")
     finally:
         idx.close()
     assert [h.chunk_id for h in top2.hits] == [h.chunk_id for h in full.hits[:2]]

@@ -566,6 +566,8 @@ class Index:
         by its score, best first (ties keep the fused order). Hits past the
         shortlist follow in fused order with their fused score. Each hit keeps
         its cosine ``distance``: the gate never sees the cross-encoder's scale."""
+        if k < 1:  # checked here too: the hybrid call below asks for max(k, n)
+            raise ConfigError(f"-k: must be at least 1, got {k}")
         reranker = self.reranker  # a missing model fails before any retrieval work
         n = self.rerank_candidates
         fused = self.search(query, k=max(k, n), mode="hybrid", fusion=fusion)
