@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 # The default-strategy rustbook index shared by the answer and server benchmarks.
 ANSWER_IX ?= reports/rustbook-index
 
-.PHONY: setup demo test test-fast lint bench eval answer-eval answer-bench bench-pg clean
+.PHONY: setup demo test test-fast lint bench eval eval-rerank answer-eval answer-bench bench-pg clean
 
 setup: $(STAMP)
 
@@ -54,6 +54,12 @@ eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
 	$(BIN)/python benchmarks/eval_stores.py eval/rustbook --sqlite-report reports/eval/report.json --out reports/eval/stores.json
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
+
+# The cross-encoder stage against plain hybrid on rustbook, paired at R@1 and R@4. Needs
+# local weights (none ship): RERANK_MODEL=/models/ms-marco-MiniLM-L-6-v2 or CITELINE_RERANK_MODEL.
+RERANK_MODEL ?=
+eval-rerank: $(STAMP)
+	$(BIN)/citeline eval eval/rustbook --strategies E --modes hybrid,rerank --out reports/eval-rerank $(if $(RERANK_MODEL),--rerank-model $(RERANK_MODEL))
 
 answer-eval: $(STAMP)
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/answer_eval.json

@@ -12,6 +12,10 @@ drift hits both alike, with the ratio of their p50/p95 (issue 7: within 2x). Ind
 cost of the sentence list: sentences stored and embedded, and the model's time per
 chunk text vs per sentence text. The machine's load average is recorded next to the timings,
 because on a shared 2-core box it moves them more than any code change.
+
+With ``--rerank-model PATH`` (or CITELINE_RERANK_MODEL) the rerank mode is timed and
+scored too (the cross-encoder over the hybrid top 30); without one, the JSON says
+``"rerank": "unavailable: no cross-encoder weights"`` (none are bundled).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.eval.metrics import first_correct_rank, is_destroyed, mrr, recall_at_k
 from citeline.pipeline import Index
+from citeline.rerank import RERANK_CANDIDATES, load_reranker
 from citeline.sentences import sentence_text, split_sentences
 
 KS = (1, 4, 8, 20)
@@ -52,6 +57,11 @@ def _pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
+def _summary(stage_ms: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    return {stage: {"median": round(statistics.median(v), 3), "p95": round(_pct(v, 0.95), 3)}
+            for stage, v in stage_ms.items()}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gt", default="eval/rustbook", help="ground-truth folder")
@@ -63,6 +73,10 @@ def main() -> int:
                          "the model); index times then measure the cache, not the model")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch threads (default: torch's own choice; 1 = the chapter's single thread)")
+    ap.add_argument("--rerank-model", default=os.environ.get("CITELINE_RERANK_MODEL") or None,
+                    metavar="PATH",
+                    help="local cross-encoder folder: also time and score mode rerank "
+                         "(default CITELINE_RERANK_MODEL; none is bundled)")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -70,17 +84,19 @@ def main() -> int:
     gt = load_ground_truth(Path(args.gt))
     load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.rerank_model:  # load (and validate) the cross-encoder before any work
+            load_reranker(args.rerank_model)
         t0 = time.perf_counter()
         model = load_embedder()  # loaded outside the indexing timer
         model_load_s = time.perf_counter() - t0
         embedder = CachingEmbedder(model, args.cache) if args.cache else model
-        idx = Index(Path(tmp) / "index", embedder=embedder)
+        idx = Index(Path(tmp) / "index", embedder=embedder, rerank_model=args.rerank_model)
         t0 = time.perf_counter()
         report = idx.index(gt.root / "docs", strategy=args.strategy)
         index_s = time.perf_counter() - t0
         if args.cache:  # queries always go through the model itself, as `search` does
             idx.close()
-            idx = Index(Path(tmp) / "index", embedder=model)
+            idx = Index(Path(tmp) / "index", embedder=model, rerank_model=args.rerank_model)
         chunks = report.chunks_written
         contents = [c.content for c in idx.store.all_chunks()]  # type: ignore[attr-defined]
 
@@ -89,17 +105,22 @@ def main() -> int:
         figures: dict[str, dict[str, float]] = {}
         stage_ms: dict[str, list[float]] = {}
         total_ms: list[float] = []
-        for mode in ("dense", "bm25", "hybrid"):
+        rerank_stage_ms: dict[str, list[float]] = {}
+        rerank_total_ms: list[float] = []
+        modes = ("dense", "bm25", "hybrid") + (("rerank",) if args.rerank_model else ())
+        for mode in modes:
             ranks: list[int | None] = []
             for q, _, text in queries:
                 t = time.perf_counter()
                 res = idx.search(text, k=max(KS), mode=mode)
                 elapsed = (time.perf_counter() - t) * 1000
                 ranks.append(first_correct_rank([h.content for h in res.hits], q.needle))
-                if mode == "hybrid":
-                    total_ms.append(elapsed)
+                if mode in ("hybrid", "rerank"):
+                    stages, totals = ((stage_ms, total_ms) if mode == "hybrid"
+                                      else (rerank_stage_ms, rerank_total_ms))
+                    totals.append(elapsed)
                     for stage, ms in res.timings.items():
-                        stage_ms.setdefault(stage, []).append(ms)
+                        stages.setdefault(stage, []).append(ms)
             figures[mode] = {f"R@{k}": recall_at_k(ranks, k) for k in KS}
             figures[mode]["MRR"] = mrr(ranks)
         fusion_ms: dict[str, dict[str, list[float]]] = {f: {} for f in BENCH_FUSIONS}
@@ -156,10 +177,7 @@ def main() -> int:
         "index_ms_per_chunk": round(index_s * 1000 / max(chunks, 1), 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "queries": len(queries),
-        "query_ms": {
-            stage: {"median": round(statistics.median(v), 3), "p95": round(_pct(v, 0.95), 3)}
-            for stage, v in {**stage_ms, "total": total_ms}.items()
-        },
+        "query_ms": _summary({**stage_ms, "total": total_ms}),
         "query_ms_by_fusion": {
             f: {stage: {"median": round(statistics.median(v), 3), "p95": round(_pct(v, 0.95), 3)}
                 for stage, v in st.items()}
@@ -182,6 +200,12 @@ def main() -> int:
         },
         "destroyed": n_destroyed,
         "retrieval": {m: {k: round(v, 3) for k, v in f.items()} for m, f in figures.items()},
+        "rerank": (
+            {"model": args.rerank_model, "candidates": RERANK_CANDIDATES,
+             "query_ms": _summary({**rerank_stage_ms, "total": rerank_total_ms})}
+            if args.rerank_model else "unavailable: no cross-encoder weights (none are bundled; "
+            "pass --rerank-model PATH or set CITELINE_RERANK_MODEL)"
+        ),
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")

@@ -154,7 +154,8 @@ def test_rejected_before_any_indexing(gt: Path, tmp_path: Path, capsys):
 def test_bad_options_are_rejected_before_indexing(tmp_path: Path, capsys):
     out = tmp_path / "out"
     for argv, msg in [
-        (["--modes", "dense,rerank"], "--modes: comma-separated from dense, bm25, hybrid"),
+        (["--modes", "dense,sparse"], "--modes: comma-separated from dense, bm25, hybrid, rerank"),
+        (["--modes", "dense,rerank"], "no cross-encoder weights are bundled"),
         (["--strategies", "AX"], "--strategies: letters from ABCDEF"),
         (["--k", "0,4"], "--k: comma-separated positive integers"),
         (["--compare", "E:A"], "--compare: 'E:A' must look like X:Y@K"),

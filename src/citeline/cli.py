@@ -18,7 +18,7 @@ from citeline.errors import CiteError, ConfigError
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import Index, IndexReport
 from citeline.retrieve.fuse import FUSIONS
-from citeline.types import MODES, STRATEGIES, Locator
+from citeline.types import ALL_MODES, MODES, STRATEGIES, Locator
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -47,6 +47,20 @@ def _open(args: argparse.Namespace, create: bool = False) -> Index:
         model_path=args.model or settings.model_path or None,
         model_id=settings.model_id or None,
         create=create,
+        rerank_model=getattr(args, "rerank_model", None) or settings.rerank_model or None,
+    )
+
+
+MODE_HELP = ("retrieval mode (default hybrid); rerank = hybrid, then a local cross-encoder "
+             "re-scores the top of the fused list (needs --rerank-model)")
+
+
+def _add_rerank_model(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument(
+        "--rerank-model", default=None, metavar="PATH",
+        help="local cross-encoder folder for mode rerank, e.g. a downloaded "
+             "cross-encoder/ms-marco-MiniLM-L-6-v2 (default: the rerank_model setting / "
+             "CITELINE_RERANK_MODEL; no weights are bundled)",
     )
 
 
@@ -240,9 +254,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Every document with its state, reason, counts and versions."""
+    from citeline.rerank import rerank_state
+
     idx = _open(args)
     docs = idx.status()
     stats = idx.store.stats()
+    rerank = rerank_state(getattr(args, "rerank_model", None) or load_settings().rerank_model)
     if args.json:
         _print_json(
             {
@@ -253,6 +270,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 "model": idx.identity.key,
                 "chunks": stats.chunks,
                 "over_window": stats.over_window,
+                "rerank": rerank,
                 "documents": [d.to_json() for d in docs],
             }
         )
@@ -263,6 +281,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"model {idx.identity.key}"
     )
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
+    print(f"rerank: {rerank}")
     for d in docs:
         j = d.to_json()
         line = f"{j['state']:<8} {j['chunks']:>5}  {j['document']}"
@@ -343,6 +362,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         model_path=args.model or settings.model_path or None, model_id=settings.model_id or None,
         max_upload_mb=args.max_upload_mb, request_timeout=args.timeout,
         open_allowed=loopback or args.insecure_open,
+        rerank_model=args.rerank_model or settings.rerank_model or None,
     )
     if has_keys:
         access = "API keys required (Authorization: Bearer KEY)"
@@ -415,7 +435,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         run_eval,
     )
     from citeline.eval.report import write_report
+    from citeline.rerank import load_reranker
 
+    settings = load_settings()
     config = EvalConfig(
         out=Path(args.out),
         strategies=parse_strategies(args.strategies),
@@ -425,12 +447,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         store=args.store,
         fusions=parse_fusions(args.fusions),
+        fusion=args.fusion,
+        budget=args.budget,
+        rerank_model=args.rerank_model or settings.rerank_model or None,
     )
     config.comparisons()  # validate --compare and the ground truth before the model loads
     load_ground_truth(args.gt_dir)
-    settings = load_settings()
+    # mode rerank without local cross-encoder weights is refused before any work
+    reranker = load_reranker(config.rerank_model) if "rerank" in config.modes else None
     embedder = load_embedder(args.model or settings.model_path or None, settings.model_id or None)
-    data = run_eval(args.gt_dir, config, embedder=embedder)
+    data = run_eval(args.gt_dir, config, embedder=embedder, reranker=reranker)
     paths = write_report(data, args.out)
     ks = config.ks
     print(f"{'run':<10} {'chunks':>6} {'destr':>5} " + " ".join(f"{'R@' + str(k):>6}" for k in ks)
@@ -590,7 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("search", cmd_search, "ranked hits for a query, without generation")
     sp.add_argument("query", help="the query text")
     sp.add_argument("-k", type=int, default=None, help="number of hits (default 20)")
-    sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
+    sp.add_argument("--mode", choices=ALL_MODES, default=None, help=MODE_HELP)
+    _add_rerank_model(sp)
     sp.add_argument("--fusion", choices=FUSIONS, default=None,
                     help="how hybrid merges its lists (default: the pipeline's DEFAULT_FUSION): "
                          "rrf = dense + BM25 by RRF k=60 (the chapter's faithful port), convex "
@@ -600,7 +627,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("ask", cmd_ask, "answer a question with citations, or refuse")
     sp.add_argument("question", help="the question")
-    sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
+    sp.add_argument("--mode", choices=ALL_MODES, default=None, help=MODE_HELP)
+    _add_rerank_model(sp)
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.add_argument("--generator", choices=GENERATOR_NAMES, default=None,
                     help="who writes the answer (default: the index's setting, else the "
@@ -629,6 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("status", cmd_status, "documents with state, reason, counts and versions")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_rerank_model(sp)
 
     sp = add("retry", cmd_retry, "re-try every failed document")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -665,6 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="search/ask requests not answered within this time get 504 (default 30)")
     sp.add_argument("--model", default=None, metavar="PATH",
                     help="local sentence-transformers folder (default: bundled all-MiniLM-L6-v2)")
+    _add_rerank_model(sp)
     sp.add_argument("--log-level", default="info",
                     choices=("critical", "error", "warning", "info", "debug"),
                     help="uvicorn log level (default info)")
@@ -737,7 +767,14 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
     sp.add_argument("--strategies", default="".join(STRATEGIES), metavar="LETTERS",
                     help="chunking strategies to build, e.g. AE (default ABCDEF)")
     sp.add_argument("--modes", default=",".join(MODES), metavar="LIST",
-                    help="retrieval modes, comma-separated from dense,bm25,hybrid (default all)")
+                    help="retrieval modes, comma-separated from dense,bm25,hybrid,rerank "
+                         "(default dense,bm25,hybrid; rerank needs --rerank-model)")
+    sp.add_argument("--fusion", choices=FUSIONS, default=None,
+                    help="how hybrid (and rerank's shortlist) merge dense and BM25 "
+                         "(default: search's default, rrf)")
+    sp.add_argument("--budget", type=int, default=None, metavar="CHARS",
+                    help="characters per chunk for every strategy's index (default 512)")
+    _add_rerank_model(sp)
     sp.add_argument("--fusions", default="rrf,sentence", metavar="LIST",
                     help="hybrid fusions scored side by side on strategy E as runs "
                          "E/hybrid+NAME (default rrf,sentence: the faithful port and the "
@@ -763,7 +800,8 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
     sp.add_argument("--bluff-cost", type=float, default=DEFAULT_BLUFF_COST, metavar="C",
                     help=f"cost of one bluff in refusals; the proposal minimises refusals + C x "
                     f"bluffs (default {DEFAULT_BLUFF_COST:g})")
-    sp.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default hybrid)")
+    sp.add_argument("--mode", choices=ALL_MODES, default=None, help=MODE_HELP)
+    _add_rerank_model(sp)
     sp.add_argument("--apply", action="store_true",
                     help="store the proposed threshold in the index (used by ask from then on)")
     sp.add_argument("--json", action="store_true", help="print one JSON object")

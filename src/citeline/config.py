@@ -30,8 +30,12 @@ class Settings:
     model_id: str = ""
     # Hits returned by `search` when -k is not given.
     k: int = 20
-    # Retrieval mode used by `search` and `ask` when --mode is not given.
+    # Retrieval mode used by `search` and `ask` when --mode is not given
+    # (dense, bm25, hybrid, or rerank: hybrid + the cross-encoder below).
     mode: str = "hybrid"
+    # Local folder of a cross-encoder for mode "rerank", e.g. a downloaded
+    # cross-encoder/ms-marco-MiniLM-L-6-v2; empty = none (no weights are bundled).
+    rerank_model: str = ""
     # Who writes `ask`'s answer: extractive (no model), openai (an HTTP endpoint)
     # or local (a model in this process). An index's own setting wins over this.
     generator: str = "extractive"
@@ -89,8 +93,8 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
         if f"CITELINE_{name.upper()}" in env
     }
     s = replace(s, **over)
-    if s.mode not in ("dense", "bm25", "hybrid"):
-        raise ConfigError(f"setting 'mode': must be dense, bm25 or hybrid, got {s.mode!r}")
+    if s.mode not in ("dense", "bm25", "hybrid", "rerank"):
+        raise ConfigError(f"setting 'mode': must be dense, bm25, hybrid or rerank, got {s.mode!r}")
     if s.generator not in ("extractive", "openai", "local"):
         raise ConfigError(
             f"setting 'generator': must be extractive, openai or local, got {s.generator!r}"

@@ -5,6 +5,7 @@
     idx = citeline.open_index("my-index")
     report = idx.index("docs/")                  # extract -> chunk -> embed -> store
     hits = idx.search("how do I ...", k=20)      # dense + BM25 -> RRF
+    hits = idx.search("how do I ...", mode="rerank")  # ... -> cross-encoder (local weights)
     answer = idx.ask("how do I ...")             # ... -> gate -> cited answer or NO ANSWER
 """
 
@@ -14,7 +15,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,7 @@ from citeline.errors import (
 )
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
+from citeline.rerank import RERANK_CANDIDATES, Reranker, load_reranker, rerank_order
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_RRF_K, Fusion, convex, rrf
 from citeline.sentences import SENTENCE_SIGNATURE, sentence_text, split_sentences
@@ -170,12 +172,22 @@ class Index:
         model_path: str | None = None,
         model_id: str | None = None,
         create: bool = True,
+        reranker: Reranker | None = None,
+        rerank_model: str | None = None,
+        rerank_candidates: int = RERANK_CANDIDATES,
     ) -> None:
         self.location = str(location)
         self.store: Store = open_store(location, create=create)
         self._embedder = embedder
         self._model_path = model_path or None
         self._model_id = model_id or None
+        # The cross-encoder for mode "rerank": an instance, or a local folder loaded
+        # on first use (see citeline.rerank; no weights are bundled).
+        self._reranker = reranker
+        self._rerank_model = rerank_model or None
+        if rerank_candidates < 1:
+            raise ConfigError(f"rerank_candidates: must be at least 1, got {rerank_candidates}")
+        self.rerank_candidates = rerank_candidates
 
     # --- settings ---------------------------------------------------------------------
 
@@ -239,6 +251,14 @@ class Index:
         if self._embedder is None:
             self._embedder = load_embedder(self._model_path, self._model_id)
         return self._embedder
+
+    @property
+    def reranker(self) -> Reranker:
+        """The cross-encoder of mode "rerank"; ModelUnavailable (naming the path,
+        and saying that none is bundled) when no local folder holds one."""
+        if self._reranker is None:
+            self._reranker = load_reranker(self._rerank_model)
+        return self._reranker
 
     @property
     def identity(self) -> ModelIdentity:
@@ -538,10 +558,13 @@ class Index:
         BM25) or "sentence" (RRF k=10 over dense, BM25 and each chunk's best sentence
         similarity; an index without sentence vectors falls back to "rrf"). See
         retrieve/fuse.py and docs/retrieval-experiments.md. Ignored by the dense and
-        bm25 modes. The gate always sees the chunk's own cosine distance."""
+        bm25 modes. The gate always sees the chunk's own cosine distance. Mode
+        "rerank" is hybrid re-scored by the cross-encoder (:meth:`_search_reranked`)."""
+        if mode == "rerank":
+            return self._search_reranked(query, k, fusion)
         fusion = DEFAULT_FUSION if fusion is None else fusion
         if mode not in ("dense", "bm25", "hybrid"):
-            raise ConfigError(f"--mode: must be dense, bm25 or hybrid, got {mode!r}")
+            raise ConfigError(f"--mode: must be dense, bm25, hybrid or rerank, got {mode!r}")
         if fusion not in FUSIONS:
             raise ConfigError(f"--fusion: must be one of {', '.join(FUSIONS)}, got {fusion!r}")
         if not query.strip():
@@ -618,6 +641,34 @@ class Index:
         timings["fetch"] = _ms(t)
         return SearchResult(query, mode, tuple(hits), timings,
                             fusion=fusion if mode == "hybrid" else "")
+
+    def _search_reranked(self, query: str, k: int, fusion: Fusion) -> SearchResult:
+        """Hybrid search, then the cross-encoder re-scores the top
+        ``rerank_candidates`` (query, chunk ``text``) pairs and they are reordered
+        by its score, best first (ties keep the fused order). Hits past the
+        shortlist follow in fused order with their fused score. Each hit keeps
+        its cosine ``distance``: the gate never sees the cross-encoder's scale."""
+        if k < 1:  # checked here too: the hybrid call below asks for max(k, n)
+            raise ConfigError(f"-k: must be at least 1, got {k}")
+        reranker = self.reranker  # a missing model fails before any retrieval work
+        n = self.rerank_candidates
+        fused = self.search(query, k=max(k, n), mode="hybrid", fusion=fusion)
+        timings = dict(fused.timings)
+        t = time.perf_counter()
+        shortlist = fused.hits[:n]
+        # `text` (header + content) is what was embedded: the heading path is
+        # context the cross-encoder can read too. One query for all of them.
+        rows = self.store.chunks([h.chunk_id for h in shortlist])
+        shortlist = tuple(h for h in shortlist if h.chunk_id in rows)  # re-indexed meanwhile
+        scores = reranker.score(query, [rows[h.chunk_id].text for h in shortlist])
+        head = [(shortlist[i], float(scores[i])) for i in rerank_order(scores)]
+        tail = [(h, h.score) for h in fused.hits[n:]]
+        hits = tuple(
+            replace(h, rank=rank, score=score)
+            for rank, (h, score) in enumerate([*head, *tail][:k], start=1)
+        )
+        timings["rerank"] = _ms(t)
+        return SearchResult(query, "rerank", hits, timings)
 
     @property
     def generator_name(self) -> str | None:

@@ -20,8 +20,12 @@ from typing import Literal
 Strategy = Literal["A", "B", "C", "D", "E", "F"]
 STRATEGIES: tuple[Strategy, ...] = ("A", "B", "C", "D", "E", "F")
 
-Mode = Literal["dense", "bm25", "hybrid"]
+Mode = Literal["dense", "bm25", "hybrid", "rerank"]
+# The modes an index can always run. "rerank" (hybrid, then a cross-encoder over the
+# fused shortlist) also needs cross-encoder weights on local disk, which are not
+# bundled, so it is in no default list: it is asked for by name.
 MODES: tuple[Mode, ...] = ("dense", "bm25", "hybrid")
+ALL_MODES: tuple[Mode, ...] = (*MODES, "rerank")
 
 
 class DocState(StrEnum):
@@ -153,7 +157,7 @@ class Hit:
     locator: Locator
     content: str
     distance: float  # cosine distance of the chunk's embedding to the query's, every mode
-    score: float  # the mode's own score: cosine similarity, BM25, or RRF
+    score: float  # the mode's own score: cosine similarity, BM25, RRF, or the cross-encoder's
 
     def to_json(self) -> dict[str, object]:
         return {

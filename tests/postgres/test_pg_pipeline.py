@@ -152,7 +152,7 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     store.close()
 
 
-def test_cli_store_flag_env_and_errors(run, pg_url, clean_corpus, monkeypatch):
+def test_cli_store_flag_env_and_errors(run, pg_url, clean_corpus, monkeypatch, tmp_path):
     code, out, _ = run("migrate", "--store", pg_url)
     assert code == 0 and f"schema version {len(MIGRATIONS)}" in out
     code, out, _ = run("migrate", "--store", pg_url)  # idempotent
@@ -186,7 +186,7 @@ def test_cli_store_flag_env_and_errors(run, pg_url, clean_corpus, monkeypatch):
     assert code == 2 and "no backend for 'mysql://'" in err
     code, _, err = run("search", "x", "--store", pg_url + "?exact=maybe")
     assert code == 2 and "exact" in err
-    code, _, err = run("worker", "--index", "/tmp/nope-ix", "--max-jobs", "1")
+    code, _, err = run("worker", "--index", str(tmp_path / "nope-ix"), "--max-jobs", "1")
     assert code == 2 and "needs a PostgreSQL store" in err
 
 

@@ -128,12 +128,12 @@ class CreateCollection(BaseModel):
 class SearchBody(BaseModel):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     k: int = Field(20, ge=1, le=MAX_K)
-    mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
+    mode: Literal["dense", "bm25", "hybrid", "rerank"] = "hybrid"
 
 
 class AskBody(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
-    mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
+    mode: Literal["dense", "bm25", "hybrid", "rerank"] = "hybrid"
     stream: bool = Field(False, description="answer as Server-Sent Events")
 
 
@@ -204,6 +204,7 @@ def create_app(
     files_dir: str | Path | None = None,
     name: str | None = None,
     index_worker: bool = True,
+    rerank_model: str | None = None,
 ) -> FastAPI:
     """Build the app. Pass ``embedder`` to reuse a loaded model (tests); else it loads
     in the background at startup and ``/readyz`` answers 503 until it has.
@@ -218,7 +219,8 @@ def create_app(
         raise ConfigError(f"--timeout: must be positive, got {request_timeout}")
     collections = Collections(data_dir=data_dir, index_dir=index_dir, embedder=embedder,
                               model_path=model_path, model_id=model_id, store_url=store_url,
-                              files_dir=files_dir, name=name)
+                              files_dir=files_dir, name=name,
+                              rerank_model=rerank_model)
     keys: KeyStore = open_keys(folder=collections.keys_folder, store_url=store_url)
     jobs: IndexQueue | SharedQueue = (
         SharedQueue(collections, worker=index_worker) if collections.shared

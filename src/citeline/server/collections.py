@@ -123,6 +123,7 @@ class Collections:
         store_url: str | None = None,
         files_dir: str | Path | None = None,
         name: str | None = None,
+        rerank_model: str | None = None,
     ) -> None:
         if sum(x is not None for x in (data_dir, index_dir, store_url)) != 1:
             raise ConfigError("serve: give exactly one of --data DIR, --index DIR or --store URL")
@@ -135,6 +136,7 @@ class Collections:
         self.embedder = embedder
         self.model_path = model_path
         self.model_id = model_id
+        self.rerank_model = rerank_model  # cross-encoder folder for mode "rerank", if any
         self._open: dict[str, Collection] = {}
         self._lock = threading.Lock()
         if self.multi or store_url is not None:
@@ -171,7 +173,7 @@ class Collections:
     def _index(self, folder: Path, create: bool) -> Index:
         where = self.store_url if self.store_url is not None else folder
         return Index(where, embedder=self.embedder, model_path=self.model_path,
-                     model_id=self.model_id, create=create)
+                     model_id=self.model_id, create=create, rerank_model=self.rerank_model)
 
     def names(self) -> list[str]:
         if not self.multi:
