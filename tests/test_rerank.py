@@ -226,7 +226,7 @@ def test_eval_measures_rerank_end_to_end(tmp_path: Path, embedder, tiny_path: Pa
                                         tiny: CrossEncoderReranker, capsys):
     out = tmp_path / "eval"
     data = run_eval(GT, EvalConfig(out=out, strategies=("E",), modes=("hybrid", "rerank"),
-                                   rerank_model=str(tiny_path), progress=False),
+                                   rerank_model=str(tiny_path), fusions=(), progress=False),
                     embedder=embedder)
     assert set(data["runs"]) == {"E/hybrid", "E/rerank"}
     assert data["config"]["rerank"] == {
