@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     cache = args.sqlite_report.parent / "embed-cache.sqlite3"
     if cache.exists():  # the same texts, the same model: nothing to embed again
         shutil.copyfile(cache, args.pg_out / "embed-cache.sqlite3")
-    modes = sorted({r["mode"] for r in lite["runs"].values() if r["strategy"] == STRATEGY})
+    modes = sorted({r["mode"] for r in lite["runs"].values()
+                    if r["strategy"] == STRATEGY and "+" not in r["mode"]})  # not hybrid+FUSION
     base = Path(tempfile.mkdtemp(prefix="citeline-eval-pg-"))
     pg = LocalPostgres(base, stop_mode="immediate")
     pg.start()
