@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from citeline.store.pg_local import LocalPostgres
+from citeline.store.postgres import HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M
 from citeline.store.sqlite import DB_NAME, SQLiteStore
 
 DIM = 384
@@ -78,7 +79,16 @@ def postgres_memory(bin_dir: Path) -> dict[str, float]:
     return {"processes": n, "private_rss_mb": round(anon, 1), "shared_rss_mb_max": round(shmem, 1)}
 
 
-def centres_from(index: Path) -> np.ndarray:
+def centres_from(index: Path, corpus: Path) -> np.ndarray:
+    """The chunk vectors of ``index``; built from ``corpus`` with the real model first
+    when the folder holds no index yet (a fresh clone)."""
+    if not (index / DB_NAME).exists():
+        from citeline.pipeline import Index
+
+        print(f"building the centres index {index} from {corpus}", file=sys.stderr)
+        idx = Index(index)
+        idx.index(corpus)
+        idx.close()
     conn = sqlite3.connect(index / DB_NAME)
     blobs = [b for (b,) in conn.execute("SELECT vector FROM chunks")]
     conn.close()
@@ -274,14 +284,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=200, help="timed queries per configuration")
     ap.add_argument("-k", type=int, default=10, help="hits per query (recall@k)")
     ap.add_argument("--centres", type=Path, default=Path("reports/pg/rustbook-index"),
-                    help="SQLite index whose chunk vectors are the centres")
+                    help="SQLite index whose chunk vectors are the centres (built if missing)")
+    ap.add_argument("--corpus", type=Path, default=Path("eval/rustbook/docs"),
+                    help="documents to build the centres index from when it is missing")
     ap.add_argument("--questions", type=Path,
-                    default=Path("/work/shared/eval/rustbook/questions.jsonl"),
+                    default=Path("eval/rustbook/questions.jsonl"),
                     help="real queries to embed (optional)")
     ap.add_argument("--ef", type=lambda s: [int(x) for x in s.split(",")],
-                    default=[40, 64, 100, 200], help="hnsw.ef_search values to sweep")
-    ap.add_argument("--m", type=int, default=16, help="HNSW m")
-    ap.add_argument("--ef-construction", type=int, default=64, help="HNSW ef_construction")
+                    default=[100, 200, 400, HNSW_EF_SEARCH],
+                    help=f"hnsw.ef_search values to sweep (default 100,200,400,{HNSW_EF_SEARCH})")
+    ap.add_argument("--m", type=int, default=HNSW_M, help=f"HNSW m (default the store's, {HNSW_M})")
+    ap.add_argument("--ef-construction", type=int, default=HNSW_EF_CONSTRUCTION,
+                    help=f"HNSW ef_construction (default the store's, {HNSW_EF_CONSTRUCTION})")
     ap.add_argument("--shared-buffers", default="2GB", help="PostgreSQL shared_buffers")
     ap.add_argument("--maintenance-work-mem", default="4GB",
                     help="PostgreSQL maintenance_work_mem (the HNSW graph must fit for a fast build)")
@@ -297,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     rng = np.random.default_rng(20261130)
-    centres = centres_from(args.centres)
+    centres = centres_from(args.centres, args.corpus)
     t = time.perf_counter()
     gen = synthesize if args.generator == "gauss" else synthesize_mix
     data = gen(centres, args.n, rng)

@@ -74,7 +74,7 @@ def score(idx: Index, questions, mode: str) -> tuple[dict[str, float], dict[str,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=Path("/work/shared/eval/rustbook"),
+    ap.add_argument("--corpus", type=Path, default=Path("eval/rustbook"),
                     help="a ground-truth folder (docs/ + questions.jsonl)")
     ap.add_argument("--index", type=Path, default=Path("reports/pg/rustbook-index"),
                     help="SQLite index folder (built if missing, reused otherwise)")
