@@ -45,8 +45,11 @@ def main() -> int:
             "figures": json.loads(out.read_text()) if out.exists() else None,
         }
         status |= proc.returncode != 0
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"wrote {out_dir / 'summary.json'}")
+    path = out_dir / "summary.json"
+    if wanted and path.exists():  # --only: update those entries, keep the others' figures
+        summary = {**json.loads(path.read_text()), **summary}
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"wrote {path}")
     return status
 
 
