@@ -172,7 +172,7 @@ def _pieces(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[t
     ]
 
 
-def _pack(spans: list[tuple[int, int]], budget: int) -> list[tuple[int, int]]:
+def pack_spans(spans: list[tuple[int, int]], budget: int) -> list[tuple[int, int]]:
     """Greedily merge consecutive spans while the merged range stays within budget."""
     out: list[tuple[int, int]] = []
     cur: tuple[int, int] | None = None
@@ -233,7 +233,7 @@ def chunk_document(
                     spans.extend(_split_long(doc.text, s, e, config.budget))
                 else:
                     spans.append((s, e))
-            ranges.extend((sec, r) for r in _pack(spans, config.budget))
+            ranges.extend((sec, r) for r in pack_spans(spans, config.budget))
     chunks: list[Chunk] = []
     for sec, (s, e) in ranges:
         trimmed = _trim(doc.text, s, e)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from citeline.chunk import pack_spans
+
 # Stamped into every document's pipeline version: a document indexed before
 # sentence vectors existed (or with another split) shows as stale, and
 # `reindex --stale` adds them.
@@ -85,14 +87,7 @@ def _pieces(text: str, start: int, end: int, fences: list[int]) -> list[tuple[in
     out: list[tuple[int, int]] = []
     for s, e, code in segments:
         if code:
-            cur: tuple[int, int] | None = None
-            for ls, le in _lines(text, s, e):
-                if cur and le - cur[0] > CODE_PIECE_CHARS:
-                    out.append(cur)
-                    cur = None
-                cur = (cur[0], le) if cur else (ls, le)
-            if cur:
-                out.append(cur)
+            out.extend(pack_spans(_lines(text, s, e), CODE_PIECE_CHARS))
         else:
             out.extend((m.start(), m.end()) for m in _SENTENCE.finditer(text, s, e))
     return out
