@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -65,3 +67,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(out)))
         self.end_headers()
         self.wfile.write(out)
+
+
+@contextmanager
+def openai_endpoint(monkeypatch, reply: str) -> Iterator[Replay]:  # type: ignore[no-untyped-def]
+    """A running Replay answering ``reply``, configured as the user's generator through
+    CITELINE_* (what Index.ask, and so the server, read when no generator is given)."""
+    srv = Replay()
+    srv.reply = reply
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    monkeypatch.setenv("CITELINE_GENERATOR", "openai")
+    monkeypatch.setenv("CITELINE_OPENAI_BASE_URL", srv.base_url)
+    monkeypatch.setenv("CITELINE_OPENAI_MODEL", "replay")
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()

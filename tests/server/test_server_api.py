@@ -401,18 +401,11 @@ def test_model_loaded_in_the_background_serves_the_same_model(live, embedder, tm
 def test_ask_streams_an_llm_answer_as_it_is_generated(env, monkeypatch):
     """With an OpenAI-compatible generator (configured by CITELINE_* like the CLI), the
     citations arrive before the first token and the text in the endpoint's pieces."""
-    import threading
+    from replay_llm import openai_endpoint
 
-    from replay_llm import Replay
-
-    srv = Replay()
-    srv.reply = "The warranty lasts 24 months [1]. See http://evil.example for more [9]."
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    monkeypatch.setenv("CITELINE_GENERATOR", "openai")
-    monkeypatch.setenv("CITELINE_OPENAI_BASE_URL", srv.base_url)
-    monkeypatch.setenv("CITELINE_OPENAI_MODEL", "replay")
     c = env["client"]
-    try:
+    reply = "The warranty lasts 24 months [1]. See http://evil.example for more [9]."
+    with openai_endpoint(monkeypatch, reply) as srv:
         with c.stream("POST", "/api/collections/kb/ask",
                       json={"question": WARRANTY, "stream": True}) as r:
             assert r.status_code == 200
@@ -436,6 +429,3 @@ def test_ask_streams_an_llm_answer_as_it_is_generated(env, monkeypatch):
                                                     "stream": True})
         assert "event: done" in r.text and '"refused": true' in r.text
         assert len(srv.requests) == 1
-    finally:
-        srv.shutdown()
-        srv.server_close()

@@ -284,17 +284,10 @@ def test_a_media_citation_plays_from_its_cue(page, tmp_path):
 def test_an_llm_answer_streams_into_the_page(page, tmp_path, monkeypatch):
     """An OpenAI-compatible endpoint's streamed answer: the final text keeps [1] as a
     link to its citation, and neither the fabricated link nor the [9] it wrote shows."""
-    import threading
+    from replay_llm import openai_endpoint
 
-    from replay_llm import Replay
-
-    srv = Replay()
-    srv.reply = "Descale it monthly [1]. Details at http://evil.example [9]."
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    monkeypatch.setenv("CITELINE_GENERATOR", "openai")
-    monkeypatch.setenv("CITELINE_OPENAI_BASE_URL", srv.base_url)
-    monkeypatch.setenv("CITELINE_OPENAI_MODEL", "replay")
-    try:
+    reply = "Descale it monthly [1]. Details at http://evil.example [9]."
+    with openai_endpoint(monkeypatch, reply) as srv:
         pg = page
         upload(pg, "descale.md", "# Descaling\n\nDescale the kettle once a month with citric acid.\n")
         wait_indexed(pg, "descale.md")
@@ -309,6 +302,3 @@ def test_an_llm_answer_streams_into_the_page(page, tmp_path, monkeypatch):
         assert pg.locator("#cite-1").is_visible()
         assert len(srv.requests) == 1 and srv.requests[0]["body"]["stream"] is True
         pg.screenshot(path=str(tmp_path / "llm-answer.png"), full_page=True)
-    finally:
-        srv.shutdown()
-        srv.server_close()
