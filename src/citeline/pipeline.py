@@ -364,6 +364,10 @@ class Index:
         self.store.remove_document(path)
         return True
 
+    def document(self, path: str) -> DocRecord | None:
+        """The index's record of ``path`` (None if it holds none)."""
+        return self.store.document(path)
+
     def document_text(self, path: str) -> str | None:
         """The canonical text every offset of ``path``'s chunks refers to (None if unknown)."""
         return self.store.document_text(path)

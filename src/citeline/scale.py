@@ -70,7 +70,8 @@ def copy_index(src_dir: str | Path, dst_url: str):  # type: ignore[no-untyped-de
     return copy_sqlite_to_postgres(src_dir, dst_url)
 
 
-def _queue(idx: Index) -> JobQueue:
+def job_queue(idx: Index) -> JobQueue:
+    """The store's indexing job queue (a ConfigError when the store has none)."""
     store = idx.store
     if not isinstance(store, JobQueue):
         raise ConfigError(
@@ -81,7 +82,7 @@ def _queue(idx: Index) -> JobQueue:
 
 def enqueue(idx: Index, path: str | Path) -> tuple[int, list[tuple[str, str]]]:
     """Queue every supported file under ``path``; returns (queued, skipped)."""
-    queue = _queue(idx)
+    queue = job_queue(idx)
     root = Path(path).expanduser()
     if not root.exists():
         raise ConfigError(f"{root}: no such file or folder")
@@ -161,7 +162,7 @@ def run_worker(
     has been empty for ``idle_exit`` seconds (None: wait for work forever)."""
     if lease_seconds <= 0:
         raise ConfigError(f"--lease: must be positive, got {lease_seconds}")
-    queue = _queue(idx)
+    queue = job_queue(idx)
     name = name or default_worker_name()
     report = WorkerReport()
     t0 = time.perf_counter()

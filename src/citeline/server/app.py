@@ -374,7 +374,7 @@ def create_app(
             try:
                 c = collections.get(collections.single_name)
                 if c is not None:
-                    c.index.store.get_setting("strategy")
+                    c.index.strategy  # noqa: B018 - one read: does the database answer?
             except CiteError as exc:
                 db_error = str(exc)
             detail["database_reachable"] = db_error is None

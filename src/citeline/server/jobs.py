@@ -32,6 +32,7 @@ from typing import Literal
 from citeline.errors import CiteError
 from citeline.extract.transcript import is_sidecar_skip
 from citeline.server.collections import Collection, Collections
+from citeline.store.jobs import JobQueue
 from citeline.types import DocState
 
 log = logging.getLogger("citeline.server")
@@ -240,12 +241,10 @@ class SharedQueue:
         assert c is not None  # shared mode always has its one collection
         return c
 
-    def _queue(self):  # type: ignore[no-untyped-def]
-        from citeline.store.jobs import JobQueue
+    def _queue(self) -> JobQueue:
+        from citeline import scale
 
-        store = self._collection().index.store
-        assert isinstance(store, JobQueue)
-        return store
+        return scale.job_queue(self._collection().index)
 
     # --- queueing -----------------------------------------------------------------------
 
@@ -253,7 +252,7 @@ class SharedQueue:
         c = self._collection()
         root = c.files
         if kind == "retry":
-            rec = c.index.store.document(document)
+            rec = c.index.document(document)
             if rec is not None and rec.root:
                 root = Path(rec.root)
         self._queue().enqueue([(document, str(root), str(root / document))],
