@@ -204,3 +204,29 @@ def test_fusion_runs_parse_and_are_validated():
     assert cfg.runs[-2:] == ["E/hybrid+rrf", "E/hybrid+sentence"]
     assert EvalConfig(out=Path("x"), modes=("dense",)).fusion_runs("E") == []
     assert EvalConfig(out=Path("x"), fusions=()).fusion_runs("E") == []
+
+
+def test_hybrid_is_checked_against_its_better_component(evaluated):
+    """Every hybrid run's figures minus the better of its strategy's dense and BM25 runs,
+    recomputed here from the per-query ranks."""
+    _, data = evaluated
+    checks = data["hybrid_vs_components"]
+    hybrids = {rid for rid in data["runs"] if rid.split("/")[1].startswith("hybrid")}
+    assert {c["run"] for c in checks} == hybrids
+    for c in checks:
+        strategy = c["run"].split("/")[0]
+        metric = c["metric"]
+
+        def value(rid: str, metric: str = metric) -> float:
+            ranks = [q["ranks"][rid] for q in data["queries"]]
+            if metric == "MRR":
+                return metrics.mrr(ranks)
+            if metric.endswith("ch"):
+                return data["runs"][rid]["budgeted"][metric[2:-2]]["value"]
+            return metrics.recall_at_k(ranks, int(metric[2:]))
+
+        d, b = value(f"{strategy}/dense"), value(f"{strategy}/bm25")
+        assert c["better"] == ("dense" if d >= b else "bm25")
+        assert c["delta"] == pytest.approx(value(c["run"]) - max(d, b), abs=2e-4)
+    report = (evaluated[0] / "report.md").read_text()
+    assert "## Hybrid vs its better component" in report

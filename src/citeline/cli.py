@@ -466,6 +466,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
               + " ".join(f"{r['recall'][str(k)]['value']:>6.3f}" for k in ks) + f" {r['mrr']:>6.3f}")
     for c in data["comparisons"]:
         print(f"{c['label']}: +{c['wins']}/-{c['losses']}, p = {c['p']:.4f}")
+    below: dict[str, list[str]] = {}
+    for c in data["hybrid_vs_components"]:
+        if c["delta"] < 0:
+            below.setdefault(c["run"], []).append(f"{c['metric']} {c['delta']:+.3f} vs {c['better']}")
+    for rid, cells in below.items():
+        print(f"{rid} is below its better component: " + ", ".join(cells))
     prop = data["sweep"]["proposed"]
     print(f"threshold sweep ({data['sweep']['run']}): proposed {prop['threshold']:g} "
           f"({prop['refused']} refused, {prop['bluffs']} bluffs)")

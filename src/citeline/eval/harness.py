@@ -406,10 +406,39 @@ def run_eval(
         for c in comparisons
     ]
     data["comparisons_skipped"] = [{"label": c.label, "reason": why} for c, why in skipped]
+    data["hybrid_vs_components"] = hybrid_vs_components(data["runs"])
     assert sweep_inputs is not None
     data["sweep"] = sweep_report(config.sweep_run, *sweep_inputs, config.thresholds,
                                  config.bluff_cost)
     return data
+
+
+def _figures(run: dict[str, Any]) -> dict[str, float]:
+    out = {f"R@{k}": r["value"] for k, r in run["recall"].items()}
+    out["MRR"] = run["mrr"]
+    out.update({f"R@{b}ch": r["value"] for b, r in run.get("budgeted", {}).items()})
+    return out
+
+
+def hybrid_vs_components(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every hybrid run (``S/hybrid``, ``S/hybrid+FUSION``) against the better of its own
+    strategy's dense and BM25 runs, figure by figure (R@k, MRR, budgeted recall).
+
+    A fusion should never do worse than the better list it fuses; ``delta`` < 0 marks a
+    figure where it does (on this ground truth). Pure: reads the run summaries only.
+    """
+    out = []
+    for rid, r in runs.items():
+        strategy, mode = rid.split("/", 1)
+        dense, bm25 = runs.get(f"{strategy}/dense"), runs.get(f"{strategy}/bm25")
+        if not mode.startswith("hybrid") or dense is None or bm25 is None:
+            continue
+        fd, fb = _figures(dense), _figures(bm25)
+        for metric, value in _figures(r).items():
+            best, name = (fd[metric], "dense") if fd[metric] >= fb[metric] else (fb[metric], "bm25")
+            out.append({"run": rid, "metric": metric, "hybrid": value, "better": name,
+                        "better_value": best, "delta": round(value - best, 4)})
+    return out
 
 
 def sweep_report(

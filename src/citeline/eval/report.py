@@ -100,6 +100,20 @@ def render_markdown(data: dict[str, Any]) -> str:
                   "list (RRF k=10). `hybrid` above is whichever the pipeline uses by default.",
                   "", *_table(header, rows)]
 
+    checks = data.get("hybrid_vs_components") or []
+    if checks:
+        by_run: dict[str, list[dict[str, Any]]] = {}
+        for c in checks:
+            by_run.setdefault(c["run"], []).append(c)
+        metrics_ = list(dict.fromkeys(c["metric"] for c in checks))
+        rows = [[rid, *[f"{c['delta']:+.3f}" + (" ✗" if c["delta"] < 0 else "")
+                        for c in cs]] for rid, cs in by_run.items()]
+        lines += ["", "## Hybrid vs its better component", "",
+                  "Each hybrid run minus the better of the same strategy's dense and BM25 runs, "
+                  "figure by figure: a fusion should never be worse than the better list it "
+                  "fuses. ✗ marks a figure where it is, on this ground truth.", "",
+                  *_table(["run", *metrics_], rows)]
+
     lines += ["", "## By phrasing", ""]
     header = ["run", "phrasing", *[f"R@{k}" for k in ks], "MRR"]
     rows = []
