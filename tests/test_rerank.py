@@ -265,6 +265,7 @@ def test_eval_measures_rerank_end_to_end(tmp_path: Path, embedder, tiny_path: Pa
     assert "E/rerank" in stdout and "## Mode: rerank" in (out2 / "report.md").read_text()
     report = json.loads((out2 / "report.json").read_text())
     assert report["config"]["fusion"] == "convex" and report["config"]["chunk_budget"] == 768
+    assert report["runs"]["E/rerank"]["mode"] == "rerank"  # --fusion does not rename the mode
     assert Index(out2 / "indexes" / "E").budget == 768
     assert all(q["ranks"]["E/rerank"] is None or q["ranks"]["E/rerank"] <= 4
                for q in report["queries"])

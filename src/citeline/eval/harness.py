@@ -367,10 +367,12 @@ def run_eval(
                     idx, gt, report.seconds, cache.misses - misses0,
                     cache.model_seconds - model_s0,
                 )
-                plan: list[tuple[str, Mode, Fusion | None]] = [
-                    (f"{strategy}/{m}", m, config.fusion) for m in config.modes
-                ] + [(r, "hybrid", f) for r, f in config.fusion_runs(strategy)]
-                for run, mode, fusion in plan:
+                # (run, mode, fusion, the mode recorded for it): --fusion applies to the
+                # mode runs, which keep their mode's name; side-by-side runs are hybrid+NAME
+                plan: list[tuple[str, Mode, Fusion | None, str]] = [
+                    (f"{strategy}/{m}", m, config.fusion, m) for m in config.modes
+                ] + [(r, "hybrid", f, f"hybrid+{f}") for r, f in config.fusion_runs(strategy)]
+                for run, mode, fusion, recorded in plan:
                     res = _run_queries(idx, gt, queries, mode, ks, depth, progress, run,
                                        fusion=fusion)
                     for row, rank, near in zip(data["queries"], res["ranks"], res["nearest"],
@@ -385,7 +387,7 @@ def run_eval(
                         for ph in gt.phrasings
                     }
                     data["runs"][run] = {
-                        "strategy": strategy, "mode": mode if fusion is None else f"hybrid+{fusion}",
+                        "strategy": strategy, "mode": recorded,
                         "chunks": data["strategies"][strategy]["chunks"],
                         "destroyed": len(data["strategies"][strategy]["destroyed"]),
                         **summarize(res["ranks"], ks, res["budget_hits"]),
