@@ -95,10 +95,63 @@ def parse_collections(raw: str) -> tuple[str, ...]:
 
 
 class KeyStore:
-    """The keys file. Opened per use (short-lived connections): it is tiny."""
+    """The keys file. Opened per use (short-lived connections): it is tiny.
+
+    The key logic (ids, secrets, hashing, verification) is here; where the rows
+    live is the five ``_``-methods, which :class:`PgKeyStore` implements again."""
 
     def __init__(self, folder: str | Path) -> None:
         self.path = Path(folder) / KEYS_FILE
+
+    # --- the key logic ------------------------------------------------------------------
+
+    def create(self, collections: tuple[str, ...], scope: str, label: str = "") -> tuple[str, ApiKey]:
+        """Create a key; returns (the full key, shown once, and its record)."""
+        if scope not in SCOPES:
+            raise ConfigError(f"--scope: must be read or write, got {scope!r}")
+        secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
+        salt = secrets.token_bytes(16)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        while True:  # a fresh id until one is free (2^32 ids: a clash is rare)
+            kid = secrets.token_hex(4)
+            if self._insert((kid, salt, _digest(salt, secret), json.dumps(list(collections)),
+                             scope, label, now)):
+                break
+        return f"cl_{kid}_{secret}", ApiKey(kid, collections, scope, label, now, None)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _row(row: tuple) -> ApiKey:
+        kid, cols, scope, label, created, revoked = row
+        cols = json.loads(cols) if isinstance(cols, str) else cols  # text here, jsonb in PG
+        return ApiKey(kid, tuple(cols), scope, label, created, revoked)
+
+    def list(self) -> list[ApiKey]:
+        return [self._row(r) for r in self._rows()]
+
+    def revoke(self, key_id: str) -> bool:
+        """Revoke by id (or by the full key); False when no active key matched."""
+        m = _KEY_RE.match(key_id)
+        return self._revoke(m.group(1) if m else key_id,
+                            datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def any_active(self) -> bool:
+        return self._any_active()
+
+    def verify(self, key: str) -> ApiKey | None:
+        """The active key's record if ``key`` is valid, else None."""
+        m = _KEY_RE.match(key.strip())
+        if m is None:
+            return None
+        kid, secret = m.groups()
+        row = self._fetch(kid)
+        if row is None:
+            return None
+        rec = self._row(row[:6])
+        if not hmac.compare_digest(_digest(bytes(row[6]), secret), bytes(row[7])) or not rec.active:
+            return None
+        return rec
+
+    # --- where the rows live: the keys file -------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -108,63 +161,45 @@ class KeyStore:
             raise ConfigError(f"{self.path}: cannot open the keys file: {exc}") from exc
         return c
 
-    def create(self, collections: tuple[str, ...], scope: str, label: str = "") -> tuple[str, ApiKey]:
-        """Create a key; returns (the full key, shown once, and its record)."""
-        if scope not in SCOPES:
-            raise ConfigError(f"--scope: must be read or write, got {scope!r}")
+    def _insert(self, row: tuple) -> bool:
+        """Insert (id, salt, hash, collections JSON, scope, label, created_at); False if
+        the id is taken."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         c = self._connect()
         try:
-            while True:
-                kid = secrets.token_hex(4)
-                if c.execute("SELECT 1 FROM keys WHERE id = ?", (kid,)).fetchone() is None:
-                    break
-            secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
-            salt = secrets.token_bytes(16)
-            now = datetime.now(UTC).isoformat(timespec="seconds")
-            c.execute(
-                "INSERT INTO keys (id, salt, hash, collections, scope, label, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (kid, salt, _digest(salt, secret), json.dumps(list(collections)), scope, label, now),
+            cur = c.execute(
+                "INSERT OR IGNORE INTO keys (id, salt, hash, collections, scope, label, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", row,
             )
+            return cur.rowcount == 1
         finally:
             c.close()
-        return f"cl_{kid}_{secret}", ApiKey(kid, collections, scope, label, now, None)  # type: ignore[arg-type]
 
-    def _row(self, row: tuple) -> ApiKey:
-        kid, cols, scope, label, created, revoked = row
-        return ApiKey(kid, tuple(json.loads(cols)), scope, label, created, revoked)
-
-    def list(self) -> list[ApiKey]:
+    def _rows(self) -> list[tuple]:
         if not self.path.exists():
             return []
         c = self._connect()
         try:
-            rows = c.execute(
+            return c.execute(
                 "SELECT id, collections, scope, label, created_at, revoked_at FROM keys "
                 "ORDER BY created_at, id"
             ).fetchall()
         finally:
             c.close()
-        return [self._row(r) for r in rows]
 
-    def revoke(self, key_id: str) -> bool:
-        """Revoke by id (or by the full key); False when no active key matched."""
-        m = _KEY_RE.match(key_id)
-        kid = m.group(1) if m else key_id
+    def _revoke(self, kid: str, now: str) -> bool:
         if not self.path.exists():
             return False
         c = self._connect()
         try:
             cur = c.execute(
-                "UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
-                (datetime.now(UTC).isoformat(timespec="seconds"), kid),
+                "UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (now, kid)
             )
             return cur.rowcount > 0
         finally:
             c.close()
 
-    def any_active(self) -> bool:
+    def _any_active(self) -> bool:
         if not self.path.exists():
             return False
         c = self._connect()
@@ -173,27 +208,19 @@ class KeyStore:
         finally:
             c.close()
 
-    def verify(self, key: str) -> ApiKey | None:
-        """The active key's record if ``key`` is valid, else None."""
-        m = _KEY_RE.match(key.strip())
-        if m is None or not self.path.exists():
+    def _fetch(self, kid: str) -> tuple | None:
+        """(id, collections, scope, label, created_at, revoked_at, salt, hash) or None."""
+        if not self.path.exists():
             return None
-        kid, secret = m.groups()
         c = self._connect()
         try:
-            row = c.execute(
+            return c.execute(
                 "SELECT id, collections, scope, label, created_at, revoked_at, salt, hash "
                 "FROM keys WHERE id = ?",
                 (kid,),
             ).fetchone()
         finally:
             c.close()
-        if row is None:
-            return None
-        rec = self._row(row[:6])
-        if not hmac.compare_digest(_digest(row[6], secret), row[7]) or not rec.active:
-            return None
-        return rec
 
 
 class PgKeyStore(KeyStore):
@@ -220,64 +247,35 @@ class PgKeyStore(KeyStore):
         except psycopg.Error as exc:
             raise ConfigError(f"{self.path}: cannot read or write the API keys: {exc}") from exc
 
-    def create(self, collections: tuple[str, ...], scope: str, label: str = "") -> tuple[str, ApiKey]:
-        if scope not in SCOPES:
-            raise ConfigError(f"--scope: must be read or write, got {scope!r}")
-        secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
-        salt = secrets.token_bytes(16)
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        while True:
-            kid = secrets.token_hex(4)
-            inserted = self._run(
-                "INSERT INTO api_keys (id, salt, hash, collections, scope, label, created_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-                (kid, salt, _digest(salt, secret), json.dumps(list(collections)), scope, label,
-                 now),
-            )
-            if inserted[0][0] == 1:
-                break
-        return f"cl_{kid}_{secret}", ApiKey(kid, collections, scope, label, now, None)  # type: ignore[arg-type]
+    def _insert(self, row: tuple) -> bool:
+        n = self._run(
+            "INSERT INTO api_keys (id, salt, hash, collections, scope, label, created_at) "
+            "VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s) ON CONFLICT (id) DO NOTHING", row,
+        )
+        return n[0][0] == 1
 
-    def _pg_row(self, row: tuple) -> ApiKey:
-        kid, cols, scope, label, created, revoked = row
-        return ApiKey(kid, tuple(cols), scope, label, created, revoked)
-
-    def list(self) -> list[ApiKey]:
-        rows = self._run(
+    def _rows(self) -> list[tuple]:
+        return self._run(
             "SELECT id, collections, scope, label, created_at, revoked_at FROM api_keys "
             "ORDER BY created_at, id"
         )
-        return [self._pg_row(r) for r in rows]
 
-    def revoke(self, key_id: str) -> bool:
-        m = _KEY_RE.match(key_id)
-        kid = m.group(1) if m else key_id
+    def _revoke(self, kid: str, now: str) -> bool:
         n = self._run(
-            "UPDATE api_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
-            (datetime.now(UTC).isoformat(timespec="seconds"), kid),
+            "UPDATE api_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL", (now, kid)
         )
         return n[0][0] > 0
 
-    def any_active(self) -> bool:
+    def _any_active(self) -> bool:
         return bool(self._run("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1"))
 
-    def verify(self, key: str) -> ApiKey | None:
-        m = _KEY_RE.match(key.strip())
-        if m is None:
-            return None
-        kid, secret = m.groups()
+    def _fetch(self, kid: str) -> tuple | None:
         rows = self._run(
             "SELECT id, collections, scope, label, created_at, revoked_at, salt, hash "
             "FROM api_keys WHERE id = %s",
             (kid,),
         )
-        if not rows:
-            return None
-        row = rows[0]
-        rec = self._pg_row(row[:6])
-        if not hmac.compare_digest(_digest(bytes(row[6]), secret), bytes(row[7])) or not rec.active:
-            return None
-        return rec
+        return rows[0] if rows else None
 
 
 def open_keys(*, folder: str | Path | None = None, store_url: str | None = None) -> KeyStore:
