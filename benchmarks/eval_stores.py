@@ -21,17 +21,11 @@ import tempfile
 from pathlib import Path
 
 from citeline import cli
+from citeline.eval.harness import run_figures
 from citeline.store.pg_local import LocalPostgres
 
 TOLERANCE = 0.01  # the bar for "the same figures on both stores"
 STRATEGY = "E"
-
-
-def figures(run: dict) -> dict[str, float]:
-    out = {f"R@{k}": v["value"] for k, v in run["recall"].items()}
-    out["MRR"] = run["mrr"]
-    out.update({f"R@{b}ch": v["value"] for b, v in run.get("budgeted", {}).items()})
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, worst = {}, 0.0
     runs = [r for r, v in lite["runs"].items() if v["strategy"] == STRATEGY and r in pgr["runs"]]
     for run in runs:
-        a, b = figures(lite["runs"][run]), figures(pgr["runs"][run])
+        a, b = run_figures(lite["runs"][run]), run_figures(pgr["runs"][run])
         diff = {k: round(b[k] - a[k], 4) for k in a}
         worst = max(worst, *(abs(d) for d in diff.values()))
         same = sum(q1["ranks"][run] == q2["ranks"][run]

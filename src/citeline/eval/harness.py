@@ -415,7 +415,8 @@ def run_eval(
     return data
 
 
-def _figures(run: dict[str, Any]) -> dict[str, float]:
+def run_figures(run: dict[str, Any]) -> dict[str, float]:
+    """A run summary's figures by name: R@k, MRR, R@{budget}ch."""
     out = {f"R@{k}": r["value"] for k, r in run["recall"].items()}
     out["MRR"] = run["mrr"]
     out.update({f"R@{b}ch": r["value"] for b, r in run.get("budgeted", {}).items()})
@@ -435,8 +436,8 @@ def hybrid_vs_components(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]
         dense, bm25 = runs.get(f"{strategy}/dense"), runs.get(f"{strategy}/bm25")
         if not mode.startswith("hybrid") or dense is None or bm25 is None:
             continue
-        fd, fb = _figures(dense), _figures(bm25)
-        for metric, value in _figures(r).items():
+        fd, fb = run_figures(dense), run_figures(bm25)
+        for metric, value in run_figures(r).items():
             best, name = (fd[metric], "dense") if fd[metric] >= fb[metric] else (fb[metric], "bm25")
             out.append({"run": rid, "metric": metric, "hybrid": value, "better": name,
                         "better_value": best, "delta": round(value - best, 4)})
