@@ -59,10 +59,9 @@ def test_report_files(evaluated):
 def test_numbers_are_consistent(evaluated):
     _, data = evaluated
     assert set(data["runs"]) == {f"{s}/{m}" for s in "EA" for m in ("dense", "bm25", "hybrid")} | {
-        "E/hybrid+rrf", "E/hybrid+sentence"}  # the fusions side by side, on E only
+        "E/hybrid+rrf", "E/hybrid+sentence", "E/hybrid+section"}  # side by side, on E only
     ranks_of = lambda rid: [q["ranks"][rid] for q in data["queries"]]  # noqa: E731
-    fused = {"rrf": "E/hybrid+rrf", "sentence": "E/hybrid+sentence"}
-    assert ranks_of("E/hybrid") == ranks_of(fused[DEFAULT_FUSION])  # hybrid = the default
+    assert ranks_of("E/hybrid") == ranks_of(f"E/hybrid+{DEFAULT_FUSION}")  # hybrid = the default
     for rid, run in data["runs"].items():
         ranks = [q["ranks"][rid] for q in data["queries"]]
         assert run["n"] == len(ranks) == 12
@@ -81,15 +80,27 @@ def test_numbers_are_consistent(evaluated):
                 run["recall"][str(k)]["hits"])
         assert all(t["n"] > 0 for t in run["timings_ms"].values())
     for c in data["comparisons"]:
-        x = [q["ranks"][c["x"]] is not None and q["ranks"][c["x"]] <= c["k"] for q in data["queries"]]
-        y = [q["ranks"][c["y"]] is not None and q["ranks"][c["y"]] <= c["k"] for q in data["queries"]]
+        if c["unit"] == "ch":  # budgeted recall, per query
+            x = [q["within"][c["x"]][str(c["k"])] for q in data["queries"]]
+            y = [q["within"][c["y"]][str(c["k"])] for q in data["queries"]]
+        else:
+            x = [q["ranks"][c["x"]] is not None and q["ranks"][c["x"]] <= c["k"]
+                 for q in data["queries"]]
+            y = [q["ranks"][c["y"]] is not None and q["ranks"][c["y"]] <= c["k"]
+                 for q in data["queries"]]
         assert c["wins"] == sum(a and not b for a, b in zip(x, y))
         assert c["losses"] == sum(b and not a for a, b in zip(x, y))
+    for rid, run in data["runs"].items():  # the per-query budget hits add up to the rate
+        for b in ("2000", "4000"):
+            assert sum(q["within"][rid][b] for q in data["queries"]) == run["budgeted"][b]["hits"]
     assert [c["label"] for c in data["comparisons"]] == [
         "E/dense vs A/dense @ R@20", "E/hybrid vs E/dense @ R@4", "E/hybrid vs E/bm25 @ R@4",
-        "E/hybrid+sentence vs E/hybrid+rrf @ R@1", "E/hybrid+sentence vs E/hybrid+rrf @ R@4",
-        "E/hybrid+sentence vs E/hybrid+rrf @ R@20", "E/hybrid+sentence vs E/dense @ R@4",
-        "E/hybrid+sentence vs E/dense @ R@20", "E/hybrid+sentence vs E/bm25 @ R@4"]
+        "E/hybrid+section vs E/hybrid+rrf @ R@1", "E/hybrid+section vs E/hybrid+rrf @ R@4",
+        "E/hybrid+section vs E/hybrid+rrf @ R@20", "E/hybrid+section vs E/hybrid+rrf @ R@2000ch",
+        "E/hybrid+section vs E/hybrid+sentence @ R@4",
+        "E/hybrid+section vs E/hybrid+sentence @ R@2000ch",
+        "E/hybrid+section vs E/dense @ R@4", "E/hybrid+section vs E/dense @ R@20",
+        "E/hybrid+section vs E/dense @ R@2000ch", "E/hybrid+section vs E/bm25 @ R@4"]
 
 
 def test_destroyed_and_token_accounting(evaluated):
@@ -194,14 +205,18 @@ def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):
 
 def test_fusion_runs_parse_and_are_validated():
     c = parse_comparison("E/hybrid+sentence:E/hybrid+rrf@4")
-    assert (c.x, c.y, c.k) == ("E/hybrid+sentence", "E/hybrid+rrf", 4)
+    assert (c.x, c.y, c.k, c.unit) == ("E/hybrid+sentence", "E/hybrid+rrf", 4, "")
+    c = parse_comparison("E/hybrid+section:E/hybrid+rrf@2000ch")
+    assert (c.k, c.unit, c.label) == (2000, "ch", "E/hybrid+section vs E/hybrid+rrf @ R@2000ch")
+    with pytest.raises(ConfigError, match="budgeted recall is measured at 2000ch, 4000ch"):
+        parse_comparison("E:A@300ch")
     with pytest.raises(ConfigError, match="--compare"):
         parse_comparison("E/hybrid+nope:E/hybrid+rrf@4")
     with pytest.raises(ConfigError, match="--fusions"):
         parse_fusions("rrf,nope")
     assert parse_fusions("") == () and parse_fusions("sentence, rrf") == ("sentence", "rrf")
     cfg = EvalConfig(out=Path("x"), strategies=("A", "E"), modes=("dense", "hybrid"))
-    assert cfg.runs[-2:] == ["E/hybrid+rrf", "E/hybrid+sentence"]
+    assert cfg.runs[-3:] == ["E/hybrid+rrf", "E/hybrid+sentence", "E/hybrid+section"]
     assert EvalConfig(out=Path("x"), modes=("dense",)).fusion_runs("E") == []
     assert EvalConfig(out=Path("x"), fusions=()).fusion_runs("E") == []
 

@@ -11,7 +11,7 @@ import pytest
 from citeline.gate import gate, refusal_line
 from citeline.retrieve.bm25 import idf, score_postings, tokenize
 from citeline.retrieve.dense import top_k
-from citeline.retrieve.fuse import CONVEX_ALPHA, convex, rrf
+from citeline.retrieve.fuse import CONVEX_ALPHA, convex, rrf, section_lift
 from citeline.types import Hit, Locator
 
 CORPUS = [
@@ -141,3 +141,21 @@ def test_gate_refuses_when_nothing_is_close():
     g = gate([_hit(1, 0.8), _hit(2, 0.9)], 0.675)
     assert g.refused and g.nearest == pytest.approx(0.8)
     assert refusal_line("q?", 0.675) == 'NO ANSWER: nothing under cosine distance 0.675 for "q?"'
+
+
+def test_section_lift_hand_worked():
+    # chunks 1 and 2 share a section, 3 is alone: 1 -> .9 + .5 * .9, 2 -> .5 + .5 * .9,
+    # 3 -> .6 + .5 * .6
+    lifted = section_lift([(1, 0.9), (3, 0.6), (2, 0.5)], {1: "a", 2: "a", 3: "b"}, 0.5)
+    assert [i for i, _ in lifted] == [1, 2, 3]
+    assert [s for _, s in lifted] == pytest.approx([1.35, 0.95, 0.9])
+    # weight 0 keeps the list as it was; equal lifted scores keep the list's order
+    assert section_lift([(4, 0.3), (5, 0.3)], {4: "a", 5: "b"}, 0.0) == [(4, 0.3), (5, 0.3)]
+    assert [i for i, _ in section_lift([(5, 0.3), (4, 0.3)], {}, 1.0)] == [5, 4]
+    # a chunk with no section key (deleted meanwhile) is its own section
+    assert section_lift([(7, 0.8), (8, 0.1)], {8: "x"}, 1.0) == [
+        (7, pytest.approx(1.6)), (8, pytest.approx(0.2))]
+    # only the list's own scores count: the best of the section within the list
+    assert section_lift([], {}, 1.0) == []
+    with pytest.raises(ValueError, match="weight"):
+        section_lift([(1, 0.5)], {}, -0.1)

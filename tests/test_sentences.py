@@ -1,4 +1,5 @@
-"""The sentence-level dense list: split, store, search, stale indexes, migration."""
+"""The sentence-level dense list: split, store, search (the "sentence" and default
+"section" fusions), stale indexes, migration."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citeline.pipeline import Index
+from citeline.pipeline import DEFAULT_FUSION, Index
 from citeline.retrieve.dense import chunk_max
-from citeline.retrieve.fuse import SENTENCE_RRF_K, rrf
+from citeline.retrieve.fuse import SECTION_WEIGHT, SENTENCE_RRF_K, rrf, section_lift
 from citeline.sentences import (
     CODE_PIECE_CHARS,
     MIN_SENTENCE_CHARS,
@@ -165,6 +166,44 @@ def test_sentence_fusion_ranks_three_lists_and_gates_on_chunk_cosine(
     assert [c for c, _ in sent] == sorted(best, key=lambda c: (-best[c], c))[: len(sent)]
 
 
+def test_section_fusion_is_the_default_and_lifts_by_the_stores_sections(
+    index: Index, clean_corpus: Path
+):
+    index.index(clean_corpus)
+    q = "how often should the chain be oiled"
+    res = index.search(q, k=10)
+    assert res.fusion == "section" == DEFAULT_FUSION and res.hits
+    qv = index.embedder.embed([q])[0]
+    key = index.embedder.identity.key
+    from citeline.retrieve.bm25 import tokenize
+
+    dense = index.store.dense(qv, 200, key)
+    bm25 = index.store.bm25(tokenize(q), 200)
+    sent = index.store.sentence_max(qv, 200, key)
+    # the section keys come from the chunks' own document and heading path
+    rows = index.store.chunks([i for i, _ in dense])
+    groups = index.store.sections([i for i, _ in dense] + [i for i, _ in sent])
+    paths = {r.document: doc for r in rows.values() for doc, _ in [groups[r.id]]}
+    assert len(set(paths.values())) == len(paths)  # one document id per document
+    assert all(groups[i][1] == rows[i].section for i in rows)
+    want = rrf([[i for i, _ in section_lift(dense, groups, SECTION_WEIGHT)],
+                [i for i, _ in bm25],
+                [i for i, _ in section_lift(sent, groups, SECTION_WEIGHT)]], k=SENTENCE_RRF_K)[:10]
+    assert [(h.chunk_id, round(h.score, 9)) for h in res.hits] == [
+        (i, round(s, 9)) for i, s in want
+    ]
+    # on this tiny corpus the lift changes the order of these queries' tails, so the
+    # test tells the two fusions apart
+    for other in ("limescale", "brake pads worn"):
+        lifted = [h.chunk_id for h in index.search(other, k=10).hits]
+        plain = [h.chunk_id for h in index.search(other, k=10, fusion="sentence").hits]
+        assert lifted != plain and sorted(lifted) == sorted(plain)
+    # the gate's distance is still the chunk's own cosine distance
+    sims = index.store.similarities(qv, [h.chunk_id for h in res.hits], key)
+    for h in res.hits:
+        assert h.distance == pytest.approx(1.0 - sims[h.chunk_id], abs=1e-6)
+
+
 def _downgrade_to_schema_1(folder: Path) -> None:
     """Make a current index look exactly like one written before sentence vectors:
     schema version 1 (no sentences table) and the old pipeline version."""
@@ -211,18 +250,26 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
     idx.close()
 
 
-def test_sentence_vectors_are_an_index_option_off_by_default(
+def test_sentence_vectors_are_on_for_a_new_index_and_an_option(
     index: Index, clean_corpus: Path, run
 ):
+    # a new index stores them: the default fusion's third list
     report = index.index(clean_corpus)
-    assert report.sentences_written == 0 and _sentences(index) == []
-    assert not index.sentence_vectors
+    assert index.sentence_vectors and report.sentences_written == len(_sentences(index)) > 0
+    assert SENTENCE_SIGNATURE in index.pipeline_version()
+    assert index.search("descaling vinegar").fusion == "section"
+    # --no-sentences drops them at the next index run; hybrid search then runs the port
+    code, _, _ = run("index", str(clean_corpus), "--index", index.location, "--no-sentences")
+    assert code == 0 and not index.sentence_vectors and _sentences(index) == []
     assert SENTENCE_SIGNATURE not in index.pipeline_version()
-    # asking for the sentence fusion says what ran instead (CLI: a note on stderr)
-    assert index.search("descaling vinegar", fusion="sentence").fusion == "rrf"
-    code, _, err = run("search", "descaling vinegar", "--index", index.location,
-                       "--fusion", "sentence")
-    assert code == 0 and "holds no sentence vectors" in err
+    assert {s.state for s in index.status()} == {"indexed"}
+    assert index.search("descaling vinegar").fusion == "rrf"
+    # the CLI says what ran instead of the fusion asked for (or the default)
+    for extra in ((), ("--fusion", "sentence")):
+        code, _, err = run("search", "descaling vinegar", "--index", index.location, *extra)
+        assert code == 0 and "holds no sentence vectors" in err and "fused with rrf" in err
+    code, _, err = run("search", "descaling vinegar", "--index", index.location, "--fusion", "rrf")
+    assert code == 0 and "sentence vectors" not in err
     # turning them on makes every document stale; reindex --stale adds them
     code, _, _ = run("index", str(clean_corpus), "--index", index.location, "--sentences")
     assert code == 0 and index.sentence_vectors
@@ -232,3 +279,22 @@ def test_sentence_vectors_are_an_index_option_off_by_default(
     # and off again: the next index run drops them
     index.index(clean_corpus, sentences=False)
     assert _sentences(index) == [] and {s.state for s in index.status()} == {"indexed"}
+
+
+def test_index_written_before_the_setting_existed_keeps_no_sentences(
+    tmp_path: Path, clean_corpus: Path, embedder
+):
+    """An index holding chunks but no `sentences` setting was built before sentence
+    vectors were the default: indexing more into it must not turn them on (that would
+    make every existing document stale behind the user's back)."""
+    folder = tmp_path / "older"
+    idx = Index(folder, embedder=embedder)
+    idx.index(clean_corpus, sentences=False)
+    idx.store.conn.execute("DELETE FROM settings WHERE key = 'sentences'")
+    idx.store.conn.commit()
+    extra = tmp_path / "more"
+    extra.mkdir()
+    (extra / "note.md").write_text("# Note\n\nThe hedge is trimmed in May.\n", encoding="utf-8")
+    idx.index(extra)
+    assert not idx.sentence_vectors and _sentences(idx) == []
+    idx.close()

@@ -16,8 +16,8 @@ from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
 from citeline.config import load_settings
 from citeline.errors import CiteError, ConfigError
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
-from citeline.pipeline import Index, IndexReport
-from citeline.retrieve.fuse import FUSIONS
+from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport
+from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS
 from citeline.types import ALL_MODES, MODES, STRATEGIES, Locator
 
 Handler = Callable[[argparse.Namespace], int]
@@ -137,10 +137,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     idx = _open(args)
     result = idx.search(args.query, k=args.k or settings.k, mode=args.mode or settings.mode,
                         fusion=args.fusion)
-    if args.fusion == "sentence" and result.fusion != "sentence":
-        print(f"citeline: note: {_shown(idx.location)} holds no sentence vectors (index with "
-              f"--sentences, then reindex --stale); fused with {result.fusion} instead",
-              file=sys.stderr)
+    wanted = args.fusion or DEFAULT_FUSION
+    if result.mode == "hybrid" and wanted in SENTENCE_FUSIONS and result.fusion != wanted:
+        print(f"citeline: note: {_shown(idx.location)} holds no sentence vectors (an index "
+              f"built before they were the default: `citeline index PATH --index DIR "
+              f"--sentences`, then `reindex --stale`); fused with {result.fusion} instead of "
+              f"{wanted}", file=sys.stderr)
     if args.json:
         _print_json(result.to_json())
         return 0
@@ -614,8 +616,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="characters per chunk, kept as the index's setting (default 512; "
                          "768 measured in docs/retrieval-experiments.md)")
     sp.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
-                    help="also store sentence vectors, for `search --fusion sentence` "
-                         "(~2.3x the embedding work); kept as the index's setting (default off)")
+                    help="store sentence vectors, the third list of the default fusion "
+                         "(~2.3x the embedding work, ~3.5x the disk); kept as the index's "
+                         "setting (default on for a new index; --no-sentences: hybrid search "
+                         "then fuses with rrf, the chapter's port)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
@@ -625,10 +629,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mode", choices=ALL_MODES, default=None, help=MODE_HELP)
     _add_rerank_model(sp)
     sp.add_argument("--fusion", choices=FUSIONS, default=None,
-                    help="how hybrid merges its lists (default: the pipeline's DEFAULT_FUSION): "
-                         "rrf = dense + BM25 by RRF k=60 (the chapter's faithful port), convex "
-                         "= 0.7 cosine + 0.3 normalised BM25, sentence = RRF k=10 over dense, "
-                         "BM25 and best-sentence similarity (docs/retrieval-experiments.md)")
+                    help="how hybrid merges its lists (default section): section = RRF k=10 "
+                         "over dense, BM25 and best-sentence similarity, the dense and sentence "
+                         "lists lifted by their section's best; sentence = the same without the "
+                         "lift; rrf = dense + BM25 by RRF k=60 (the chapter's faithful port); "
+                         "convex = 0.7 cosine + 0.3 normalised BM25 "
+                         "(docs/retrieval-experiments.md)")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
 
     sp = add("ask", cmd_ask, "answer a question with citations, or refuse")
@@ -776,15 +782,15 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                     help="retrieval modes, comma-separated from dense,bm25,hybrid,rerank "
                          "(default dense,bm25,hybrid; rerank needs --rerank-model)")
     sp.add_argument("--fusion", choices=FUSIONS, default=None,
-                    help="how hybrid (and rerank's shortlist) merge dense and BM25 "
-                         "(default: search's default, rrf)")
+                    help="how hybrid (and rerank's shortlist) merge their lists "
+                         "(default: search's default, section)")
     sp.add_argument("--budget", type=int, default=None, metavar="CHARS",
                     help="characters per chunk for every strategy's index (default 512)")
     _add_rerank_model(sp)
-    sp.add_argument("--fusions", default="rrf,sentence", metavar="LIST",
+    sp.add_argument("--fusions", default="rrf,sentence,section", metavar="LIST",
                     help="hybrid fusions scored side by side on strategy E as runs "
-                         "E/hybrid+NAME (default rrf,sentence: the faithful port and the "
-                         "sentence-level list; empty for none)")
+                         "E/hybrid+NAME (default rrf,sentence,section: the faithful port, the "
+                         "sentence-level list and the default; empty for none)")
     sp.add_argument("--k", default="1,4,8,20", metavar="LIST",
                     help="cut-offs for recall@k, comma-separated (default 1,4,8,20)")
     sp.add_argument("--out", default="reports/eval", metavar="DIR",

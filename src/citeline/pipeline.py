@@ -42,7 +42,16 @@ from citeline.extract import extractor_for, extractor_versions, fingerprint, sup
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
 from citeline.rerank import RERANK_CANDIDATES, Reranker, load_reranker, rerank_order
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
-from citeline.retrieve.fuse import FUSIONS, SENTENCE_RRF_K, Fusion, convex, rrf
+from citeline.retrieve.fuse import (
+    FUSIONS,
+    SECTION_WEIGHT,
+    SENTENCE_FUSIONS,
+    SENTENCE_RRF_K,
+    Fusion,
+    convex,
+    rrf,
+    section_lift,
+)
 from citeline.sentences import SENTENCE_SIGNATURE, sentence_text, split_sentences
 from citeline.store import DocRecord, Store, StoredChunk, StoredSentence, open_store
 from citeline.types import STRATEGIES, Answer, Citation, DocState, Document, Hit, Mode, Strategy
@@ -60,7 +69,13 @@ ASK_CANDIDATES = 25
 # How hybrid search fuses its lists unless told otherwise. "rrf" is the chapter's
 # faithful port (dense + BM25, k = 60); see retrieve/fuse.py for the others and
 # docs/retrieval-experiments.md (section 10) for why this one is the default.
-DEFAULT_FUSION: Fusion = "rrf"
+# Hybrid search's fusion: dense + BM25 + best-sentence lists, the dense and sentence
+# lists lifted by their section's best (issue 7; docs/retrieval-experiments.md,
+# section 15). On an index without sentence vectors it falls back to "rrf", the
+# chapter's faithful port.
+DEFAULT_FUSION: Fusion = "section"
+# A new index stores sentence vectors (the default fusion's third list).
+DEFAULT_SENTENCES = True
 
 
 @dataclass
@@ -219,11 +234,14 @@ class Index:
 
     @property
     def sentence_vectors(self) -> bool:
-        """Whether this index stores sentence vectors (the ``sentence`` fusion's list).
+        """Whether this index stores sentence vectors (the third list of the default
+        "section" fusion, and of "sentence").
 
-        Off by default: they cost ~2.3x the index-time embedding and ~3.5x the disk,
-        for a fusion that is an option, not the default (its held-out gain over the
-        default is +7/-1 at R@4, p = 0.07; docs/retrieval-experiments.md, section 10).
+        A new index stores them (:data:`DEFAULT_SENTENCES`; set at its first write):
+        they cost ~2.3x the index-time embedding and ~3.5x the disk, for the held-out
+        gain of docs/retrieval-experiments.md, section 15. An index written before the
+        setting existed has none and keeps it that way (search falls back to "rrf")
+        until ``index --sentences`` and a re-index.
         """
         return (self.store.get_setting("sentences", "0") or "0") == "1"
 
@@ -231,6 +249,12 @@ class Index:
         """Turn sentence vectors on or off; documents then show as stale (the pipeline
         version names them) until re-indexed, which adds or drops them."""
         self.store.set_setting("sentences", "1" if on else "0")
+
+    def _settle_sentence_setting(self) -> None:
+        # At the first write an index without the setting takes the default; one that
+        # already holds chunks was built before the setting existed, without them.
+        if self.store.get_setting("sentences") is None:
+            self.set_sentence_vectors(DEFAULT_SENTENCES and self.store.stats().chunks == 0)
 
     @property
     def threshold(self) -> float:
@@ -305,7 +329,9 @@ class Index:
             self.set_strategy(strategy)
         if budget is not None and budget != self.budget:
             self.set_budget(budget)
-        if sentences is not None and sentences != self.sentence_vectors:
+        if sentences is not None and (
+            sentences != self.sentence_vectors or self.store.get_setting("sentences") is None
+        ):
             self.set_sentence_vectors(sentences)
         root = Path(path).expanduser()
         if not root.exists():
@@ -406,6 +432,7 @@ class Index:
     ) -> None:
         ident = self.embedder.identity
         self._check_model_setting(ident)
+        self._settle_sentence_setting()
         config = self.chunk_config
         pv = self.pipeline_version()
         versions = extractor_versions()
@@ -557,10 +584,12 @@ class Index:
         self, query: str, k: int = 20, mode: Mode = "hybrid", fusion: Fusion | None = None
     ) -> SearchResult:
         """Rank chunks for ``query``. ``fusion`` (default :data:`DEFAULT_FUSION`) picks
-        how hybrid mode merges its lists: "rrf" (dense + BM25 by reciprocal rank
-        fusion, the chapter's faithful port), "convex" (0.7 cosine + 0.3 BM25 / best
-        BM25) or "sentence" (RRF k=10 over dense, BM25 and each chunk's best sentence
-        similarity; an index without sentence vectors falls back to "rrf"). See
+        how hybrid mode merges its lists: "section" (the default: RRF k=10 over the
+        dense list, BM25 and each chunk's best sentence similarity, the dense and
+        sentence lists lifted by their section's best score), "sentence" (the same
+        without the lift), "rrf" (dense + BM25 by reciprocal rank fusion, the
+        chapter's faithful port) or "convex" (0.7 cosine + 0.3 BM25 / best BM25). An
+        index without sentence vectors runs "rrf" for "section"/"sentence". See
         retrieve/fuse.py and docs/retrieval-experiments.md. Ignored by the dense and
         bm25 modes. The gate always sees the chunk's own cosine distance. Mode
         "rerank" is hybrid re-scored by the cross-encoder (:meth:`_search_reranked`)."""
@@ -597,7 +626,7 @@ class Index:
             bm25 = self.store.bm25(tokenize(query), depth)
             timings["bm25"] = _ms(t)
         sentence: list[tuple[int, float]] = []
-        if mode == "hybrid" and fusion == "sentence":
+        if mode == "hybrid" and fusion in SENTENCE_FUSIONS:
             t = time.perf_counter()
             sentence = self.store.sentence_max(qvec, depth, ident.key)
             timings["sentences"] = _ms(t)
@@ -611,6 +640,14 @@ class Index:
             ranked = bm25[:k]
         elif fusion == "sentence":
             lists = [[i for i, _ in dense], [i for i, _ in bm25], [i for i, _ in sentence]]
+            ranked = rrf(lists, k=SENTENCE_RRF_K)[:k]
+        elif fusion == "section":
+            groups = self.store.sections([i for i, _ in dense] + [i for i, _ in sentence])
+            lists = [
+                [i for i, _ in section_lift(dense, groups, SECTION_WEIGHT)],
+                [i for i, _ in bm25],
+                [i for i, _ in section_lift(sentence, groups, SECTION_WEIGHT)],
+            ]
             ranked = rrf(lists, k=SENTENCE_RRF_K)[:k]
         elif fusion == "convex":
             # Convex fusion needs a cosine for every BM25 candidate; a chunk with no

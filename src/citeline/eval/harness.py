@@ -33,7 +33,7 @@ from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import GroundTruthSet, Query, load_ground_truth
 from citeline.pipeline import ASK_CANDIDATES, DEFAULT_FUSION, Index
 from citeline.rerank import RERANK_CANDIDATES, Reranker, load_reranker
-from citeline.retrieve.fuse import FUSIONS, Fusion
+from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS, Fusion
 from citeline.store.sqlite import DB_NAME
 from citeline.types import ALL_MODES, MODES, STRATEGIES, Hit, Mode, Strategy
 
@@ -58,18 +58,25 @@ RERANK_COMPARISONS: tuple[tuple[str, str, int], ...] = (
 # The sweep runs on what `ask` uses by default: strategy E, hybrid retrieval.
 SWEEP_RUN = "E/hybrid"
 # Hybrid fusions scored side by side on one strategy's index, as runs
-# "E/hybrid+rrf", "E/hybrid+sentence": the chapter's faithful port (RRF k=60 over
-# dense + BM25) against the sentence-level list (issue 7), whatever the default is.
+# "E/hybrid+rrf", "E/hybrid+section", ...: the chapter's faithful port (RRF k=60
+# over dense + BM25) against the default "section" fusion and the plain sentence
+# list it builds on (issue 7), whatever --fusion says for the other runs.
 FUSION_STRATEGY: Strategy = "E"
-FUSION_RUNS: tuple[Fusion, ...] = ("rrf", "sentence")
-FUSION_COMPARISONS: tuple[tuple[str, str, int], ...] = (
-    ("E/hybrid+sentence", "E/hybrid+rrf", 1),
-    ("E/hybrid+sentence", "E/hybrid+rrf", 4),
-    ("E/hybrid+sentence", "E/hybrid+rrf", 20),
+FUSION_RUNS: tuple[Fusion, ...] = ("rrf", "sentence", "section")
+# (x, y, k, unit): unit "ch" compares budgeted recall R@{k}ch (the fair measure
+# when the retrieved text differs in length), "" compares R@k.
+FUSION_COMPARISONS: tuple[tuple[str, str, int] | tuple[str, str, int, str], ...] = (
+    ("E/hybrid+section", "E/hybrid+rrf", 1, ""),
+    ("E/hybrid+section", "E/hybrid+rrf", 4, ""),
+    ("E/hybrid+section", "E/hybrid+rrf", 20, ""),
+    ("E/hybrid+section", "E/hybrid+rrf", 2000, "ch"),
+    ("E/hybrid+section", "E/hybrid+sentence", 4, ""),
+    ("E/hybrid+section", "E/hybrid+sentence", 2000, "ch"),
     # "hybrid never worse than its better component"
-    ("E/hybrid+sentence", "E/dense", 4),
-    ("E/hybrid+sentence", "E/dense", 20),
-    ("E/hybrid+sentence", "E/bm25", 4),
+    ("E/hybrid+section", "E/dense", 4, ""),
+    ("E/hybrid+section", "E/dense", 20, ""),
+    ("E/hybrid+section", "E/dense", 2000, "ch"),
+    ("E/hybrid+section", "E/bm25", 4, ""),
 )
 
 
@@ -78,10 +85,11 @@ class Comparison:
     x: str  # run id "E/dense"
     y: str
     k: int
+    unit: str = ""  # "" = R@k (rank), "ch" = budgeted recall R@{k}ch (characters)
 
     @property
     def label(self) -> str:
-        return f"{self.x} vs {self.y} @ R@{self.k}"
+        return f"{self.x} vs {self.y} @ R@{self.k}{self.unit}"
 
 
 def parse_run(spec: str) -> str:
@@ -99,12 +107,20 @@ def parse_run(spec: str) -> str:
 
 
 def parse_comparison(spec: str) -> Comparison:
-    """``X:Y@K``, e.g. ``E:A@20`` or ``E/hybrid:E/dense@4``."""
+    """``X:Y@K``, e.g. ``E:A@20`` or ``E/hybrid:E/dense@4``; ``X:Y@2000ch`` compares
+    budgeted recall (one of metrics.BUDGETS)."""
     pair, at, k = spec.partition("@")
     x, colon, y = pair.partition(":")
-    if not at or not colon or not k.strip().isdigit() or int(k) < 1:
-        raise ConfigError(f"--compare: {spec!r} must look like X:Y@K, e.g. E:A@20 or E/hybrid:E/dense@4")
-    return Comparison(parse_run(x), parse_run(y), int(k))
+    k = k.strip()
+    unit = "ch" if k.endswith("ch") else ""
+    k = k.removesuffix("ch")
+    if not at or not colon or not k.isdigit() or int(k) < 1:
+        raise ConfigError(f"--compare: {spec!r} must look like X:Y@K, e.g. E:A@20 or E/hybrid:E/dense@4"
+                          " (or @2000ch for budgeted recall)")
+    if unit and int(k) not in metrics.BUDGETS:
+        raise ConfigError(f"--compare: {spec!r}: budgeted recall is measured at "
+                          f"{', '.join(f'{b}ch' for b in metrics.BUDGETS)}")
+    return Comparison(parse_run(x), parse_run(y), int(k), unit)
 
 
 def parse_strategies(spec: str) -> tuple[Strategy, ...]:
@@ -197,16 +213,16 @@ class EvalConfig:
                     f"--compare: run(s) {', '.join(dict.fromkeys(missing))} not evaluated "
                     f"(--strategies {''.join(self.strategies)} --modes {','.join(self.modes)})"
                 )
-            bad_k = [c for c in self.compare if c.k > max(self.ks)]
+            bad_k = [c for c in self.compare if not c.unit and c.k > max(self.ks)]
             if bad_k:
                 raise ConfigError(f"--compare: K={bad_k[0].k} is deeper than max --k {max(self.ks)}")
             return list(self.compare), []
         todo, skipped = [], []
         defaults = (DEFAULT_COMPARISONS + FUSION_COMPARISONS
                     + (RERANK_COMPARISONS if "rerank" in self.modes else ()))
-        for x, y, k in defaults:
-            c = Comparison(x, y, k)
-            if x in runs and y in runs and k <= max(self.ks):
+        for x, y, k, *unit in defaults:
+            c = Comparison(x, y, k, *unit)
+            if x in runs and y in runs and (c.unit or k <= max(self.ks)):
                 todo.append(c)
             else:
                 skipped.append((c, "not in this evaluation's strategies/modes/k"))
@@ -340,7 +356,7 @@ def run_eval(
         },
         "strategies": {}, "runs": {},
         "queries": [{"qid": q.qid, "gt": q.gt.id, "phrasing": q.phrasing, "query": q.text,
-                     "doc": q.gt.doc, "ranks": {}, "nearest": {}} for q in queries],
+                     "doc": q.gt.doc, "ranks": {}, "within": {}, "nearest": {}} for q in queries],
         "unanswerable": [{"id": u.id, "kind": u.kind, "query": u.query, "nearest": {}}
                          for u in gt.unanswerable],
     }
@@ -357,7 +373,8 @@ def run_eval(
                 _say(f"strategy {strategy}: indexing {len(gt.texts)} documents", progress)
                 misses0, model_s0 = cache.misses, cache.model_seconds
                 # sentence vectors only where a run uses them (they are an index option)
-                wants = any(f == "sentence" for _, f in config.fusion_runs(strategy))
+                wants = any(f in SENTENCE_FUSIONS for _, f in config.fusion_runs(strategy)) or (
+                    config.effective_fusion in SENTENCE_FUSIONS and "hybrid" in config.modes)
                 report = idx.index(gt.docs_dir, strategy=strategy, progress=progress,
                                    budget=config.budget, sentences=wants)
                 if report.failed:
@@ -375,9 +392,11 @@ def run_eval(
                 for run, mode, fusion, recorded in plan:
                     res = _run_queries(idx, gt, queries, mode, ks, depth, progress, run,
                                        fusion=fusion)
-                    for row, rank, near in zip(data["queries"], res["ranks"], res["nearest"],
-                                               strict=True):
+                    for i, (row, rank, near) in enumerate(
+                        zip(data["queries"], res["ranks"], res["nearest"], strict=True)
+                    ):
                         row["ranks"][run] = rank
+                        row["within"][run] = {str(b): h[i] for b, h in res["budget_hits"].items()}
                         row["nearest"][run] = near
                     for row, near in zip(data["unanswerable"], res["out_nearest"], strict=True):
                         row["nearest"][run] = near
@@ -403,8 +422,9 @@ def run_eval(
         cache.close()
 
     data["comparisons"] = [
-        {"x": c.x, "y": c.y, "k": c.k, "label": c.label,
-         **stats.paired(_correct(data, c.x, c.k), _correct(data, c.y, c.k)).to_json()}
+        {"x": c.x, "y": c.y, "k": c.k, "unit": c.unit, "label": c.label,
+         **stats.paired(_correct(data, c.x, c.k, c.unit),
+                        _correct(data, c.y, c.k, c.unit)).to_json()}
         for c in comparisons
     ]
     data["comparisons_skipped"] = [{"label": c.label, "reason": why} for c, why in skipped]
@@ -469,7 +489,9 @@ def _reranker_summary(reranker: Reranker | None) -> dict[str, Any] | None:
             "candidates": RERANK_CANDIDATES}
 
 
-def _correct(data: dict[str, Any], run: str, k: int) -> list[bool]:
+def _correct(data: dict[str, Any], run: str, k: int, unit: str = "") -> list[bool]:
+    if unit == "ch":
+        return [bool(r["within"][run][str(k)]) for r in data["queries"]]
     return [r["ranks"][run] is not None and r["ranks"][run] <= k for r in data["queries"]]
 
 

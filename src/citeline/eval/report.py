@@ -97,7 +97,9 @@ def render_markdown(data: dict[str, Any]) -> str:
         lines += ["", "## Hybrid fusions side by side", "",
                   "`hybrid+rrf` is the chapter's faithful port (RRF k=60 over dense + BM25); "
                   "`hybrid+sentence` adds each chunk's best sentence similarity as a third "
-                  "list (RRF k=10). `hybrid` above is whichever the pipeline uses by default.",
+                  "list (RRF k=10); `hybrid+section` (the default) also lifts the dense and "
+                  "sentence lists by their section's best score. `hybrid` above is whichever "
+                  "the pipeline uses by default.",
                   "", *_table(header, rows)]
 
     checks = data.get("hybrid_vs_components") or []
@@ -123,7 +125,8 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines += _table(header, rows)
 
     lines += ["", "## Paired comparisons", "",
-              "Wins: queries the first run gets right at R@K and the second does not; losses the "
+              "Wins: queries the first run gets right at R@K (at R@Nch: the needle inside the "
+              "first N characters of retrieved content) and the second does not; losses the "
               "reverse. p: exact two-sided sign test on the discordant queries.", ""]
     rows = [[c["label"], f"+{c['wins']}", f"-{c['losses']}", str(c["both"]), str(c["neither"]),
              f"{c['p']:.4f}"] for c in data["comparisons"]]

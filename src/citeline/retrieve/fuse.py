@@ -12,17 +12,30 @@ BM25 score divided by the query's best BM25 score (Bruch, Gai & Ingber, "An
 Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023)::
 
     convex(d) = alpha * cos(q, d) + (1 - alpha) * bm25(q, d) / max_d' bm25(q, d')
+
+:func:`section_lift` uses the document's structure: a similarity list is
+re-scored so that a chunk in a section whose best chunk matches the query well
+rises with it (a needle's neighbours in its section often carry the words or
+the meaning the needle's own chunk lacks)::
+
+    lift(d) = s(d) + weight * max_{d' in the list, section(d') = section(d)} s(d')
+
+The "section" fusion (the default) is RRF k = 10 over the lifted dense list,
+BM25, and the lifted sentence-max list. See docs/retrieval-experiments.md,
+section 15.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Literal
 
 RRF_K = 60
 
-Fusion = Literal["rrf", "convex", "sentence"]
-FUSIONS: tuple[Fusion, ...] = ("rrf", "convex", "sentence")
+Fusion = Literal["rrf", "convex", "sentence", "section"]
+FUSIONS: tuple[Fusion, ...] = ("rrf", "convex", "sentence", "section")
+# The fusions that need the index's sentence vectors (without them: "rrf").
+SENTENCE_FUSIONS: tuple[Fusion, ...] = ("sentence", "section")
 
 # "sentence": RRF over three lists (dense chunk, BM25, and each chunk's best
 # sentence similarity). k = 10 trusts each list's top more than the paper's 60:
@@ -30,6 +43,13 @@ FUSIONS: tuple[Fusion, ...] = ("rrf", "convex", "sentence")
 # on the "ticket" ones both pick 10 from {1, 2, 5, 10, 20, 30, 60}, by R@4 and by
 # MRR alike (docs/retrieval-experiments.md, section 10).
 SENTENCE_RRF_K = 10
+
+# "section": the weight of a section's best similarity in `section_lift`, for the
+# dense and the sentence-max lists (RRF k stays SENTENCE_RRF_K). Chosen by
+# cross-validation through the pipeline on eval/rustbook from {0, 0.25, 0.5, 1,
+# 1.5, 2} (0 = the "sentence" fusion): see docs/retrieval-experiments.md,
+# section 15, and benchmarks/fusion_cv.py.
+SECTION_WEIGHT = 1.5
 
 # Weight of the dense cosine in `convex`. Chosen by cross-validation on
 # eval/rustbook: fitting R@4 on the "course" phrasings and on the "ticket" ones
@@ -66,3 +86,28 @@ def convex(
     scale = 1.0 / top if top > 0 else 0.0
     fused = {i: alpha * cos + (1.0 - alpha) * bm25.get(i, 0.0) * scale for i, cos in dense.items()}
     return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def section_lift(
+    scored: Sequence[tuple[int, float]], sections: Mapping[int, Hashable], weight: float
+) -> list[tuple[int, float]]:
+    """Add ``weight`` x the best score of the chunk's section *within this list*,
+    then re-sort, best first; ties keep the list's order.
+
+    ``scored`` is one retriever's (chunk id, similarity) list, best first;
+    ``sections`` maps a chunk id to its section key (document, heading path). A
+    chunk missing from ``sections`` (deleted meanwhile) is its own section. Only
+    the list's own scores count, so every store gives the same result for the
+    same list. Example, weight 0.5: [(1, .9), (2, .5), (3, .6)] with chunks 1 and
+    2 in one section -> 1: .9 + .45 = 1.35, 2: .5 + .45 = .95, 3: .6 + .3 = .9.
+    """
+    if weight < 0:
+        raise ValueError(f"weight must be >= 0, got {weight}")
+    best: dict[Hashable, float] = {}
+    keys = [sections.get(i, ("chunk", i)) for i, _ in scored]
+    for key, (_, s) in zip(keys, scored, strict=True):
+        if key not in best or s > best[key]:
+            best[key] = s
+    lifted = [(i, s + weight * best[key]) for key, (i, s) in zip(keys, scored, strict=True)]
+    order = sorted(range(len(lifted)), key=lambda j: (-lifted[j][1], j))
+    return [lifted[j] for j in order]

@@ -829,6 +829,16 @@ class PostgresStore:
         return {r[0]: ChunkRow(*r[:8], locator_from(r[8])) for r in rows}
 
     @_db
+    def sections(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
+        ids = list(dict.fromkeys(int(i) for i in ids))
+        if not ids:
+            return {}
+        rows = self.conn.execute(
+            "SELECT id, doc_id, section FROM chunks WHERE id = ANY(%s)", (ids,)
+        ).fetchall()
+        return {int(r[0]): (int(r[1]), r[2]) for r in rows}
+
+    @_db
     def all_chunks(self) -> list[ChunkRow]:
         """Every chunk, in document order (for evaluation and export)."""
         rows = self.conn.execute(

@@ -475,6 +475,18 @@ class SQLiteStore:
                 out[cid] = ChunkRow(cid, path, title, sec, s, e, content, text, _locator(loc))
         return out
 
+    def sections(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
+        out: dict[int, tuple[int, str]] = {}
+        ids = list(dict.fromkeys(int(i) for i in ids))
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            for cid, doc, sec in self.conn.execute(
+                f"SELECT id, doc_id, section FROM chunks WHERE id IN ({marks})", batch
+            ):
+                out[cid] = (doc, sec)
+        return out
+
     def all_chunks(self) -> list[ChunkRow]:
         """Every chunk, in document order (for evaluation and export)."""
         rows = self.conn.execute(
