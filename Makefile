@@ -49,9 +49,11 @@ bench-pg: $(STAMP)
 	$(BIN)/python benchmarks/pg_bench.py --n $(BENCH_N) --out reports/pg_bench_$(BENCH_N).json
 
 # Retrieval (every strategy and mode, with intervals and paired tests) and the
-# extractive answers' needle share and length, on the bundled rustbook corpus.
+# extractive answers' needle share and length, on the bundled rustbook corpus;
+# then the held-out Python tutorial corpus (nothing is tuned on it).
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
+	$(BIN)/citeline eval eval/pytutorial --strategies EC --out reports/eval-pytutorial
 	$(BIN)/python benchmarks/eval_stores.py eval/rustbook --sqlite-report reports/eval/report.json --out reports/eval/stores.json
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
 
