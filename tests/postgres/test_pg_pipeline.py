@@ -62,11 +62,22 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
             want = _hits(lite, q, mode)
             _same(_hits(pg_exact, q, mode), want, f"exact {mode} {q!r}")
             _same(_hits(pg_hnsw, q, mode), want, f"hnsw {mode} {q!r}")
-        for fusion in ("rrf", "sentence"):
+        for fusion in ("rrf", "sentence", "section"):
             want = _hits(lite, q, "hybrid", fusion)
             _same(_hits(pg_exact, q, "hybrid", fusion), want, f"exact {fusion} {q!r}")
         qv = embedder.embed([q])[0]
         key = embedder.identity.key
+        # the section keys group the same chunks on both stores (ids may differ)
+        groups = []
+        for ix in (lite, pg_exact):
+            ids = [i for i, _ in ix.store.dense(qv, 50, key)]
+            rows, keys = ix.store.chunks(ids), ix.store.sections(ids)
+            assert set(keys) == set(ids) and all(keys[i][1] == rows[i].section for i in ids)
+            by: dict[tuple, set] = {}
+            for i in ids:
+                by.setdefault(keys[i], set()).add((rows[i].document, rows[i].start))
+            groups.append({frozenset(v) for v in by.values()})
+        assert groups[0] == groups[1]
         a, b = lite.store.sentence_max(qv, 50, key), pg_exact.store.sentence_max(qv, 50, key)
         assert [i for i, _ in a] == [i for i, _ in b] and len(a) == 50
         np.testing.assert_allclose([s for _, s in a], [s for _, s in b], atol=1e-5)
