@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 # The default-strategy rustbook index shared by the answer and server benchmarks.
 ANSWER_IX ?= reports/rustbook-index
 
-.PHONY: setup demo test test-fast lint bench eval eval-rerank answer-eval answer-bench bench-pg clean
+.PHONY: setup demo test test-fast lint bench eval eval-adapt eval-rerank answer-eval answer-bench bench-pg clean
 
 setup: $(STAMP)
 
@@ -56,6 +56,13 @@ eval: $(STAMP)
 	$(BIN)/citeline eval eval/pytutorial --strategies EC --out reports/eval-pytutorial
 	$(BIN)/python benchmarks/eval_stores.py eval/rustbook --sqlite-report reports/eval/report.json --out reports/eval/stores.json
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
+
+# `citeline adapt` (the model fine-tuned on each corpus's own chunks, no queries) against
+# the bundled model, paired query by query, on rustbook and the held-out pytutorial.
+# ~30 minutes on 2 cores (the training); not part of `make eval`.
+eval-adapt: $(STAMP)
+	$(BIN)/python benchmarks/adapt_eval.py eval/pytutorial --out reports/eval-adapt/pytutorial
+	$(BIN)/python benchmarks/adapt_eval.py eval/rustbook --out reports/eval-adapt/rustbook
 
 # The cross-encoder stage against plain hybrid on rustbook, paired at R@1 and R@4. Needs
 # local weights (none ship): RERANK_MODEL=/models/ms-marco-MiniLM-L-6-v2 or CITELINE_RERANK_MODEL.

@@ -481,6 +481,35 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_adapt(args: argparse.Namespace) -> int:
+    """Fine-tune the index's model on its own chunks (no queries); write a new model folder."""
+    from citeline.adapt import AdaptConfig, adapt
+
+    config = AdaptConfig(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed,
+                         max_pairs=args.max_pairs)
+    idx = _open(args)
+    if not args.quiet:
+        print(f"adapting {idx.identity.key} on {_shown(idx.location)} ...", file=sys.stderr)
+
+    def progress(step: int, steps: int, loss: float) -> None:
+        if not args.quiet and (step == steps or step % 20 == 0):
+            print(f"  step {step}/{steps}  loss {loss:.3f}", file=sys.stderr)
+
+    report = adapt(idx, args.out, config, progress=progress)
+    if args.json:
+        _print_json(report.to_json())
+        return 0
+    print(f"adapted model written to {report.out} ({report.model})")
+    print(f"{report.pairs} pairs ({report.inverse_cloze_pairs} sentence -> chunk, "
+          f"{report.heading_pairs} heading -> section), {report.steps} steps, {report.seconds:g} s; "
+          f"loss {report.loss_first:.3f} -> {report.loss_last:.3f}")
+    where = f"--store {args.store}" if args.store else f"--index {_shown(idx.location)}"
+    print("the index still holds the old model's vectors; to use the adapted one:\n"
+          f"  citeline reindex --stale {where} --model {report.out}\n"
+          f"then pass --model {report.out} to search/ask/serve (or set model_path in the config)")
+    return 0
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Sweep the refusal threshold on an index; propose (and --apply) the best one."""
     from citeline.eval.harness import calibrate
@@ -804,6 +833,21 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
     sp.add_argument("--model", default=None, metavar="PATH",
                     help="local sentence-transformers folder (default: bundled all-MiniLM-L6-v2)")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+
+    sp = add("adapt", cmd_adapt,
+             "fine-tune the index's embedding model on its own documents (no queries needed)")
+    sp.add_argument("--out", required=True, metavar="DIR",
+                    help="folder for the adapted model (must not exist or be empty)")
+    sp.add_argument("--epochs", type=float, default=1.0,
+                    help="passes over the training pairs (default 1)")
+    sp.add_argument("--batch-size", type=int, default=32,
+                    help="pairs per step; the others in a batch are the negatives (default 32)")
+    sp.add_argument("--max-pairs", type=int, default=None, metavar="N",
+                    help="train on a random N of the pairs, to bound the time on a big index "
+                         "(default: all; ~5 s per 32 pairs on 2 CPU cores)")
+    sp.add_argument("--seed", type=int, default=0, help="shuffling and sampling seed (default 0)")
+    sp.add_argument("--json", action="store_true", help="print the report as JSON")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
     sp = add("calibrate", cmd_calibrate,
              "sweep the refusal threshold on an index with in- and out-of-domain questions")

@@ -617,9 +617,11 @@ class Index:
             dense = self.store.dense(qvec, depth, ident.key)
             timings["dense"] = _ms(t)
             if not dense and self.store.stats().chunks:
+                held = self.store.get_setting("model_key") or "another model"
                 raise ModelMismatch(
-                    f"{self.location}: no chunk was embedded with {ident.key}; "
-                    "run `citeline reindex --stale` to re-embed with the current model"
+                    f"{self.location}: no chunk was embedded with {ident.key} (the index's "
+                    f"vectors are from {held}): pass --model with that model's folder, or run "
+                    "`citeline reindex --stale` to re-embed with the current model"
                 )
         if mode in ("bm25", "hybrid"):
             t = time.perf_counter()

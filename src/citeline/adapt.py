@@ -1,0 +1,249 @@
+"""Adapt the embedding model to one index's documents, without any query.
+
+The bundled all-MiniLM-L6-v2 was trained on general web pairs; a user's corpus
+has its own vocabulary (``read_line``, ``Cargo.lock``, ``__init__.py``). This
+continues its contrastive training on pairs the index itself provides, so no
+question, label or other model is needed:
+
+* inverse cloze (Lee, Chang & Toutanova, ACL 2019): a sentence of a chunk ->
+  that chunk's embedded text with the sentence cut out. A needle is one
+  sentence and its chunk is what gets retrieved: this teaches exactly that match;
+* heading -> section: a chunk's heading path -> its content.
+
+Loss: in-batch negatives (``MultipleNegativesRankingLoss`` in
+sentence-transformers; Henderson et al. 2017): cross-entropy over the scaled
+cosine matrix of a batch's anchors and positives, where every other positive in
+the batch is a negative. A batch never holds two pairs of the same chunk (they
+would be each other's false negatives).
+
+The result is a new local model folder (weights, tokenizer, a provenance file);
+the index keeps its vectors until it is re-indexed with ``--model`` pointing at
+the folder (every document then shows as stale: another model's vectors are
+never compared with it). Measured on eval/rustbook and on the held-out
+eval/pytutorial in docs/retrieval-experiments.md, section 17.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from citeline.errors import ConfigError, ModelUnavailable
+from citeline.sentences import MIN_SENTENCE_CHARS, split_sentences
+
+if TYPE_CHECKING:
+    import torch
+
+    from citeline.pipeline import Index
+
+PROVENANCE = "citeline-adapt.json"
+
+# A sentence cut from a chunk must leave this much of the chunk's content behind,
+# or the positive is little more than the heading.
+MIN_REST_CHARS = 40
+
+
+@dataclass(frozen=True)
+class AdaptConfig:
+    """Training settings. The defaults are sentence-transformers' usual fine-tuning
+    values (lr 2e-5 with 10% linear warm-up, batch 32, similarity scale 20, one
+    epoch), fixed before the first run and never tuned on any query set."""
+
+    epochs: float = 1.0
+    batch_size: int = 32
+    learning_rate: float = 2e-5
+    warmup: float = 0.1  # share of the steps with a linearly rising learning rate
+    scale: float = 20.0  # cosine -> logit factor of the in-batch softmax
+    seed: int = 0
+    max_pairs: int | None = None  # a random subset bounds the time on a big index
+
+    def __post_init__(self) -> None:
+        if not self.epochs > 0:
+            raise ConfigError(f"--epochs: must be > 0, got {self.epochs}")
+        if self.batch_size < 2:
+            raise ConfigError(f"--batch-size: must be at least 2 (in-batch negatives), got {self.batch_size}")
+        if self.max_pairs is not None and self.max_pairs < 2:
+            raise ConfigError(f"--max-pairs: must be at least 2, got {self.max_pairs}")
+
+
+class Pair(NamedTuple):
+    anchor: str
+    positive: str
+    chunk_id: int
+
+
+@dataclass
+class AdaptReport:
+    out: str
+    base_model: str  # identity key of the model adapted from
+    model: str  # identity key of the adapted model
+    pairs: int
+    inverse_cloze_pairs: int
+    heading_pairs: int
+    steps: int
+    seconds: float
+    loss_first: float  # mean loss over the first tenth of the steps
+    loss_last: float  # ... and over the last tenth
+    config: AdaptConfig = field(default_factory=AdaptConfig)
+
+    def to_json(self) -> dict[str, object]:
+        d = asdict(self)
+        d["config"] = asdict(self.config)
+        return d
+
+
+def inverse_cloze_pairs(
+    chunk_id: int, text: str, content: str, start: int, doc_text: str
+) -> list[Pair]:
+    """(sentence, chunk text without it) for every sentence of the chunk.
+
+    ``text`` is the embedded text (header + content), ``content`` is
+    ``doc_text[start:start + len(content)]``; sentences are those of
+    :func:`citeline.sentences.split_sentences`, the sentence list's own units.
+    """
+    header = text[: len(text) - len(content)] if text.endswith(content) else ""
+    out = []
+    for s, e in split_sentences(doc_text, start, start + len(content)):
+        sentence = doc_text[s:e]
+        before, after = content[: s - start], content[e - start :]
+        rest = (before.rstrip() + " " + after.lstrip()).strip()
+        if len(sentence) >= MIN_SENTENCE_CHARS and len(rest) >= MIN_REST_CHARS:
+            out.append(Pair(sentence, header + rest, chunk_id))
+    return out
+
+
+def training_pairs(index: Index) -> tuple[list[Pair], list[Pair]]:
+    """(inverse-cloze pairs, heading pairs) from every chunk of the index."""
+    by_doc: dict[str, list] = {}
+    for row in index.store.all_chunks():  # type: ignore[attr-defined]
+        by_doc.setdefault(row.document, []).append(row)
+    cloze: list[Pair] = []
+    heads: list[Pair] = []
+    for path, rows in by_doc.items():
+        doc_text = index.store.document_text(path)
+        if doc_text is None:
+            continue
+        for r in rows:
+            cloze += inverse_cloze_pairs(r.id, r.text, r.content, r.start, doc_text)
+            if r.section.strip() and r.content.strip():
+                heads.append(Pair(r.section, r.content, r.id))
+    return cloze, heads
+
+
+def make_batches(pairs: Sequence[Pair], size: int, rng: random.Random) -> list[list[Pair]]:
+    """Shuffle, then fill batches of ``size`` with no chunk twice in a batch.
+
+    Pairs that would repeat a chunk wait for a later batch; a last partial batch
+    of two or more pairs is kept. Every pair is used at most once.
+    """
+    pool = list(pairs)
+    rng.shuffle(pool)
+    batches: list[list[Pair]] = []
+    while len(pool) > 1:
+        batch: list[Pair] = []
+        chunks: set[int] = set()
+        waiting: list[Pair] = []
+        for p in pool:
+            if len(batch) < size and p.chunk_id not in chunks:
+                batch.append(p)
+                chunks.add(p.chunk_id)
+            else:
+                waiting.append(p)
+        if len(batch) < 2:
+            break
+        batches.append(batch)
+        pool = waiting
+    return batches
+
+
+def in_batch_loss(anchors: torch.Tensor, positives: torch.Tensor, scale: float) -> torch.Tensor:
+    """Cross-entropy of each anchor against all positives of the batch, its own
+    being the right class: ``mean_i -log softmax(scale * cos(a_i, p_j))_j=i``."""
+    import torch
+
+    a = torch.nn.functional.normalize(anchors, dim=-1)
+    p = torch.nn.functional.normalize(positives, dim=-1)
+    logits = scale * a @ p.T
+    return torch.nn.functional.cross_entropy(logits, torch.arange(len(a)))
+
+
+def adapt(
+    index: Index, out: str | Path, config: AdaptConfig | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> AdaptReport:
+    """Train a copy of the index's model on its own documents; save it to ``out``."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from citeline.embed import model_identity
+
+    config = config or AdaptConfig()
+    out = Path(out).expanduser()
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(f"--out: {out} exists and is not empty (a model is never overwritten)")
+    base = index.embedder  # the index's model, loaded as search would load it
+    while hasattr(base, "inner"):  # a caching wrapper (evaluation): the model under it
+        base = base.inner
+    base_path = Path(getattr(base, "path", "") or "")
+    if not (base_path / "modules.json").exists() and not (base_path / "config.json").exists():
+        raise ModelUnavailable(f"{index.location}: the index's model has no local folder to adapt")
+    cloze, heads = training_pairs(index)
+    pairs = cloze + heads
+    if len(pairs) < 2:
+        raise ConfigError(f"{index.location}: no chunks to learn from (index documents first)")
+    rng = random.Random(config.seed)
+    if config.max_pairs is not None and len(pairs) > config.max_pairs:
+        pairs = rng.sample(pairs, config.max_pairs)
+    batches = make_batches(pairs, config.batch_size, rng)
+    steps = max(1, math.ceil(len(batches) * config.epochs))
+    warm = max(1, int(steps * config.warmup))
+
+    torch.manual_seed(config.seed)
+    # A fresh copy: the index's embedder (cached per process) must not change.
+    model = SentenceTransformer(str(base_path), device="cpu")
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+    )
+    prep = getattr(model, "preprocess", None) or model.tokenize
+
+    def encode(texts: list[str]) -> torch.Tensor:
+        return model(dict(prep(texts)))["sentence_embedding"]
+
+    losses: list[float] = []
+    t0 = time.perf_counter()
+    for step in range(steps):
+        batch = batches[step % len(batches)]
+        loss = in_batch_loss(encode([p.anchor for p in batch]),
+                             encode([p.positive for p in batch]), config.scale)
+        loss.backward()
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        losses.append(float(loss.item()))
+        if progress is not None:
+            progress(step + 1, steps, losses[-1])
+    model.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save(str(out))
+    tenth = max(1, steps // 10)
+    cloze_set = set(cloze)
+    n_cloze = sum(1 for p in pairs if p in cloze_set)
+    report = AdaptReport(
+        out=str(out), base_model=base.identity.key, model=model_identity(str(out)).key,
+        pairs=len(pairs), inverse_cloze_pairs=n_cloze, heading_pairs=len(pairs) - n_cloze,
+        steps=steps, seconds=round(time.perf_counter() - t0, 1),
+        loss_first=round(sum(losses[:tenth]) / tenth, 4),
+        loss_last=round(sum(losses[-tenth:]) / tenth, 4), config=config,
+    )
+    (out / PROVENANCE).write_text(
+        json.dumps({"adapted_from": str(base_path), "index": index.location, **report.to_json()},
+                   indent=2) + "\n", encoding="utf-8")
+    return report

@@ -1,0 +1,117 @@
+"""`citeline adapt`: training pairs, batches, the loss, and a real fine-tuning run
+of the bundled model on a small index, used end to end afterwards."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from citeline.adapt import (
+    PROVENANCE,
+    AdaptConfig,
+    Pair,
+    adapt,
+    in_batch_loss,
+    inverse_cloze_pairs,
+    make_batches,
+    training_pairs,
+)
+from citeline.embed import load_embedder, model_identity
+from citeline.errors import ConfigError, ModelMismatch
+from citeline.pipeline import Index
+
+
+def test_inverse_cloze_pairs_hand_worked():
+    doc = ("# Kettles\n\nDescale the kettle every month with white vinegar. "
+           "Rinse it twice before boiling water again.")
+    start = doc.index("Descale")
+    content = doc[start:]
+    text = "[Kettles]\n" + content
+    pairs = inverse_cloze_pairs(7, text, content, start, doc)
+    assert pairs == [
+        Pair("Descale the kettle every month with white vinegar.",
+             "[Kettles]\nRinse it twice before boiling water again.", 7),
+        Pair("Rinse it twice before boiling water again.",
+             "[Kettles]\nDescale the kettle every month with white vinegar.", 7),
+    ]
+    # a sentence that leaves too little of the chunk behind is skipped
+    short = "A single sentence that is the whole chunk here."
+    assert inverse_cloze_pairs(1, short, short, 0, short) == []
+
+
+def test_make_batches_never_repeat_a_chunk_and_use_each_pair_once():
+    pairs = [Pair(f"a{i}", f"p{i}", i % 5) for i in range(23)]
+    batches = make_batches(pairs, 4, random.Random(3))
+    used = [p for b in batches for p in b]
+    assert len(used) == len(set(used)) and set(used) <= set(pairs)
+    for b in batches:
+        assert 2 <= len(b) <= 4 and len({p.chunk_id for p in b}) == len(b)
+    # every chunk has 4-5 pairs, 5 chunks: at most one pair can be left over
+    assert len(used) >= 22
+    assert make_batches(pairs, 4, random.Random(3)) == batches  # seeded
+    assert make_batches([Pair("a", "b", 1), Pair("c", "d", 1)], 4, random.Random(0)) == []
+
+
+def test_in_batch_loss_matches_the_formula():
+    a = torch.tensor([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    p = torch.tensor([[2.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    an = a.numpy() / np.linalg.norm(a.numpy(), axis=1, keepdims=True)
+    pn = p.numpy() / np.linalg.norm(p.numpy(), axis=1, keepdims=True)
+    logits = 20.0 * an @ pn.T
+    want = np.mean([-(logits[i, i] - math.log(np.exp(logits[i]).sum())) for i in range(3)])
+    assert float(in_batch_loss(a, p, 20.0)) == pytest.approx(want, rel=1e-5)
+
+
+def test_config_rejects_bad_values():
+    for kwargs, flag in (({"epochs": 0}, "--epochs"), ({"batch_size": 1}, "--batch-size"),
+                         ({"max_pairs": 1}, "--max-pairs")):
+        with pytest.raises(ConfigError, match=flag):
+            AdaptConfig(**kwargs)
+
+
+def test_adapt_a_real_index_then_reindex_and_search_with_it(
+    tmp_path: Path, clean_corpus: Path, embedder, run
+):
+    folder = tmp_path / "ix"
+    idx = Index(folder, embedder=embedder)
+    with pytest.raises(ConfigError, match="no chunks"):
+        adapt(idx, tmp_path / "none")
+    idx.index(clean_corpus)
+    cloze, heads = training_pairs(idx)
+    assert len(cloze) > 10 and len(heads) == idx.store.stats().chunks - sum(
+        1 for r in idx.store.all_chunks() if not r.section.strip())
+    out = tmp_path / "adapted"
+    report = adapt(idx, out, AdaptConfig(batch_size=8))
+    assert report.pairs == len(cloze) + len(heads) and report.steps >= 3
+    assert report.base_model == embedder.identity.key != report.model
+    prov = json.loads((out / PROVENANCE).read_text())
+    assert prov["model"] == report.model == model_identity(str(out)).key
+    assert prov["config"]["learning_rate"] == 2e-5 and prov["index"] == str(folder)
+    # the index's own embedder is untouched: same vector for the same text
+    assert np.allclose(embedder.embed(["descaling vinegar"]),
+                       load_embedder().embed(["descaling vinegar"]), atol=1e-6)
+    with pytest.raises(ConfigError, match="not empty"):
+        adapt(idx, out)
+    idx.close()
+
+    # with the adapted model, every document is stale until re-embedded
+    adapted = Index(folder, model_path=str(out))
+    assert {s.state for s in adapted.status()} == {"stale"}
+    with pytest.raises(ModelMismatch, match="index's vectors are from"):
+        adapted.search("descaling vinegar")
+    rep = adapted.reindex_stale()
+    assert rep.embedded > 0 and {s.state for s in adapted.status()} == {"indexed"}
+    res = adapted.search("how do I descale the kettle")
+    assert res.fusion == "section" and "kettle" in res.hits[0].document
+    adapted.close()
+
+    # the CLI: bad input is refused before any training, with the flag named
+    code, _, err = run("adapt", "--index", str(folder), "--out", str(tmp_path / "x"),
+                       "--epochs", "0")
+    assert code == 2 and "--epochs" in err
