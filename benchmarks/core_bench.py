@@ -144,7 +144,7 @@ def main() -> int:
             figures[f"hybrid+{fusion}"] = {f"R@{k}": recall_at_k(rs, k) for k in KS}
             figures[f"hybrid+{fusion}"]["MRR"] = mrr(rs)
         # the model's cost per text: a sample of chunk texts vs sentence texts
-        rows = idx.store.all_chunks()  # type: ignore[attr-defined]
+        rows = idx.store.all_chunks()
         sample = rows[:: max(1, len(rows) // SAMPLE)][:SAMPLE]
         chunk_texts = [r.text for r in sample]
         sent_texts = []

@@ -121,7 +121,7 @@ def inverse_cloze_pairs(
 def training_pairs(index: Index) -> tuple[list[Pair], list[Pair]]:
     """(inverse-cloze pairs, heading pairs) from every chunk of the index."""
     by_doc: dict[str, list] = {}
-    for row in index.store.all_chunks():  # type: ignore[attr-defined]
+    for row in index.store.all_chunks():
         by_doc.setdefault(row.document, []).append(row)
     cloze: list[Pair] = []
     heads: list[Pair] = []

@@ -511,11 +511,8 @@ def _strategy_summary(
     idx: Index, gt: GroundTruthSet, seconds: float, model_texts: int, model_seconds: float
 ) -> dict[str, Any]:
     st = idx.store.stats()
-    all_chunks = getattr(idx.store, "all_chunks", None)
-    if all_chunks is None:
-        raise ConfigError(f"{idx.location}: this store cannot list its chunks for evaluation")
     by_doc: dict[str, list[Any]] = {}
-    for row in all_chunks():
+    for row in idx.store.all_chunks():
         by_doc.setdefault(row.document, []).append(row)
     destroyed = []
     for q in gt.questions:

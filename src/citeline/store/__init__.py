@@ -164,6 +164,10 @@ class Store(Protocol):
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...
 
+    def all_chunks(self) -> list[ChunkRow]:
+        """Every chunk, in document order (evaluation, export, ``adapt``)."""
+        ...
+
     def sections(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
         """Each chunk's section key, (document id, heading path), for the "section"
         fusion; ids no longer present are left out."""
