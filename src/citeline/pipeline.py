@@ -66,13 +66,11 @@ PIPELINE_VERSION = "1"
 FUSION_DEPTH = 200
 # `ask` gates the top of the fused list; 25 is the chapter's rerank shortlist.
 ASK_CANDIDATES = 25
-# How hybrid search fuses its lists unless told otherwise. "rrf" is the chapter's
-# faithful port (dense + BM25, k = 60); see retrieve/fuse.py for the others and
-# docs/retrieval-experiments.md (section 10) for why this one is the default.
 # Hybrid search's fusion: dense + BM25 + best-sentence lists, the dense and sentence
 # lists lifted by their section's best (issue 7; docs/retrieval-experiments.md,
 # section 15). On an index without sentence vectors it falls back to "rrf", the
-# chapter's faithful port.
+# chapter's faithful port (dense + BM25, k = 60: the SPEC's fusion, still one flag
+# away); the others are in retrieve/fuse.py.
 DEFAULT_FUSION: Fusion = "section"
 # A new index stores sentence vectors (the default fusion's third list).
 DEFAULT_SENTENCES = True
