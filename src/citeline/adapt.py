@@ -243,7 +243,12 @@ def adapt(
         loss_first=round(sum(losses[:tenth]) / tenth, 4),
         loss_last=round(sum(losses[-tenth:]) / tenth, 4), config=config,
     )
+    where = index.location
+    if "://" in where:  # a store URL: never write its password into a file
+        from citeline.store.postgres import redact
+
+        where = redact(where)
     (out / PROVENANCE).write_text(
-        json.dumps({"adapted_from": str(base_path), "index": index.location, **report.to_json()},
+        json.dumps({"adapted_from": str(base_path), "index": where, **report.to_json()},
                    indent=2) + "\n", encoding="utf-8")
     return report

@@ -216,3 +216,23 @@ def test_a_read_only_connection_searches_and_asks(pg_url, memo_embedder, clean_c
     with pytest.raises(StoreUnavailable, match="read-only"):
         ro.remove("guides/bicycle.md")
     ro.close()
+
+
+def test_adapt_reads_a_postgresql_index_and_never_writes_its_password(
+    pg_url, embedder, clean_corpus, tmp_path
+):
+    from citeline.adapt import PROVENANCE, AdaptConfig, adapt, training_pairs
+
+    lite = Index(tmp_path / "ix", embedder=embedder)
+    lite.index(clean_corpus)
+    secret = pg_url.replace("postgres@", "postgres:hunter2@", 1)  # trust auth ignores it
+    pg = Index(secret, embedder=embedder)
+    pg.index(clean_corpus)
+    assert [len(p) for p in training_pairs(pg)] == [len(p) for p in training_pairs(lite)]
+    out = tmp_path / "adapted"
+    report = adapt(pg, out, AdaptConfig(batch_size=8, epochs=0.5))
+    text = (out / PROVENANCE).read_text()
+    assert "hunter2" not in text and json.loads(text)["index"].startswith("postgresql://postgres:***@")
+    assert report.steps >= 1 and report.model != report.base_model
+    pg.close()
+    lite.close()
