@@ -72,7 +72,9 @@ ASK_CANDIDATES = 25
 # chapter's faithful port (dense + BM25, k = 60: the SPEC's fusion, still one flag
 # away); the others are in retrieve/fuse.py.
 DEFAULT_FUSION: Fusion = "section"
-# A new index stores sentence vectors (the default fusion's third list).
+# A new index stores sentence vectors (the default fusion's third list), on a
+# backend that can scan them fast enough (Store.default_sentences: SQLite yes,
+# PostgreSQL not yet).
 DEFAULT_SENTENCES = True
 
 
@@ -235,7 +237,8 @@ class Index:
         """Whether this index stores sentence vectors (the third list of the default
         "section" fusion, and of "sentence").
 
-        A new index stores them (:data:`DEFAULT_SENTENCES`; set at its first write):
+        A new SQLite index stores them (:data:`DEFAULT_SENTENCES`, set at its first
+        write; a PostgreSQL store does not, see ``PostgresStore.default_sentences``):
         they cost ~2.3x the index-time embedding and ~3.5x the disk, for the held-out
         gain of docs/retrieval-experiments.md, section 15. An index written before the
         setting existed has none and keeps it that way (search falls back to "rrf")
@@ -252,7 +255,9 @@ class Index:
         # At the first write an index without the setting takes the default; one that
         # already holds chunks was built before the setting existed, without them.
         if self.store.get_setting("sentences") is None:
-            self.set_sentence_vectors(DEFAULT_SENTENCES and self.store.stats().chunks == 0)
+            self.set_sentence_vectors(
+                DEFAULT_SENTENCES and self.store.default_sentences and self.store.stats().chunks == 0
+            )
 
     @property
     def threshold(self) -> float:

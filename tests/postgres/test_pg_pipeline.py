@@ -218,7 +218,7 @@ def test_a_read_only_connection_searches_and_asks(pg_url, memo_embedder, clean_c
     ro.close()
 
 
-def test_adapt_reads_a_postgresql_index_and_never_writes_its_password(
+def test_new_store_defaults_and_adapt_never_writes_the_password(
     pg_url, embedder, clean_corpus, tmp_path
 ):
     from citeline.adapt import PROVENANCE, AdaptConfig, adapt, training_pairs
@@ -228,6 +228,11 @@ def test_adapt_reads_a_postgresql_index_and_never_writes_its_password(
     secret = pg_url.replace("postgres@", "postgres:hunter2@", 1)  # trust auth ignores it
     pg = Index(secret, embedder=embedder)
     pg.index(clean_corpus)
+    # a new PostgreSQL store keeps no sentence vectors unless asked (exact scan there):
+    # hybrid search runs the port; a new SQLite index stores them
+    assert lite.sentence_vectors and not pg.sentence_vectors
+    assert pg.search("descaling vinegar").fusion == "rrf"
+    assert lite.search("descaling vinegar").fusion == "section"
     assert [len(p) for p in training_pairs(pg)] == [len(p) for p in training_pairs(lite)]
     out = tmp_path / "adapted"
     report = adapt(pg, out, AdaptConfig(batch_size=8, epochs=0.5))

@@ -124,6 +124,10 @@ class IndexStats:
 class Store(Protocol):
     """What the pipeline needs from a storage backend."""
 
+    # Whether a new index on this backend stores sentence vectors (the default
+    # fusion's third list) unless told otherwise.
+    default_sentences: bool
+
     def get_setting(self, key: str, default: str | None = None) -> str | None: ...
     def set_setting(self, key: str, value: str) -> None: ...
 

@@ -352,6 +352,12 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
 class PostgresStore:
     """A :class:`citeline.store.Store` (and :class:`citeline.store.jobs.JobQueue`)."""
 
+    # A new store does NOT store sentence vectors: they are scanned exactly here (no
+    # HNSW index over them yet), ~4 per chunk, which is fine for thousands of chunks
+    # and far too slow for the millions this backend is for. `index --sentences`
+    # turns them on (hybrid search then runs the default "section" fusion).
+    default_sentences = False
+
     def __init__(self, url: str, create: bool = True) -> None:
         self.url = url
         self.dsn, options = parse_url(url)

@@ -140,6 +140,9 @@ def _now() -> str:
 
 
 class SQLiteStore:
+    # A new index stores sentence vectors: numpy scans them in ~1 ms per 7k sentences.
+    default_sentences = True
+
     def __init__(self, folder: Path, create: bool = True) -> None:
         self.folder = Path(folder)
         path = self.folder / DB_NAME
