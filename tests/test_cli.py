@@ -50,7 +50,9 @@ def test_index_search_ask_status_json(run, corpus: Path, tmp_path: Path):
     assert out.startswith('NO ANSWER: nothing under cosine distance 0.675 for "what is the capital of mongolia"')
 
     code, out, _ = run("status", "--index", ix, "--json")
-    docs = {d["document"]: d for d in json.loads(out)["documents"]}
+    st = json.loads(out)
+    assert st["sentence_vectors"] is True and st["hybrid_fusion"] == "section"
+    docs = {d["document"]: d for d in st["documents"]}
     assert docs["latin1.txt"]["state"] == "failed" and "UTF-8" in docs["latin1.txt"]["reason"]
     assert docs["kettle.md"]["state"] == "indexed" and docs["kettle.md"]["chunks"] > 0
 

@@ -264,6 +264,8 @@ def test_sentence_vectors_are_on_for_a_new_index_and_an_option(
     assert SENTENCE_SIGNATURE not in index.pipeline_version()
     assert {s.state for s in index.status()} == {"indexed"}
     assert index.search("descaling vinegar").fusion == "rrf"
+    code, out, _ = run("status", "--index", index.location)
+    assert "sentence vectors: off (hybrid search fuses with rrf)" in out
     # the CLI says what ran instead of the fusion asked for (or the default)
     for extra in ((), ("--fusion", "sentence")):
         code, _, err = run("search", "descaling vinegar", "--index", index.location, *extra)

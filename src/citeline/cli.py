@@ -262,6 +262,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     docs = idx.status()
     stats = idx.store.stats()
     rerank = rerank_state(getattr(args, "rerank_model", None) or load_settings().rerank_model)
+    # what hybrid search runs by default here: the sentence fusions need sentence vectors
+    fusion = DEFAULT_FUSION if idx.sentence_vectors or DEFAULT_FUSION not in SENTENCE_FUSIONS else "rrf"
     if args.json:
         _print_json(
             {
@@ -270,6 +272,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                 "budget": idx.budget,
                 "threshold": idx.threshold,
                 "model": idx.identity.key,
+                "sentence_vectors": idx.sentence_vectors,
+                "hybrid_fusion": fusion,
                 "chunks": stats.chunks,
                 "over_window": stats.over_window,
                 "rerank": rerank,
@@ -283,6 +287,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"model {idx.identity.key}"
     )
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
+    print(f"sentence vectors: {'on' if idx.sentence_vectors else 'off'} "
+          f"(hybrid search fuses with {fusion})")
     print(f"rerank: {rerank}")
     for d in docs:
         j = d.to_json()
@@ -647,8 +653,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
                     help="store sentence vectors, the third list of the default fusion "
                          "(~2.3x the embedding work, ~3.5x the disk); kept as the index's "
-                         "setting (default on for a new index; --no-sentences: hybrid search "
-                         "then fuses with rrf, the chapter's port)")
+                         "setting (default on for a new SQLite index, off for a new "
+                         "PostgreSQL store; without them hybrid search fuses with rrf, the "
+                         "chapter's port)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
