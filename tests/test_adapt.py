@@ -115,3 +115,13 @@ def test_adapt_a_real_index_then_reindex_and_search_with_it(
     code, _, err = run("adapt", "--index", str(folder), "--out", str(tmp_path / "x"),
                        "--epochs", "0")
     assert code == 2 and "--epochs" in err
+    # --reindex: train and re-embed in one command (here on the adapted index: a
+    # model adapted from an adapted model is just another local folder)
+    again = tmp_path / "again"
+    code, out, _ = run("adapt", "--index", str(folder), "--model", str(out), "--out", str(again),
+                       "--batch-size", "8", "--epochs", "0.5", "--reindex", "-q")
+    assert code == 0 and f"re-embedded {len(rep.indexed)} documents" in out
+    second = Index(folder, model_path=str(again))
+    assert {s.state for s in second.status()} == {"indexed"}
+    assert second.search("how do I descale the kettle").hits
+    second.close()

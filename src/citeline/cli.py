@@ -509,7 +509,17 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     print(f"{report.pairs} pairs ({report.inverse_cloze_pairs} sentence -> chunk, "
           f"{report.heading_pairs} heading -> section), {report.steps} steps, {report.seconds:g} s; "
           f"loss {report.loss_first:.3f} -> {report.loss_last:.3f}")
-    where = f"--store {args.store}" if args.store else f"--index {_shown(idx.location)}"
+    where = f"--store {_shown(args.store)}" if args.store else f"--index {_shown(idx.location)}"
+    if args.reindex:
+        idx.close()
+        adapted = Index(idx.location, model_path=report.out,
+                        model_id=load_settings().model_id or None, create=False)
+        rep = adapted.reindex_stale(progress=not args.quiet)
+        print(f"re-embedded {len(rep.indexed)} documents with it ({rep.embedded} chunk texts, "
+              f"{rep.sentences_embedded} sentences, {rep.seconds:.1f}s)")
+        print(f"pass --model {report.out} to search/ask/serve from now on "
+              "(or set model_path in the config)")
+        return 0
     print("the index still holds the old model's vectors; to use the adapted one:\n"
           f"  citeline reindex --stale {where} --model {report.out}\n"
           f"then pass --model {report.out} to search/ask/serve (or set model_path in the config)")
@@ -853,6 +863,9 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                     help="train on a random N of the pairs, to bound the time on a big index "
                          "(default: all; ~5 s per 32 pairs on 2 CPU cores)")
     sp.add_argument("--seed", type=int, default=0, help="shuffling and sampling seed (default 0)")
+    sp.add_argument("--reindex", action="store_true",
+                    help="then re-embed the index with the adapted model (what `reindex --stale "
+                         "--model OUT` does)")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
