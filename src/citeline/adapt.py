@@ -93,9 +93,7 @@ class AdaptReport:
     config: AdaptConfig = field(default_factory=AdaptConfig)
 
     def to_json(self) -> dict[str, object]:
-        d = asdict(self)
-        d["config"] = asdict(self.config)
-        return d
+        return asdict(self)  # asdict recurses into the nested config
 
 
 def inverse_cloze_pairs(

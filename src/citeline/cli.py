@@ -262,8 +262,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     docs = idx.status()
     stats = idx.store.stats()
     rerank = rerank_state(getattr(args, "rerank_model", None) or load_settings().rerank_model)
-    # what hybrid search runs by default here: the sentence fusions need sentence vectors
-    fusion = DEFAULT_FUSION if idx.sentence_vectors or DEFAULT_FUSION not in SENTENCE_FUSIONS else "rrf"
+    fusion = idx.hybrid_fusion
     if args.json:
         _print_json(
             {

@@ -246,6 +246,14 @@ class Index:
         """
         return (self.store.get_setting("sentences", "0") or "0") == "1"
 
+    @property
+    def hybrid_fusion(self) -> Fusion:
+        """The fusion hybrid search runs here by default: :data:`DEFAULT_FUSION`, or
+        "rrf" when that needs sentence vectors this index does not store."""
+        if DEFAULT_FUSION in SENTENCE_FUSIONS and not self.sentence_vectors:
+            return "rrf"
+        return DEFAULT_FUSION
+
     def set_sentence_vectors(self, on: bool) -> None:
         """Turn sentence vectors on or off; documents then show as stale (the pipeline
         version names them) until re-indexed, which adds or drops them."""
