@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from citeline.adapt import adapt
+from citeline.adapt import AdaptConfig, adapt
 from citeline.embed import load_embedder
 from citeline.eval import stats
 from citeline.eval.harness import EvalConfig, run_eval, run_figures
@@ -66,18 +66,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("gt", help="ground-truth folder (docs/, questions.jsonl, ...)")
     ap.add_argument("--out", required=True, help="work and result folder (replaced)")
+    ap.add_argument("--max-pairs", type=int, default=None,
+                    help="adapt on a random subset of this many pairs (the cost curve)")
+    ap.add_argument("--base", default=None,
+                    help="reuse the bundled-model eval of an earlier run (its OUT/base) "
+                         "instead of running it again")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if out.exists():
         shutil.rmtree(out)
     config = dict(strategies=("E",), fusions=("rrf",), progress=False)
 
-    print(f"[1/3] {args.gt}: eval with the bundled model", file=sys.stderr)
-    base = run_eval(args.gt, EvalConfig(out=out / "base", **config))  # type: ignore[arg-type]
-    write_report(base, out / "base")
+    if args.base:
+        print(f"[1/3] {args.gt}: reusing the bundled-model eval in {args.base}", file=sys.stderr)
+        shutil.copytree(args.base, out / "base")
+        base = json.loads((out / "base" / "report.json").read_text(encoding="utf-8"))
+        if Path(base["ground_truth"]["root"]).resolve() != Path(args.gt).resolve():
+            raise SystemExit(f"--base {args.base}: made on {base['ground_truth']['root']}, "
+                             f"not {args.gt}")
+    else:
+        print(f"[1/3] {args.gt}: eval with the bundled model", file=sys.stderr)
+        base = run_eval(args.gt, EvalConfig(out=out / "base", **config))  # type: ignore[arg-type]
+        write_report(base, out / "base")
     print("[2/3] adapting the bundled model on the E index", file=sys.stderr)
     idx = Index(out / "base" / "indexes" / "E", create=False)
-    report = adapt(idx, out / "model", progress=lambda s, n, loss: s % 50 == 0 and print(
+    report = adapt(idx, out / "model", AdaptConfig(max_pairs=args.max_pairs), progress=lambda s, n, loss: s % 50 == 0 and print(
         f"  step {s}/{n} loss {loss:.3f}", file=sys.stderr))
     idx.close()
     print(f"[3/3] eval with the adapted model ({report.seconds:g} s of training)", file=sys.stderr)

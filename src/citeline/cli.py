@@ -662,9 +662,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
                     help="store sentence vectors, the third list of the default fusion "
                          "(~2.3x the embedding work, ~3.5x the disk); kept as the index's "
-                         "setting (default on for a new SQLite index, off for a new "
-                         "PostgreSQL store; without them hybrid search fuses with rrf, the "
-                         "chapter's port)")
+                         "setting (default on for a new index; without them hybrid search "
+                         "fuses with rrf, the chapter's port)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 

@@ -73,8 +73,8 @@ ASK_CANDIDATES = 25
 # away); the others are in retrieve/fuse.py.
 DEFAULT_FUSION: Fusion = "section"
 # A new index stores sentence vectors (the default fusion's third list), on a
-# backend that can scan them fast enough (Store.default_sentences: SQLite yes,
-# PostgreSQL not yet).
+# backend that can search them fast enough (Store.default_sentences: SQLite by a
+# numpy scan, PostgreSQL through an HNSW index per model).
 DEFAULT_SENTENCES = True
 
 
@@ -237,10 +237,10 @@ class Index:
         """Whether this index stores sentence vectors (the third list of the default
         "section" fusion, and of "sentence").
 
-        A new SQLite index stores them (:data:`DEFAULT_SENTENCES`, set at its first
-        write; a PostgreSQL store does not, see ``PostgresStore.default_sentences``):
-        they cost ~2.3x the index-time embedding and ~3.5x the disk, for the held-out
-        gain of docs/retrieval-experiments.md, section 15. An index written before the
+        A new index stores them (:data:`DEFAULT_SENTENCES` and the store's
+        ``default_sentences``, set at its first write): they cost ~2.3x the
+        index-time embedding and ~3.5x the disk, for the held-out gain of
+        docs/retrieval-experiments.md, section 15. An index written before the
         setting existed has none and keeps it that way (search falls back to "rrf")
         until ``index --sentences`` and a re-index.
         """

@@ -78,9 +78,11 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
                 by.setdefault(keys[i], set()).add((rows[i].document, rows[i].start))
             groups.append({frozenset(v) for v in by.values()})
         assert groups[0] == groups[1]
-        a, b = lite.store.sentence_max(qv, 50, key), pg_exact.store.sentence_max(qv, 50, key)
-        assert [i for i, _ in a] == [i for i, _ in b] and len(a) == 50
-        np.testing.assert_allclose([s for _, s in a], [s for _, s in b], atol=1e-5)
+        a = lite.store.sentence_max(qv, 50, key)
+        for pg in (pg_exact, pg_hnsw):
+            b = pg.store.sentence_max(qv, 50, key)
+            assert [i for i, _ in a] == [i for i, _ in b] and len(a) == 50
+            np.testing.assert_allclose([s for _, s in a], [s for _, s in b], atol=1e-5)
     a, b = lite.ask(QUERIES[1]), pg_hnsw.ask(QUERIES[1])
     assert a.answer == b.answer and [c.locator for c in a.citations] == [c.locator for c in b.citations]
     assert [s.to_json() | {"indexed_at": ""} for s in lite.status()] == [
@@ -228,11 +230,13 @@ def test_new_store_defaults_and_adapt_never_writes_the_password(
     secret = pg_url.replace("postgres@", "postgres:hunter2@", 1)  # trust auth ignores it
     pg = Index(secret, embedder=embedder)
     pg.index(clean_corpus)
-    # a new PostgreSQL store keeps no sentence vectors unless asked (exact scan there):
-    # hybrid search runs the port; a new SQLite index stores them
-    assert lite.sentence_vectors and not pg.sentence_vectors
-    assert pg.search("descaling vinegar").fusion == "rrf"
-    assert lite.search("descaling vinegar").fusion == "section"
+    # a new store of either kind keeps sentence vectors, so hybrid search runs the
+    # default fusion on both, with the same hits (PostgreSQL through its HNSW index)
+    assert lite.sentence_vectors and pg.sentence_vectors
+    for q in ("descaling vinegar", "how often should the kettle be cleaned"):
+        a, b = lite.search(q), pg.search(q)
+        assert a.fusion == b.fusion == "section"
+        assert [(h.document, h.start) for h in a.hits] == [(h.document, h.start) for h in b.hits]
     assert [len(p) for p in training_pairs(pg)] == [len(p) for p in training_pairs(lite)]
     out = tmp_path / "adapted"
     report = adapt(pg, out, AdaptConfig(batch_size=8, epochs=0.5))

@@ -312,3 +312,79 @@ def test_dense_mode_from_url_or_setting(pg_url: str):
 
     with pytest.raises(ConfigError, match="ef_search"):
         PostgresStore(pg_url + "?ef_search=5000")
+
+
+def _with_sentences(chunks: list[StoredChunk], per: int, seed: int) -> list[StoredChunk]:
+    """``per`` random unit sentence vectors inside each chunk."""
+    from dataclasses import replace
+
+    from citeline.store import StoredSentence
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for sc in chunks:
+        vs = rng.normal(size=(per, sc.vector.shape[0])).astype(np.float32)
+        vs /= np.linalg.norm(vs, axis=1, keepdims=True)
+        out.append(replace(sc, sentences=tuple(
+            StoredSentence(sc.chunk.start, sc.chunk.end, v, f"{sc.text_hash}-s{j}")
+            for j, v in enumerate(vs))))
+    return out
+
+
+def test_sentence_search_goes_through_a_partial_hnsw_index_per_model(pg_url: str):
+    s = PostgresStore(pg_url)
+    assert s.default_sentences  # searched through the index, so on by default
+    for d in range(6):
+        s.write_document(_record(f"d{d}.md"), "x", _with_sentences(
+            _chunks([f"text {d} {i}" for i in range(100)], seed=d), per=4, seed=100 + d))
+    s.write_document(_record("b.md", KEY_B), "x", _with_sentences(
+        _chunks(["other model"] * 5, dim=8, seed=9), per=3, seed=9))
+    key = _key()
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        q = rng.normal(size=384).astype(np.float32)
+        q /= np.linalg.norm(q)
+        exact = s.sentence_max_with(q, 50, key, "exact")
+        hnsw = s.sentence_max_with(q, 50, key, "hnsw")
+        # 1,000 nearest of 2,400 sentences hold far more than 50 chunks: the same top
+        assert [i for i, _ in hnsw] == [i for i, _ in exact] and len(exact) == 50
+        np.testing.assert_allclose([v for _, v in hnsw], [v for _, v in exact], atol=1e-6)
+    assert len(s.sentence_max(np.ones(8, np.float32) / np.sqrt(8), 10, _key(KEY_B))) == 5
+    with pytest.raises(ModelMismatch, match="384-d"):
+        s.sentence_max(np.ones(8, np.float32), 10, key)
+    # the planner can use each model's index (the key and dimension are literals;
+    # at this size it rightly prefers to sort, so the other ways are switched off)
+    spaces = {k: int(t.split("_")[1]) for k, (t, _) in s.vector_spaces().items()}
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        names = {r[0] for r in c.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'sentences'")}
+        assert {f"sentences_{i}_hnsw" for i in spaces.values()} <= names
+        with c.transaction():
+            for way in ("seqscan", "bitmapscan", "sort"):
+                c.execute(f"SET LOCAL enable_{way} = off")
+            plan = "\n".join(r[0] for r in c.execute(
+                f"EXPLAIN SELECT chunk_id FROM sentences WHERE model_key = '{key}' "
+                "ORDER BY embedding::vector(384) <=> %s::vector LIMIT 1000",
+                (str([1.0] * 384),)).fetchall())
+        assert f"sentences_{spaces[key]}_hnsw" in plan, plan
+    s.close()
+
+
+def test_migration_5_indexes_the_sentences_of_an_older_store(pg_url: str):
+    s = PostgresStore(pg_url)
+    s.write_document(_record("a.md"), "x", _with_sentences(_chunks(["a", "b", "c"]), 2, 1))
+    (space_id,) = {int(t.split("_")[1]) for t, _ in s.vector_spaces().values()}
+    s.close()
+    name = f"sentences_{space_id}_hnsw"
+    with psycopg.connect(pg_url, autocommit=True) as c:  # as a store at version 4 was
+        c.execute(f"DROP INDEX {name}")
+        c.execute("DELETE FROM schema_migrations WHERE version = 5")
+    s = PostgresStore(pg_url)
+    assert s.schema_version == len(MIGRATIONS) == 5
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        (defn,) = c.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+                            (name,)).fetchone()
+        assert "hnsw" in defn and "vector(384)" in defn and _key() in defn
+    q = _chunks(["a"])[0].vector
+    assert len(s.sentence_max_with(q, 3, _key(), "hnsw")) == 3
+    s.close()

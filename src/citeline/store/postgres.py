@@ -240,6 +240,23 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX sentences_chunk ON sentences (chunk_id);
     CREATE INDEX sentences_model ON sentences (model_key);
     """,
+    # 5: an HNSW index over each model's sentence vectors (the column is untyped, so
+    # a partial index on the cast, one per vector space; see _sentence_hnsw_ddl).
+    """
+    DO $$
+    DECLARE s record;
+    BEGIN
+        FOR s IN SELECT id, model_key, dim, hnsw_m, hnsw_ef_construction
+                 FROM vector_spaces ORDER BY id LOOP
+            EXECUTE format(
+                'CREATE INDEX IF NOT EXISTS %I ON sentences USING hnsw '
+                '((embedding::vector(%s)) vector_cosine_ops) '
+                'WITH (m = %s, ef_construction = %s) WHERE model_key = %L',
+                'sentences_' || s.id || '_hnsw', s.dim, s.hnsw_m, s.hnsw_ef_construction,
+                s.model_key);
+        END LOOP;
+    END $$;
+    """,
 )
 
 _OPTION_KEYS = ("exact", "ef_search")
@@ -352,11 +369,11 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
 class PostgresStore:
     """A :class:`citeline.store.Store` (and :class:`citeline.store.jobs.JobQueue`)."""
 
-    # A new store does NOT store sentence vectors: they are scanned exactly here (no
-    # HNSW index over them yet), ~4 per chunk, which is fine for thousands of chunks
-    # and far too slow for the millions this backend is for. `index --sentences`
-    # turns them on (hybrid search then runs the default "section" fusion).
-    default_sentences = False
+    # A new store stores sentence vectors (~4 per chunk) like the SQLite backend, so
+    # hybrid search runs the default "section" fusion on both; they are searched
+    # through a partial HNSW index per model (sentence_max_with), not scanned.
+    # `index --no-sentences` opts out (a quarter of the vectors to embed and store).
+    default_sentences = True
 
     def __init__(self, url: str, create: bool = True) -> None:
         self.url = url
@@ -513,6 +530,7 @@ class PostgresStore:
                     )
                     if index:
                         self._create_hnsw(table, m, efc)
+                        self._create_sentence_hnsw(int(row[0]), model_key, dim, m, efc)
         if row is None:
             return None
         space = (f"vectors_{row[0]}", int(row[1]))
@@ -534,15 +552,32 @@ class PostgresStore:
             )
         )
 
+    def _create_sentence_hnsw(self, space_id: int, model_key: str, dim: int, m: int,
+                              ef_construction: int) -> None:
+        """The HNSW index over one model's sentence vectors: partial on its model key,
+        over the cast to its fixed dimension (migration 5 builds the same)."""
+        self.conn.execute(
+            sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {} ON sentences USING hnsw "
+                "((embedding::vector({})) vector_cosine_ops) "
+                "WITH (m = {}, ef_construction = {}) WHERE model_key = {}"
+            ).format(
+                sql.Identifier(f"sentences_{space_id}_hnsw"), sql.Literal(dim), sql.Literal(m),
+                sql.Literal(ef_construction), sql.Literal(model_key),
+            )
+        )
+
     @_db
     def build_vector_indexes(self) -> list[str]:
-        """Create any missing HNSW index (after a bulk load); returns the tables indexed."""
+        """Create any missing HNSW index (after a bulk load); returns the indexes' spaces."""
         rows = self.conn.execute(
-            "SELECT id, hnsw_m, hnsw_ef_construction FROM vector_spaces ORDER BY id"
+            "SELECT id, model_key, dim, hnsw_m, hnsw_ef_construction FROM vector_spaces "
+            "ORDER BY id"
         ).fetchall()
         out = []
-        for id_, m, efc in rows:
+        for id_, key, dim, m, efc in rows:
             self._create_hnsw(f"vectors_{id_}", m, efc)
+            self._create_sentence_hnsw(id_, key, dim, m, efc)
             out.append(f"vectors_{id_}")
         return out
 
@@ -809,17 +844,52 @@ class PostgresStore:
         ).fetchall()
         return [(int(i), float(s)) for i, s in rows]
 
-    @_db
     def sentence_max(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
-        """Exact scan of ``model_key``'s sentence vectors, max similarity per chunk."""
-        if k <= 0:
+        return self.sentence_max_with(query, k, model_key, self.dense_mode)
+
+    @_db
+    def sentence_max_with(
+        self, query: np.ndarray, k: int, model_key: str, mode: DenseMode
+    ) -> list[tuple[int, float]]:
+        """Each chunk's best sentence similarity, the ``k`` best chunks.
+
+        "exact" scans every sentence vector of the model. "hnsw" takes the
+        HNSW index's :data:`HNSW_EF_SEARCH_MAX` nearest sentences, re-scores them
+        with the exact inner product and keeps each chunk's best: whenever those
+        rows hold ``k`` chunks or more, the top ``k`` equals the exact ranking's (a
+        chunk that beats the k-th has its best sentence among them), up to HNSW's
+        own misses; when they hold fewer, fewer come back (a shallower third list).
+        """
+        space = self._space(model_key)
+        if space is None or k <= 0:
             return []
-        rows = self.conn.execute(
-            "SELECT chunk_id, MAX(-(embedding <#> %(q)s)) AS sim FROM sentences "
-            "WHERE model_key = %(key)s GROUP BY chunk_id ORDER BY sim DESC, chunk_id LIMIT %(k)s",
-            {"q": np.ascontiguousarray(query, dtype=np.float32), "key": model_key, "k": k},
-        ).fetchall()
-        return [(int(i), float(s)) for i, s in rows]
+        q = np.ascontiguousarray(query, dtype=np.float32)
+        if q.shape != (space[1],):
+            raise ModelMismatch(f"query vector is {q.shape}, the model's space is {space[1]}-d")
+        c = self.conn
+        if mode == "exact":
+            rows = c.execute(
+                "SELECT chunk_id, MAX(-(embedding <#> %(q)s)) AS sim FROM sentences "
+                "WHERE model_key = %(key)s GROUP BY chunk_id "
+                "ORDER BY sim DESC, chunk_id LIMIT %(k)s",
+                {"q": q, "key": model_key, "k": k},
+            ).fetchall()
+            return [(int(i), float(s)) for i, s in rows]
+        with c.transaction():
+            c.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(HNSW_EF_SEARCH_MAX),))
+            # the key and the dimension are literals, as in the partial index's
+            # definition, so the planner can match it (a bound parameter may not)
+            rows = c.execute(
+                sql.SQL(
+                    "SELECT chunk_id, embedding <#> %(q)s FROM sentences WHERE model_key = {} "
+                    "ORDER BY embedding::vector({}) <=> %(q)s LIMIT %(n)s"
+                ).format(sql.Literal(model_key), sql.Literal(space[1])),
+                {"q": q, "n": HNSW_EF_SEARCH_MAX},
+            ).fetchall()
+        best: dict[int, float] = {}
+        for i, neg in rows:
+            best[int(i)] = max(best.get(int(i), -np.inf), -float(neg))
+        return sorted(best.items(), key=lambda t: (-t[1], t[0]))[:k]
 
     @_db
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
