@@ -135,23 +135,27 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
         settings = dict(c.execute("SELECT key, value FROM settings").fetchall())
         hnsw = c.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s AND "
                          "indexdef LIKE '%%hnsw%%'", (table,)).fetchone()
+        sentence_hnsw = c.execute("SELECT indexdef FROM pg_indexes WHERE tablename = "
+                                  "'sentences' AND indexdef LIKE '%%hnsw%%'").fetchall()
     want = dict(lite.execute("SELECT id, vector FROM chunks").fetchall())
     assert got == want  # byte-identical float32, same chunk ids
     assert postings == set(lite.execute("SELECT term, chunk_id, tf FROM postings").fetchall())
     lite_settings = dict(lite.execute("SELECT key, value FROM settings WHERE key != 'generation'"))
     assert settings == lite_settings and dim == 384 and hnsw is not None
+    assert len(sentence_hnsw) == 1  # built after the bulk copy, like the chunks' index
     # the copy answers exactly like the original, and knows the failed documents too
     for mode, fusion in [("dense", "rrf"), ("bm25", "rrf"), ("hybrid", "rrf"),
-                         ("hybrid", "sentence")]:
+                         ("hybrid", "sentence"), ("hybrid", "section")]:
         _, a, _ = run("search", "descaling vinegar", "--index", ix, "--json", "--mode", mode,
                       "--fusion", fusion)
-        _, b, _ = run("search", "descaling vinegar", "--store", pg_url + "?exact=1", "--json",
-                      "--mode", mode, "--fusion", fusion)
-        assert json.loads(b)["fusion"] == (fusion if mode == "hybrid" else "")
-        ha, hb = json.loads(a)["hits"], json.loads(b)["hits"]
-        assert [(h["document"], h["start"], h["end"]) for h in ha] == [
-            (h["document"], h["start"], h["end"]) for h in hb
-        ]
+        for url in (pg_url + "?exact=1", pg_url):  # exact scans, then the HNSW indexes
+            _, b, _ = run("search", "descaling vinegar", "--store", url, "--json",
+                          "--mode", mode, "--fusion", fusion)
+            assert json.loads(b)["fusion"] == (fusion if mode == "hybrid" else "")
+            ha, hb = json.loads(a)["hits"], json.loads(b)["hits"]
+            assert [(h["document"], h["start"], h["end"]) for h in ha] == [
+                (h["document"], h["start"], h["end"]) for h in hb
+            ]
     code, out, _ = run("status", "--store", pg_url, "--json")
     docs = {d["document"]: d["state"] for d in json.loads(out)["documents"]}
     assert docs["latin1.txt"] == "failed" and docs["kettle.md"] == "indexed"
