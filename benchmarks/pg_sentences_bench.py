@@ -13,7 +13,10 @@ Measured: the COPY load, the sentence HNSW build, the store's own
 ``sentence_max_with`` at the pipeline's depth (200 chunks) in "hnsw" and
 "exact" mode (p50/p95), recall@10 and recall@200 of the chunk list against the
 exact one, how often fewer than 200 chunks come back, and whether the planner
-uses the index. Not a test::
+uses the index. Then the whole pipeline search on that store with the real model
+and the real questions, the default "section" fusion against the port ("rrf"), in
+rotating order (the store has no BM25 postings: synthetic chunks have no text, so
+this is the vector side's cost). Not a test::
 
     .venv/bin/python benchmarks/pg_sentences_bench.py --n 100000 --out reports/bench/pg_sentences.json
 """
@@ -32,7 +35,6 @@ from pathlib import Path
 import numpy as np
 from pg_bench import (
     DIM,
-    MODEL_KEY,
     WARMUP,
     centres_from,
     postgres_memory,
@@ -41,9 +43,10 @@ from pg_bench import (
     timed,
 )
 
-from citeline.pipeline import FUSION_DEPTH
+from citeline.embed import load_embedder
+from citeline.pipeline import FUSION_DEPTH, Index
 from citeline.store.pg_local import LocalPostgres
-from citeline.store.postgres import PostgresStore
+from citeline.store.postgres import SENTENCE_EF_SEARCH, SENTENCE_ROWS, PostgresStore
 
 # Sentence noise: a sentence sits at cosine ~ 1/sqrt(1 + 0.75^2) = 0.8 from its chunk.
 SENTENCE_NOISE = 0.75
@@ -69,8 +72,8 @@ def exact_sentence_max(sent: np.ndarray, queries: np.ndarray, k: int) -> np.ndar
     return out
 
 
-def load(store: PostgresStore, chunks: np.ndarray, sent: np.ndarray) -> float:
-    table, _ = store._space(MODEL_KEY, DIM, create=True, index=False)  # type: ignore[misc]
+def load(store: PostgresStore, key: str, chunks: np.ndarray, sent: np.ndarray) -> float:
+    table, _ = store._space(key, DIM, create=True, index=False)  # type: ignore[misc]
     c = store.conn
     t = time.perf_counter()
     per_doc = 1000
@@ -84,8 +87,8 @@ def load(store: PostgresStore, chunks: np.ndarray, sent: np.ndarray) -> float:
             "locator, tokens, header_tokens, text_hash, model_key, length) FROM STDIN"
         ) as cp:
             for i in range(len(chunks)):
-                cp.write_row((i + 1, i // per_doc + 1, i % per_doc, 0, 1, "", "x", "x", "{}",
-                              1, 0, "", MODEL_KEY, 1))
+                cp.write_row((i + 1, i // per_doc + 1, i % per_doc, 0, 1, f"S{i // 8}", "x",
+                              "x", '{"start": 0, "end": 1}', 1, 0, "", key, 1))
         with cur.copy(f"COPY {table} (chunk_id, embedding) FROM STDIN (FORMAT BINARY)") as cp:
             cp.set_types(["int8", "vector"])
             for i in range(len(chunks)):
@@ -97,7 +100,7 @@ def load(store: PostgresStore, chunks: np.ndarray, sent: np.ndarray) -> float:
             cp.set_types(["int8", "int4", "int4", "text", "text", "vector"])
             for i in range(len(chunks)):
                 for v in sent[i]:
-                    cp.write_row((i + 1, 0, 1, "", MODEL_KEY, v))
+                    cp.write_row((i + 1, 0, 1, "", key, v))
     c.execute(f"VACUUM ANALYZE {table}")
     c.execute("VACUUM ANALYZE sentences")
     return time.perf_counter() - t
@@ -106,6 +109,32 @@ def load(store: PostgresStore, chunks: np.ndarray, sent: np.ndarray) -> float:
 def recall(results: list[list[int]], truth: np.ndarray, k: int) -> float:
     return float(np.mean([len(set(r[:k]) & set(t[:k].tolist())) / k
                           for r, t in zip(results, truth, strict=True)]))
+
+
+def pipeline_latency(url: str, model, texts: list[str]) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Whole ``Index.search`` (hybrid, k 20) per fusion, rotating which goes first."""
+    idx = Index(url, embedder=model, create=False)
+    fusions = ("rrf", "section")
+    ms: dict[str, dict[str, list[float]]] = {f: {"total": [], "total_excl_embed": []}
+                                             for f in fusions}
+    for n, text in enumerate(texts[:WARMUP] + texts):
+        turn = n % len(fusions)
+        for fusion in fusions[turn:] + fusions[:turn]:
+            t = time.perf_counter()
+            res = idx.search(text, k=20, mode="hybrid", fusion=fusion)  # type: ignore[arg-type]
+            elapsed = (time.perf_counter() - t) * 1000
+            if n >= WARMUP:
+                ms[fusion]["total"].append(elapsed)
+                ms[fusion]["total_excl_embed"].append(elapsed - res.timings.get("embed", 0.0))
+                for stage, v in res.timings.items():
+                    ms[fusion].setdefault(stage, []).append(v)
+    idx.close()
+    out: dict[str, object] = {f: {m: summary(v) for m, v in st.items()} for f, st in ms.items()}
+    out["section_over_port"] = {
+        m: {q: round(float(np.percentile(ms["section"][m], p) / np.percentile(ms["rrf"][m], p)), 2)
+            for q, p in (("p50", 50), ("p95", 95))}
+        for m in ("total", "total_excl_embed")}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,7 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--centres", type=Path, default=Path("reports/pg/rustbook-index"),
                     help="SQLite index whose chunk vectors are the centres (built if missing)")
     ap.add_argument("--corpus", type=Path, default=Path("eval/rustbook/docs"))
-    ap.add_argument("--questions", type=Path, default=Path("eval/rustbook/questions.jsonl"))
+    ap.add_argument("--questions", type=Path, default=Path("eval/rustbook/questions.jsonl"),
+                    help="real questions: query vectors, and the pipeline's queries")
+    ap.add_argument("--sweep", default="200:400,400:400,400:800,1000:1000",
+                    type=lambda s: [tuple(int(x) for x in p.split(":")) for p in s.split(",")],
+                    help="rows:ef_search pairs for the sentence HNSW query")
     ap.add_argument("--out", type=Path, required=True, help="JSON report")
     args = ap.parse_args(argv)
 
@@ -125,13 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     centres = centres_from(args.centres, args.corpus)
     chunks = synthesize_mix(centres, args.n, rng)
     sent = sentences_of(chunks, args.per, rng)
-    real_q = np.zeros((0, DIM), dtype=np.float32)
-    if args.questions.exists():
-        from citeline.embed import load_embedder
-
-        texts = [t for line in args.questions.read_text().splitlines() if line.strip()
-                 for t in json.loads(line)["queries"].values()]
-        real_q = load_embedder().embed(texts).astype(np.float32)
+    model = load_embedder()
+    key = model.identity.key  # the real model's key: the pipeline searches this store
+    texts = [t for line in args.questions.read_text().splitlines() if line.strip()
+             for t in json.loads(line)["queries"].values()]
+    real_q = model.embed(texts).astype(np.float32)
     synthetic = sentences_of(synthesize_mix(centres, args.queries, rng), 1, rng)[:, 0]
     queries = np.vstack([real_q, synthetic])[: args.queries]
     queries = np.vstack([queries[-WARMUP:], queries])
@@ -155,43 +186,53 @@ def main(argv: list[str] | None = None) -> int:
     })
     pg.start()
     try:
-        store = PostgresStore(pg.create_database("bench"))
-        report["load_s"] = round(load(store, chunks, sent), 1)
+        url = pg.create_database("bench")
+        store = PostgresStore(url)
+        report["load_s"] = round(load(store, key, chunks, sent), 1)
         print(f"loaded in {report['load_s']}s", file=sys.stderr, flush=True)
         t = time.perf_counter()
         store.build_vector_indexes()  # chunk HNSW + sentence HNSW
         report["build_both_hnsw_s"] = round(time.perf_counter() - t, 1)
         print(f"both HNSW indexes in {report['build_both_hnsw_s']}s", file=sys.stderr, flush=True)
         c = store.conn
-        sid = store.vector_spaces()[MODEL_KEY][0].split("_")[1]
+        sid = store.vector_spaces()[key][0].split("_")[1]
         report["sentence_hnsw_mb"] = round(c.execute(
             "SELECT pg_relation_size(%s)", (f"sentences_{sid}_hnsw",)).fetchone()[0] / 2**20, 1)
         plan = "\n".join(r[0] for r in c.execute(
-            f"EXPLAIN SELECT chunk_id FROM sentences WHERE model_key = '{MODEL_KEY}' "
+            f"EXPLAIN SELECT chunk_id FROM sentences WHERE model_key = '{key}' "
             f"ORDER BY embedding::vector({DIM}) <=> %s::vector LIMIT 1000",
             (str(queries[0].tolist()),)).fetchall())
         report["planner_uses_sentence_hnsw"] = f"sentences_{sid}_hnsw" in plan
-        times, results = timed(
-            lambda q: [i - 1 for i, _ in store.sentence_max_with(q, k, MODEL_KEY, "hnsw")],
-            queries)
-        report["hnsw"] = {
-            **summary(times), "recall@10": recall(results, truth, 10),
-            f"recall@{k}": recall(results, truth, k),
-            f"queries_with_fewer_than_{k}": sum(len(r) < k for r in results),
-            "fewest_chunks": min(len(r) for r in results),
-        }
-        print(f"hnsw {report['hnsw']}", file=sys.stderr, flush=True)
+        sweep = []
+        for rows, ef in args.sweep:
+            times, results = timed(
+                lambda q, rows=rows, ef=ef: [i - 1 for i, _ in store.sentence_max_with(
+                    q, k, key, "hnsw", rows=rows, ef_search=ef)], queries)
+            row = {
+                "rows": rows, "ef_search": ef, "default": (rows, ef) == (SENTENCE_ROWS,
+                                                                          SENTENCE_EF_SEARCH),
+                **summary(times), "recall@10": recall(results, truth, 10),
+                "recall@50": recall(results, truth, 50),
+                f"recall@{k}": recall(results, truth, k),
+                "median_chunks": float(np.median([len(r) for r in results])),
+                "fewest_chunks": min(len(r) for r in results),
+            }
+            print(f"hnsw {row}", file=sys.stderr, flush=True)
+            sweep.append(row)
+        report["hnsw"] = sweep
         m = WARMUP + args.exact_queries
         times, results = timed(
-            lambda q: [i - 1 for i, _ in store.sentence_max_with(q, k, MODEL_KEY, "exact")],
+            lambda q: [i - 1 for i, _ in store.sentence_max_with(q, k, key, "exact")],
             queries[:m])
         report["exact_scan"] = {**summary(times),
                                 f"recall@{k}": recall(results, truth[: m - WARMUP], k)}
         print(f"exact {report['exact_scan']}", file=sys.stderr, flush=True)
-        times, _ = timed(lambda q: store.dense(q, k, MODEL_KEY), queries)
+        times, _ = timed(lambda q: store.dense(q, k, key), queries)
         report["chunk_dense_hnsw_same_queries"] = summary(times)
         report["memory"] = postgres_memory(pg.bin)
         store.close()
+        report["pipeline"] = pipeline_latency(url, model, texts)
+        print(f"pipeline {report['pipeline']}", file=sys.stderr, flush=True)
     finally:
         pg.stop()
         shutil.rmtree(base, ignore_errors=True)

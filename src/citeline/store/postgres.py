@@ -97,6 +97,18 @@ HNSW_EF_SEARCH = 800
 # pgvector refuses ef_search above 1000, and an HNSW scan returns at most
 # ef_search rows.
 HNSW_EF_SEARCH_MAX = 1000
+# The sentence list through its HNSW index: the nearest SENTENCE_ROWS sentences
+# (beam SENTENCE_EF_SEARCH), each chunk's best among them. 400 rows hold fewer
+# chunks than the fusion's 200-chunk depth (median 182 at 100k chunks x 4
+# sentences): a shallower third list, whose tail weighs little under RRF k=10
+# (rank 150: 1/160 against rank 1's 1/11); on rustbook keeping only the best 200
+# sentences moved no query's first correct rank in the top 20 (100 moved 4). At
+# 100k chunks (benchmarks/pg_sentences_bench.py) 400/400 costs 5.2 ms p50 for
+# recall@10 0.982 of the exact list; 1000/1000 (every query's full 200 chunks)
+# 12.5 ms for 0.989, which put the default fusion at 2.7x the port's search
+# without the query embedding.
+SENTENCE_ROWS = 400
+SENTENCE_EF_SEARCH = 400
 # Rows fetched per requested hit before the exact re-score: HNSW and the exact
 # inner product can disagree on near-ties at the cut, so a margin keeps the
 # returned top-k identical to an exact ranking of the candidates.
@@ -849,16 +861,18 @@ class PostgresStore:
 
     @_db
     def sentence_max_with(
-        self, query: np.ndarray, k: int, model_key: str, mode: DenseMode
+        self, query: np.ndarray, k: int, model_key: str, mode: DenseMode,
+        rows: int = SENTENCE_ROWS, ef_search: int = SENTENCE_EF_SEARCH,
     ) -> list[tuple[int, float]]:
         """Each chunk's best sentence similarity, the ``k`` best chunks.
 
-        "exact" scans every sentence vector of the model. "hnsw" takes the
-        HNSW index's :data:`HNSW_EF_SEARCH_MAX` nearest sentences, re-scores them
+        "exact" scans every sentence vector of the model. "hnsw" takes the HNSW
+        index's ``rows`` nearest sentences (beam ``ef_search``), re-scores them
         with the exact inner product and keeps each chunk's best: whenever those
         rows hold ``k`` chunks or more, the top ``k`` equals the exact ranking's (a
         chunk that beats the k-th has its best sentence among them), up to HNSW's
-        own misses; when they hold fewer, fewer come back (a shallower third list).
+        own misses; when they hold fewer, fewer come back (a shallower third list,
+        see :data:`SENTENCE_ROWS`).
         """
         space = self._space(model_key)
         if space is None or k <= 0:
@@ -875,8 +889,9 @@ class PostgresStore:
                 {"q": q, "key": model_key, "k": k},
             ).fetchall()
             return [(int(i), float(s)) for i, s in rows]
+        ef = min(max(ef_search, rows), HNSW_EF_SEARCH_MAX)
         with c.transaction():
-            c.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(HNSW_EF_SEARCH_MAX),))
+            c.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
             # the key and the dimension are literals, as in the partial index's
             # definition, so the planner can match it (a bound parameter may not)
             rows = c.execute(
@@ -884,7 +899,7 @@ class PostgresStore:
                     "SELECT chunk_id, embedding <#> %(q)s FROM sentences WHERE model_key = {} "
                     "ORDER BY embedding::vector({}) <=> %(q)s LIMIT %(n)s"
                 ).format(sql.Literal(model_key), sql.Literal(space[1])),
-                {"q": q, "n": HNSW_EF_SEARCH_MAX},
+                {"q": q, "n": min(rows, ef)},
             ).fetchall()
         best: dict[int, float] = {}
         for i, neg in rows:
