@@ -17,6 +17,9 @@ them apart; what differs is where the work happens:
   similarity is the true cosine the gate needs. ``?exact=1`` in the URL (or the
   setting ``pg.exact = 1``) scans sequentially instead: exact top-k, for small
   collections and parity tests.
+* Sentence vectors (the default fusion's third list): one ``sentences`` table
+  for every model, with a partial HNSW index per model on the cast to its
+  dimension; each chunk's best among the nearest sentences (exact re-score).
 * BM25 inside PostgreSQL with the same tokenizer, k1, b and IDF as the SQLite
   backend: postings (term, chunk, tf) and chunk lengths are written with the
   chunks, N and the total length in a one-row table updated in the same
@@ -99,14 +102,14 @@ HNSW_EF_SEARCH = 800
 HNSW_EF_SEARCH_MAX = 1000
 # The sentence list through its HNSW index: the nearest SENTENCE_ROWS sentences
 # (beam SENTENCE_EF_SEARCH), each chunk's best among them. 400 rows hold fewer
-# chunks than the fusion's 200-chunk depth (median 182 at 100k chunks x 4
+# chunks than the fusion's 200-chunk depth (median 183 at 100k chunks x 4
 # sentences): a shallower third list, whose tail weighs little under RRF k=10
 # (rank 150: 1/160 against rank 1's 1/11); on rustbook keeping only the best 200
 # sentences moved no query's first correct rank in the top 20 (100 moved 4). At
-# 100k chunks (benchmarks/pg_sentences_bench.py) 400/400 costs 5.2 ms p50 for
-# recall@10 0.982 of the exact list; 1000/1000 (every query's full 200 chunks)
-# 12.5 ms for 0.989, which put the default fusion at 2.7x the port's search
-# without the query embedding.
+# 100k chunks (benchmarks/pg_sentences_bench.py) 400/400 costs 5.8 ms p50 for
+# recall@10 0.980 of the exact list; 1000/1000 (every query's full 200 chunks)
+# 13.1 ms for 0.996, which put the default fusion at 2.7x the port's search
+# without the query embedding (400/400: 1.9x; docs/postgres.md).
 SENTENCE_ROWS = 400
 SENTENCE_EF_SEARCH = 400
 # Rows fetched per requested hit before the exact re-score: HNSW and the exact
@@ -253,7 +256,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX sentences_model ON sentences (model_key);
     """,
     # 5: an HNSW index over each model's sentence vectors (the column is untyped, so
-    # a partial index on the cast, one per vector space; see _sentence_hnsw_ddl).
+    # a partial index on the cast, one per vector space; as _create_sentence_hnsw).
     """
     DO $$
     DECLARE s record;
@@ -882,19 +885,19 @@ class PostgresStore:
             raise ModelMismatch(f"query vector is {q.shape}, the model's space is {space[1]}-d")
         c = self.conn
         if mode == "exact":
-            rows = c.execute(
+            ranked = c.execute(
                 "SELECT chunk_id, MAX(-(embedding <#> %(q)s)) AS sim FROM sentences "
                 "WHERE model_key = %(key)s GROUP BY chunk_id "
                 "ORDER BY sim DESC, chunk_id LIMIT %(k)s",
                 {"q": q, "key": model_key, "k": k},
             ).fetchall()
-            return [(int(i), float(s)) for i, s in rows]
+            return [(int(i), float(s)) for i, s in ranked]
         ef = min(max(ef_search, rows), HNSW_EF_SEARCH_MAX)
         with c.transaction():
             c.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
             # the key and the dimension are literals, as in the partial index's
             # definition, so the planner can match it (a bound parameter may not)
-            rows = c.execute(
+            nearest = c.execute(
                 sql.SQL(
                     "SELECT chunk_id, embedding <#> %(q)s FROM sentences WHERE model_key = {} "
                     "ORDER BY embedding::vector({}) <=> %(q)s LIMIT %(n)s"
@@ -902,7 +905,7 @@ class PostgresStore:
                 {"q": q, "n": min(rows, ef)},
             ).fetchall()
         best: dict[int, float] = {}
-        for i, neg in rows:
+        for i, neg in nearest:
             best[int(i)] = max(best.get(int(i), -np.inf), -float(neg))
         return sorted(best.items(), key=lambda t: (-t[1], t[0]))[:k]
 
