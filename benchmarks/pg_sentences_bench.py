@@ -38,6 +38,7 @@ from pg_bench import (
     WARMUP,
     centres_from,
     postgres_memory,
+    recall,
     summary,
     synthesize_mix,
     timed,
@@ -104,11 +105,6 @@ def load(store: PostgresStore, key: str, chunks: np.ndarray, sent: np.ndarray) -
     c.execute(f"VACUUM ANALYZE {table}")
     c.execute("VACUUM ANALYZE sentences")
     return time.perf_counter() - t
-
-
-def recall(results: list[list[int]], truth: np.ndarray, k: int) -> float:
-    return float(np.mean([len(set(r[:k]) & set(t[:k].tolist())) / k
-                          for r, t in zip(results, truth, strict=True)]))
 
 
 def pipeline_latency(url: str, model, texts: list[str]) -> dict[str, object]:  # type: ignore[no-untyped-def]
