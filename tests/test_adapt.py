@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -118,9 +119,11 @@ def test_adapt_a_real_index_then_reindex_and_search_with_it(
     # --reindex: train and re-embed in one command (here on the adapted index: a
     # model adapted from an adapted model is just another local folder)
     again = tmp_path / "again"
-    code, out, _ = run("adapt", "--index", str(folder), "--model", str(out), "--out", str(again),
-                       "--batch-size", "8", "--epochs", "0.5", "--reindex", "-q")
+    code, out, err = run("adapt", "--index", str(folder), "--model", str(out), "--out",
+                         str(again), "--batch-size", "8", "--epochs", "0.5", "--reindex")
     assert code == 0 and f"re-embedded {len(rep.indexed)} documents" in out
+    # the last step's line says how long it took (and what was left: nothing)
+    assert re.search(r"step (\d+)/\1  loss \d\.\d{3}  \d+(s|m\d\ds) spent, ~0s left", err), err
     second = Index(folder, model_path=str(again))
     assert {s.state for s in second.status()} == {"indexed"}
     assert second.search("how do I descale the kettle").hits

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 
 from citeline import scale
@@ -486,6 +487,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _clock(seconds: float) -> str:
+    """``1h02m``, ``3m05s`` or ``42s``."""
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
 def cmd_adapt(args: argparse.Namespace) -> int:
     """Fine-tune the index's model on its own chunks (no queries); write a new model folder."""
     from citeline.adapt import AdaptConfig, adapt
@@ -496,9 +505,14 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"adapting {idx.identity.key} on {_shown(idx.location)} ...", file=sys.stderr)
 
+    started = time.monotonic()
+
     def progress(step: int, steps: int, loss: float) -> None:
         if not args.quiet and (step == steps or step % 20 == 0):
-            print(f"  step {step}/{steps}  loss {loss:.3f}", file=sys.stderr)
+            spent = time.monotonic() - started
+            left = spent / step * (steps - step)
+            print(f"  step {step}/{steps}  loss {loss:.3f}  {_clock(spent)} spent, "
+                  f"~{_clock(left)} left", file=sys.stderr)
 
     report = adapt(idx, args.out, config, progress=progress)
     if args.json:
