@@ -122,7 +122,8 @@ def test_adapt_a_real_index_then_reindex_and_search_with_it(
     code, out, err = run("adapt", "--index", str(folder), "--model", str(out), "--out",
                          str(again), "--batch-size", "8", "--epochs", "0.5", "--reindex")
     assert code == 0 and f"re-embedded {len(rep.indexed)} documents" in out
-    # the last step's line says how long it took (and what was left: nothing)
+    # the first step's line estimates the run; the last says how long it took
+    assert re.search(r"step 1/\d+  loss .* spent, ~\d+(s|m\d\ds) left", err), err
     assert re.search(r"step (\d+)/\1  loss \d\.\d{3}  \d+(s|m\d\ds) spent, ~0s left", err), err
     second = Index(folder, model_path=str(again))
     assert {s.state for s in second.status()} == {"indexed"}

@@ -508,7 +508,8 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     started = time.monotonic()
 
     def progress(step: int, steps: int, loss: float) -> None:
-        if not args.quiet and (step == steps or step % 20 == 0):
+        # the first step's line is the first estimate of the whole run's length
+        if not args.quiet and (step in (1, steps) or step % 20 == 0):
             spent = time.monotonic() - started
             left = spent / step * (steps - step)
             print(f"  step {step}/{steps}  loss {loss:.3f}  {_clock(spent)} spent, "
