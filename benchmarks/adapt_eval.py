@@ -11,6 +11,8 @@ the bundled one, query by query, with nothing tuned on the queries.
 
     python benchmarks/adapt_eval.py eval/rustbook --out reports/eval-adapt/rustbook
 
+``--max-pairs N`` adapts on a random N of the pairs (the cost curve), ``--base
+DIR`` reuses step 1 of an earlier run (its OUT/base) instead of repeating it.
 Writes OUT/adapt_eval.json (and OUT/base/, OUT/model/, OUT/adapted/). Takes
 ~20 minutes for rustbook's 1,563 chunks on 2 CPU cores (the training), ~6 for
 eval/pytutorial.
@@ -90,8 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_report(base, out / "base")
     print("[2/3] adapting the bundled model on the E index", file=sys.stderr)
     idx = Index(out / "base" / "indexes" / "E", create=False)
-    report = adapt(idx, out / "model", AdaptConfig(max_pairs=args.max_pairs), progress=lambda s, n, loss: s % 50 == 0 and print(
-        f"  step {s}/{n} loss {loss:.3f}", file=sys.stderr))
+    report = adapt(
+        idx, out / "model", AdaptConfig(max_pairs=args.max_pairs),
+        progress=lambda s, n, loss: s % 50 == 0 and print(f"  step {s}/{n} loss {loss:.3f}",
+                                                           file=sys.stderr))
     idx.close()
     print(f"[3/3] eval with the adapted model ({report.seconds:g} s of training)", file=sys.stderr)
     adapted = run_eval(args.gt, EvalConfig(out=out / "adapted", **config),  # type: ignore[arg-type]
