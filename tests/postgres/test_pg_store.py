@@ -337,7 +337,8 @@ def test_sentence_search_goes_through_a_partial_hnsw_index_per_model(pg_url: str
     for d in range(6):
         s.write_document(_record(f"d{d}.md"), "x", _with_sentences(
             _chunks([f"text {d} {i}" for i in range(100)], seed=d), per=4, seed=100 + d))
-    s.write_document(_record("b.md", KEY_B), "x", _with_sentences(
+    odd = ("50%-distilled%s", "w3", 8)  # a "%" in a model key is no placeholder
+    s.write_document(_record("b.md", odd), "x", _with_sentences(
         _chunks(["other model"] * 5, dim=8, seed=9), per=3, seed=9))
     key = _key()
     rng = np.random.default_rng(7)
@@ -349,7 +350,9 @@ def test_sentence_search_goes_through_a_partial_hnsw_index_per_model(pg_url: str
         # 1,000 nearest of 2,400 sentences hold far more than 50 chunks: the same top
         assert [i for i, _ in hnsw] == [i for i, _ in exact] and len(exact) == 50
         np.testing.assert_allclose([v for _, v in hnsw], [v for _, v in exact], atol=1e-6)
-    assert len(s.sentence_max(np.ones(8, np.float32) / np.sqrt(8), 10, _key(KEY_B))) == 5
+    q8 = np.ones(8, np.float32) / np.sqrt(8)
+    assert s.sentence_max_with(q8, 10, _key(odd), "hnsw") == s.sentence_max_with(
+        q8, 10, _key(odd), "exact") and len(s.sentence_max(q8, 10, _key(odd))) == 5
     with pytest.raises(ModelMismatch, match="384-d"):
         s.sentence_max(np.ones(8, np.float32), 10, key)
     # the planner can use each model's index (the key and dimension are literals;

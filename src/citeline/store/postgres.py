@@ -893,15 +893,18 @@ class PostgresStore:
             ).fetchall()
             return [(int(i), float(s)) for i, s in ranked]
         ef = min(max(ef_search, rows), HNSW_EF_SEARCH_MAX)
+        # The key and the dimension are literals, as in the partial index's
+        # definition, so the planner can match it (a bound parameter may not). A
+        # "%" in the key (a model folder may have one) is doubled: the statement
+        # also has placeholders, and psycopg reads "%%" back as "%".
+        key = sql.SQL(sql.Literal(model_key).as_string(c).replace("%", "%%"))
         with c.transaction():
             c.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
-            # the key and the dimension are literals, as in the partial index's
-            # definition, so the planner can match it (a bound parameter may not)
             nearest = c.execute(
                 sql.SQL(
                     "SELECT chunk_id, embedding <#> %(q)s FROM sentences WHERE model_key = {} "
                     "ORDER BY embedding::vector({}) <=> %(q)s LIMIT %(n)s"
-                ).format(sql.Literal(model_key), sql.Literal(space[1])),
+                ).format(key, sql.Literal(space[1])),
                 {"q": q, "n": min(rows, ef)},
             ).fetchall()
         best: dict[int, float] = {}
