@@ -17,10 +17,14 @@ from citeline.adapt import (
     PROVENANCE,
     AdaptConfig,
     Pair,
+    QueryMapConfig,
     adapt,
+    drop_query_map,
+    fit_query_map,
     in_batch_loss,
     inverse_cloze_pairs,
     make_batches,
+    train_query_map,
     training_pairs,
 )
 from citeline.embed import load_embedder, model_identity
@@ -129,3 +133,86 @@ def test_adapt_a_real_index_then_reindex_and_search_with_it(
     assert {s.state for s in second.status()} == {"indexed"}
     assert second.search("how do I descale the kettle").hits
     second.close()
+
+
+def test_train_query_map_learns_a_linear_relation():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(256, 16)).astype(np.float32)
+    m = np.eye(16, dtype=np.float32) + 0.8 * rng.normal(size=(16, 16)).astype(np.float32)
+    p = a @ m.T
+    p /= np.linalg.norm(p, axis=1, keepdims=True)
+    a /= np.linalg.norm(a, axis=1, keepdims=True)
+    w, losses = train_query_map(a, p, list(range(256)), QueryMapConfig(batch_size=32, epochs=20))
+    assert w.shape == (16, 16) and w.dtype == np.float32 and losses[-1] < losses[0] / 2
+
+    def mean_cos(x: np.ndarray) -> float:
+        x = x / np.linalg.norm(x, axis=1, keepdims=True)
+        return float(np.mean(np.sum(x * p, axis=1)))
+
+    assert mean_cos(a @ w.T) > mean_cos(a) + 0.1
+    # a chunk is never twice in a batch: all pairs of one chunk -> no batch, no step
+    same = train_query_map(a[:8], p[:8], [7] * 8, QueryMapConfig(epochs=1))
+    assert np.array_equal(same[0], np.eye(16, dtype=np.float32)) and same[1] == [0.0]
+
+
+def test_query_map_on_a_real_index(tmp_path: Path, clean_corpus: Path, embedder, run):
+    folder = tmp_path / "ix"
+    idx = Index(folder, embedder=embedder)
+    idx.index(clean_corpus)
+    queries = ("how do I descale the kettle", "what does the warranty cover")
+
+    def hits(ix: Index, mode: str) -> list[list[tuple]]:
+        return [[(h.chunk_id, round(h.distance, 6)) for h in ix.search(q, k=8, mode=mode).hits]
+                for q in queries]
+
+    before = {m: hits(idx, m) for m in ("dense", "hybrid", "bm25")}
+    assert idx.query_map() is None and idx.stored_query_map() is None
+    report = fit_query_map(idx)
+    assert report.pairs == report.inverse_cloze_pairs + report.heading_pairs > 10
+    assert report.model == embedder.identity.key and report.loss_last < report.loss_first
+    w = idx.query_map()
+    assert w is not None and w.shape == (384, 384)
+    key = embedder.identity.key
+    for q in queries:
+        qv = embedder.embed([q])[0]
+        mq = w @ qv
+        want = [i for i, _ in idx.store.dense((mq / np.linalg.norm(mq)).astype(np.float32), 8, key)]
+        res = idx.search(q, k=8, mode="dense").hits
+        assert [h.chunk_id for h in res] == want
+        # the gate's distance stays the raw cosine of the query and the chunk
+        raw = idx.store.similarities(qv, want, key)
+        assert [h.distance for h in res] == pytest.approx([1 - raw[i] for i in want], abs=1e-5)
+        fused = idx.search(q, k=8).hits  # hybrid: the same for the fused list
+        raw = idx.store.similarities(qv, [h.chunk_id for h in fused], key)
+        assert [h.distance for h in fused] == pytest.approx(
+            [1 - raw[h.chunk_id] for h in fused], abs=1e-5)
+    assert hits(idx, "bm25") == before["bm25"]  # BM25 never sees the map
+    # another process sees a new map (by its stamp); one for another model is ignored
+    other = Index(folder, embedder=embedder)
+    assert np.array_equal(other.query_map(), w)
+    stored = json.loads(idx.store.get_setting("query_map"))
+    idx.store.set_setting("query_map", json.dumps(stored | {"model": "another@0/384"}))
+    idx.store.set_setting("query_map_id", "another")
+    assert idx.query_map() is None and idx.stored_query_map().model == "another@0/384"
+    assert {m: hits(idx, m) for m in before} == before
+    assert drop_query_map(idx.store) and not drop_query_map(idx.store)
+    assert other.query_map() is None and {m: hits(other, m) for m in before} == before
+    idx.close()
+    other.close()
+
+    # the CLI
+    code, out, _ = run("adapt", "--index", str(folder), "--query-map", "-q")
+    assert code == 0 and "query map stored in the index" in out
+    code, out, _ = run("status", "--index", str(folder), "--json")
+    qm = json.loads(out)["query_map"]
+    assert qm["active"] and qm["model"] == key and qm["pairs"] == report.pairs
+    code, out, _ = run("status", "--index", str(folder))
+    assert f"query map: on, fitted {qm['fitted_at']} on {qm['pairs']} pairs" in out
+    code, out, _ = run("adapt", "--index", str(folder), "--drop-query-map")
+    assert code == 0 and "query map dropped" in out
+    code, out, _ = run("status", "--index", str(folder), "--json")
+    assert json.loads(out)["query_map"] is None
+    code, _, err = run("adapt", "--index", str(folder))
+    assert code == 2 and "--out" in err
+    code, _, err = run("adapt", "--index", str(folder), "--query-map", "--out", str(tmp_path / "m"))
+    assert code == 2 and "--query-map" in err

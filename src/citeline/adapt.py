@@ -21,18 +21,27 @@ the index keeps its vectors until it is re-indexed with ``--model`` pointing at
 the folder (every document then shows as stale: another model's vectors are
 never compared with it). Measured on eval/rustbook and on the held-out
 eval/pytutorial in docs/retrieval-experiments.md, section 17.
+
+The light option (:func:`fit_query_map`, ``adapt --query-map``) keeps the model
+frozen and fits a linear map of the query on the same pairs instead; it is
+stored in the index and needs no re-index (section 18).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
 
 from citeline.errors import ConfigError, ModelUnavailable
 from citeline.sentences import MIN_SENTENCE_CHARS, split_sentences
@@ -41,6 +50,7 @@ if TYPE_CHECKING:
     import torch
 
     from citeline.pipeline import Index
+    from citeline.store import Store
 
 PROVENANCE = "citeline-adapt.json"
 
@@ -250,3 +260,138 @@ def adapt(
         json.dumps({"adapted_from": str(base_path), "index": where, **report.to_json()},
                    indent=2) + "\n", encoding="utf-8")
     return report
+
+
+# --- the query map: the light option ----------------------------------------------------
+#
+# The model stays frozen; a dim x dim matrix W, started at the identity, is trained on
+# the same pairs (embedded once) so that normalize(W a) finds its positive among the
+# batch's. Search then ranks the dense list with normalize(W q). Stored chunk and
+# sentence vectors do not change, so there is nothing to re-index, and the gate keeps
+# the chunk's raw cosine distance. docs/retrieval-experiments.md, section 18.
+
+QUERY_MAP_SETTING = "query_map"  # JSON: model key, dim, pairs, fitted_at, base64 float32 W
+QUERY_MAP_ID_SETTING = "query_map_id"  # short stamp, read per search to notice a new map
+
+
+@dataclass(frozen=True)
+class QueryMapConfig:
+    """Fixed before the first measurement and never tuned on any query set."""
+
+    max_cloze_pairs: int = 3000  # a random subset of the sentence -> chunk pairs
+    batch_size: int = 64
+    learning_rate: float = 1e-3  # Adam
+    epochs: int = 5
+    scale: float = 20.0
+    seed: int = 0
+
+
+@dataclass
+class QueryMapReport:
+    model: str  # identity key of the model the map is for
+    pairs: int
+    inverse_cloze_pairs: int
+    heading_pairs: int
+    embed_seconds: float
+    train_seconds: float
+    loss_first: float  # mean loss of the first epoch
+    loss_last: float  # ... and of the last
+    config: QueryMapConfig = field(default_factory=QueryMapConfig)
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class QueryMap(NamedTuple):
+    model: str
+    matrix: np.ndarray
+    pairs: int
+    fitted_at: str
+
+
+def train_query_map(
+    anchors: np.ndarray, positives: np.ndarray, chunk_ids: Sequence[int],
+    config: QueryMapConfig | None = None,
+) -> tuple[np.ndarray, list[float]]:
+    """W (float32, dim x dim) and the mean loss of each epoch: in-batch negatives over
+    normalize(W a) against p, a chunk at most once per batch."""
+    import torch
+
+    config = config or QueryMapConfig()
+    torch.manual_seed(config.seed)
+    w = torch.nn.Parameter(torch.eye(anchors.shape[1]))
+    opt = torch.optim.Adam([w], lr=config.learning_rate)
+    a, p = torch.tensor(anchors, dtype=torch.float32), torch.tensor(positives, dtype=torch.float32)
+    ids = np.asarray(chunk_ids)
+    losses = []
+    for epoch in range(config.epochs):
+        order = np.random.default_rng(config.seed + epoch).permutation(len(a))
+        total, batches = 0.0, 0
+        for s in range(0, len(order), config.batch_size):
+            b = order[s : s + config.batch_size]
+            _, first = np.unique(ids[b], return_index=True)
+            b = b[np.sort(first)]
+            if len(b) < 2:
+                continue
+            loss = in_batch_loss(a[b] @ w.T, p[b], config.scale)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total, batches = total + float(loss.item()), batches + 1
+        losses.append(total / max(batches, 1))
+    return w.detach().numpy().astype(np.float32), losses
+
+
+def fit_query_map(index: Index, config: QueryMapConfig | None = None) -> QueryMapReport:
+    """Fit a query map on the index's own pairs with its model; store it in the index
+    (replacing any earlier one). Seconds to minutes: the pairs are embedded once."""
+    config = config or QueryMapConfig()
+    cloze, heads = training_pairs(index)
+    if len(cloze) + len(heads) < 2:
+        raise ConfigError(f"{index.location}: no chunks to learn from (index documents first)")
+    rng = random.Random(config.seed)
+    cloze = rng.sample(cloze, min(config.max_cloze_pairs, len(cloze)))
+    pairs = cloze + heads
+    t = time.perf_counter()
+    anchors = np.asarray(index.embedder.embed([p.anchor for p in pairs]), dtype=np.float32)
+    positives = np.asarray(index.embedder.embed([p.positive for p in pairs]), dtype=np.float32)
+    embed_s = time.perf_counter() - t
+    t = time.perf_counter()
+    w, losses = train_query_map(anchors, positives, [p.chunk_id for p in pairs], config)
+    train_s = time.perf_counter() - t
+    key = index.embedder.identity.key
+    blob = np.ascontiguousarray(w, dtype="<f4").tobytes()
+    fitted_at = datetime.now(UTC).isoformat(timespec="seconds")
+    index.store.set_setting(QUERY_MAP_SETTING, json.dumps({
+        "model": key, "dim": int(w.shape[0]), "pairs": len(pairs), "fitted_at": fitted_at,
+        "w": base64.b64encode(blob).decode("ascii")}))
+    stamp = hashlib.sha256(key.encode() + blob).hexdigest()[:16]
+    index.store.set_setting(QUERY_MAP_ID_SETTING, stamp)
+    return QueryMapReport(
+        model=key, pairs=len(pairs), inverse_cloze_pairs=len(cloze), heading_pairs=len(heads),
+        embed_seconds=round(embed_s, 1), train_seconds=round(train_s, 1),
+        loss_first=round(losses[0], 4), loss_last=round(losses[-1], 4), config=config,
+    )
+
+
+def read_query_map(store: Store) -> QueryMap | None:
+    """The query map stored in an index, whatever model it is for; None when there is
+    none (never fitted, or dropped)."""
+    raw = store.get_setting(QUERY_MAP_SETTING) or ""
+    if not raw:
+        return None
+    try:
+        d = json.loads(raw)
+        w = np.frombuffer(base64.b64decode(d["w"]), dtype="<f4").reshape(d["dim"], d["dim"])
+        return QueryMap(str(d["model"]), w.astype(np.float32), int(d["pairs"]), str(d["fitted_at"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"setting {QUERY_MAP_SETTING}: not a query map ({exc}); "
+                          "run `citeline adapt --drop-query-map`") from exc
+
+
+def drop_query_map(store: Store) -> bool:
+    """Remove the index's query map; whether there was one."""
+    had = bool(store.get_setting(QUERY_MAP_SETTING))
+    store.set_setting(QUERY_MAP_SETTING, "")
+    store.set_setting(QUERY_MAP_ID_SETTING, "")
+    return had

@@ -264,6 +264,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     stats = idx.store.stats()
     rerank = rerank_state(getattr(args, "rerank_model", None) or load_settings().rerank_model)
     fusion = idx.hybrid_fusion
+    qm = idx.stored_query_map()
+    query_map = None if qm is None else {
+        "model": qm.model, "pairs": qm.pairs, "fitted_at": qm.fitted_at,
+        "active": qm.model == idx.identity.key}
     if args.json:
         _print_json(
             {
@@ -274,6 +278,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 "model": idx.identity.key,
                 "sentence_vectors": idx.sentence_vectors,
                 "hybrid_fusion": fusion,
+                "query_map": query_map,
                 "chunks": stats.chunks,
                 "over_window": stats.over_window,
                 "rerank": rerank,
@@ -289,6 +294,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
     print(f"sentence vectors: {'on' if idx.sentence_vectors else 'off'} "
           f"(hybrid search fuses with {fusion})")
+    if query_map is None:
+        print("query map: none (citeline adapt --query-map fits one)")
+    elif query_map["active"]:
+        print(f"query map: on, fitted {qm.fitted_at} on {qm.pairs} pairs")
+    else:
+        print(f"query map: fitted for {qm.model}, not this model: ignored "
+              "(citeline adapt --query-map fits a new one)")
     print(f"rerank: {rerank}")
     for d in docs:
         j = d.to_json()
@@ -495,10 +507,46 @@ def _clock(seconds: float) -> str:
     return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
 
 
+def _cmd_query_map(args: argparse.Namespace, idx: Index) -> int:
+    """adapt --query-map / --drop-query-map: the light option, stored in the index."""
+    from citeline.adapt import drop_query_map, fit_query_map
+
+    if args.drop_query_map:
+        had = drop_query_map(idx.store)
+        if args.json:
+            _print_json({"dropped": had})
+        else:
+            print("query map dropped" if had else "no query map to drop")
+        return 0
+    if not args.quiet:
+        print(f"fitting a query map for {idx.identity.key} on {_shown(idx.location)} ...",
+              file=sys.stderr)
+    report = fit_query_map(idx)
+    if args.json:
+        _print_json(report.to_json())
+        return 0
+    print(f"query map stored in the index: {report.pairs} pairs ({report.inverse_cloze_pairs} "
+          f"sentence -> chunk, {report.heading_pairs} heading -> section), embedded in "
+          f"{report.embed_seconds:g} s, trained in {report.train_seconds:g} s; "
+          f"loss {report.loss_first:.3f} -> {report.loss_last:.3f}")
+    print("search, ask and serve use it from now on with this model (nothing to re-index); "
+          "`citeline adapt --drop-query-map` removes it")
+    return 0
+
+
 def cmd_adapt(args: argparse.Namespace) -> int:
-    """Fine-tune the index's model on its own chunks (no queries); write a new model folder."""
+    """Fine-tune the index's model on its own chunks (no queries); write a new model folder.
+    With --query-map, fit the light query-side map instead (stored in the index)."""
     from citeline.adapt import AdaptConfig, adapt
 
+    if args.query_map or args.drop_query_map:
+        if args.out or args.reindex:
+            raise ConfigError("--query-map/--drop-query-map: no --out or --reindex (the map "
+                              "is stored in the index; the model is not changed)")
+        return _cmd_query_map(args, _open(args))
+    if not args.out:
+        raise ConfigError("--out: a folder for the adapted model is required "
+                          "(or --query-map for the light option)")
     config = AdaptConfig(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed,
                          max_pairs=args.max_pairs)
     idx = _open(args)
@@ -866,8 +914,15 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
 
     sp = add("adapt", cmd_adapt,
              "fine-tune the index's embedding model on its own documents (no queries needed)")
-    sp.add_argument("--out", required=True, metavar="DIR",
+    sp.add_argument("--out", default=None, metavar="DIR",
                     help="folder for the adapted model (must not exist or be empty)")
+    sp.add_argument("--query-map", action="store_true",
+                    help="instead of fine-tuning, fit a query-side linear map on the same "
+                         "pairs (the model frozen; seconds of training after the pairs are "
+                         "embedded) and store it in the index: the dense list then ranks by "
+                         "the mapped query; nothing to re-index")
+    sp.add_argument("--drop-query-map", action="store_true",
+                    help="remove the index's query map")
     sp.add_argument("--epochs", type=float, default=1.0,
                     help="passes over the training pairs (default 1)")
     sp.add_argument("--batch-size", type=int, default=32,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from citeline.adapt import QUERY_MAP_ID_SETTING, QueryMap, read_query_map
 from citeline.chunk import (
     DEFAULT_BUDGET,
     MAX_BUDGET,
@@ -200,6 +201,8 @@ class Index:
         # on first use (see citeline.rerank; no weights are bundled).
         self._reranker = reranker
         self._rerank_model = rerank_model or None
+        # (stamp, map) of the last query map read (citeline adapt --query-map)
+        self._query_map: tuple[str, QueryMap | None] = ("", None)
         if rerank_candidates < 1:
             raise ConfigError(f"rerank_candidates: must be at least 1, got {rerank_candidates}")
         self.rerank_candidates = rerank_candidates
@@ -245,6 +248,20 @@ class Index:
         until ``index --sentences`` and a re-index.
         """
         return (self.store.get_setting("sentences", "0") or "0") == "1"
+
+    def stored_query_map(self) -> QueryMap | None:
+        """The query map stored in this index (``citeline adapt --query-map``), for
+        whichever model it was fitted with; re-read only when its stamp changes."""
+        stamp = self.store.get_setting(QUERY_MAP_ID_SETTING) or ""
+        if stamp != self._query_map[0]:
+            self._query_map = (stamp, read_query_map(self.store) if stamp else None)
+        return self._query_map[1]
+
+    def query_map(self) -> np.ndarray | None:
+        """The matrix search applies to the query for the dense list, or None: none
+        stored, or one fitted for another model than the one searching."""
+        qm = self.stored_query_map()
+        return qm.matrix if qm is not None and qm.model == self.embedder.identity.key else None
 
     @property
     def hybrid_fusion(self) -> Fusion:
@@ -623,9 +640,16 @@ class Index:
         depth = max(k, FUSION_DEPTH)
         dense: list[tuple[int, float]] = []
         bm25: list[tuple[int, float]] = []
+        # With a query map the dense list ranks by normalize(W q); the gate still sees
+        # each hit's raw cosine (sims is then filled from the store, below).
+        qmap = self.query_map() if mode in ("dense", "hybrid") else None
+        dense_q = qvec
+        if qmap is not None:
+            dense_q = qmap @ qvec
+            dense_q = (dense_q / np.linalg.norm(dense_q)).astype(np.float32)
         if mode in ("dense", "hybrid"):
             t = time.perf_counter()
-            dense = self.store.dense(qvec, depth, ident.key)
+            dense = self.store.dense(dense_q, depth, ident.key)
             timings["dense"] = _ms(t)
             if not dense and self.store.stats().chunks:
                 held = self.store.get_setting("model_key") or "another model"
@@ -646,7 +670,8 @@ class Index:
             if not sentence:  # no sentence vectors (an older index): the two-list port
                 fusion = "rrf"
         t = time.perf_counter()
-        sims = dict(dense)
+        scores = dict(dense)  # the dense list's own scores (convex fuses them)
+        sims = scores if qmap is None else {}  # raw cosines, for distances and the gate
         if mode == "dense":
             ranked = dense[:k]
         elif mode == "bm25":
@@ -665,10 +690,10 @@ class Index:
         elif fusion == "convex":
             # Convex fusion needs a cosine for every BM25 candidate; a chunk with no
             # vector of this model (stale) has none and is left out of the fusion.
-            extra = [i for i, _ in bm25 if i not in sims]
+            extra = [i for i, _ in bm25 if i not in scores]
             if extra:
-                sims.update(self.store.similarities(qvec, extra, ident.key))
-            ranked = convex(sims, {i: s for i, s in bm25 if i in sims})[:k]
+                scores.update(self.store.similarities(dense_q, extra, ident.key))
+            ranked = convex(scores, {i: s for i, s in bm25 if i in scores})[:k]
         else:
             ranked = rrf([[i for i, _ in dense], [i for i, _ in bm25]])[:k]
         timings["fuse"] = _ms(t)

@@ -242,6 +242,17 @@ def test_new_store_defaults_and_adapt_never_writes_the_password(
         assert a.fusion == b.fusion == "section"
         assert [(h.document, h.start) for h in a.hits] == [(h.document, h.start) for h in b.hits]
     assert [len(p) for p in training_pairs(pg)] == [len(p) for p in training_pairs(lite)]
+    # a query map is stored in the store's settings and applied like on SQLite
+    from citeline.adapt import fit_query_map
+
+    assert fit_query_map(pg).pairs == fit_query_map(lite).pairs
+    assert np.allclose(pg.query_map(), lite.query_map(), atol=1e-5)
+    for q in ("descaling vinegar", "how often should the kettle be cleaned"):
+        for mode in ("dense", "hybrid"):
+            a, b = lite.search(q, mode=mode), pg.search(q, mode=mode)
+            assert [(h.document, h.start) for h in a.hits] == [(h.document, h.start) for h in b.hits]
+            np.testing.assert_allclose([h.distance for h in a.hits], [h.distance for h in b.hits],
+                                       atol=1e-5)
     out = tmp_path / "adapted"
     report = adapt(pg, out, AdaptConfig(batch_size=8, epochs=0.5))
     text = (out / PROVENANCE).read_text()
