@@ -19,7 +19,13 @@ from citeline.errors import ConfigError
 from citeline.eval import metrics
 from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import load_ground_truth
-from citeline.eval.harness import EvalConfig, parse_comparison, parse_fusions, run_eval
+from citeline.eval.harness import (
+    EvalConfig,
+    parse_comparison,
+    parse_fusions,
+    run_eval,
+    run_figures,
+)
 from citeline.eval.report import PLOTS, write_report
 from citeline.pipeline import ASK_CANDIDATES, DEFAULT_FUSION, Index
 
@@ -245,3 +251,35 @@ def test_hybrid_is_checked_against_its_better_component(evaluated):
         assert c["delta"] == pytest.approx(value(c["run"]) - max(d, b), abs=2e-4)
     report = (evaluated[0] / "report.md").read_text()
     assert "## Hybrid vs its better component" in report
+
+
+def test_query_map_runs(evaluated, embedder, tmp_path: Path):
+    out = tmp_path / "qmap"
+    out.mkdir()
+    shutil.copy(evaluated[0] / "embed-cache.sqlite3", out / "embed-cache.sqlite3")
+    config = EvalConfig(out=out, strategies=("E",), modes=("dense", "bm25", "hybrid"),
+                        fusions=(), query_map=True, progress=False)
+    assert config.runs == ["E/dense", "E/bm25", "E/hybrid", "E/dense+qmap", "E/hybrid+qmap"]
+    data = run_eval(GT, config, embedder=embedder)
+    fitted = data["strategies"]["E"]["query_map"]
+    assert fitted["pairs"] == fitted["inverse_cloze_pairs"] + fitted["heading_pairs"] > 0
+    assert data["runs"]["E/hybrid+qmap"]["mode"] == "hybrid+qmap"
+    labels = {c["label"] for c in data["comparisons"]}
+    assert {"E/hybrid+qmap vs E/hybrid @ R@4", "E/hybrid+qmap vs E/hybrid @ R@2000ch",
+            "E/dense+qmap vs E/dense @ R@4"} <= labels
+    # a +qmap hybrid is checked against the mapped dense run, not the plain one
+    mapped = run_figures(data["runs"]["E/dense+qmap"])
+    bm25 = run_figures(data["runs"]["E/bm25"])
+    for c in data["hybrid_vs_components"]:
+        if c["run"] == "E/hybrid+qmap":
+            want = mapped if c["better"] == "dense" else bm25
+            assert c["better_value"] == want[c["metric"]]
+    # the eval's index is left without the map it fitted
+    idx = Index(out / "indexes" / "E", embedder=embedder)
+    assert idx.stored_query_map() is None
+    idx.close()
+    c = parse_comparison("E/hybrid+qmap:E/hybrid@2000ch")
+    assert (c.x, c.y, c.unit) == ("E/hybrid+qmap", "E/hybrid", "ch")
+    with pytest.raises(ConfigError, match="--compare"):
+        parse_comparison("E/bm25+qmap:E/bm25@4")
+    assert EvalConfig(out=Path("x"), query_map=True).query_map_runs("A") == []

@@ -467,6 +467,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         store=args.store,
         fusions=parse_fusions(args.fusions),
+        query_map=args.query_map,
         fusion=args.fusion,
         budget=args.budget,
         rerank_model=args.rerank_model or settings.rerank_model or None,
@@ -898,6 +899,10 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                     help="hybrid fusions scored side by side on strategy E as runs "
                          "E/hybrid+NAME (default rrf,sentence,section: the faithful port, the "
                          "sentence-level list and the default; empty for none)")
+    sp.add_argument("--query-map", action="store_true",
+                    help="also fit a query map (adapt --query-map) on strategy E's index and "
+                         "score runs E/dense+qmap and E/hybrid+qmap against the same index "
+                         "without it, paired (the map is dropped afterwards)")
     sp.add_argument("--k", default="1,4,8,20", metavar="LIST",
                     help="cut-offs for recall@k, comma-separated (default 1,4,8,20)")
     sp.add_argument("--out", default="reports/eval", metavar="DIR",

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from citeline.adapt import drop_query_map, fit_query_map
 from citeline.chunk import DEFAULT_BUDGET, DEFAULT_OVERLAP, MAX_BUDGET, MIN_BUDGET
 from citeline.embed import Embedder, load_embedder
 from citeline.errors import CiteError, ConfigError
@@ -80,6 +81,20 @@ FUSION_COMPARISONS: tuple[tuple[str, str, int] | tuple[str, str, int, str], ...]
 )
 
 
+# `--query-map`: a query map (citeline adapt --query-map) fitted on FUSION_STRATEGY's
+# index after its other runs, scored as runs "E/dense+qmap" and "E/hybrid+qmap"
+# against the same index without it, then dropped.
+QUERY_MAP_SUFFIX = "+qmap"
+QUERY_MAP_COMPARISONS: tuple[tuple[str, str, int] | tuple[str, str, int, str], ...] = (
+    ("E/hybrid+qmap", "E/hybrid", 1, ""),
+    ("E/hybrid+qmap", "E/hybrid", 4, ""),
+    ("E/hybrid+qmap", "E/hybrid", 20, ""),
+    ("E/hybrid+qmap", "E/hybrid", 2000, "ch"),
+    ("E/dense+qmap", "E/dense", 4, ""),
+    ("E/dense+qmap", "E/dense", 2000, "ch"),
+)
+
+
 @dataclass(frozen=True)
 class Comparison:
     x: str  # run id "E/dense"
@@ -96,6 +111,8 @@ def parse_run(spec: str) -> str:
     """``E`` -> ``E/dense``; ``E/hybrid`` stays; anything else is a ConfigError."""
     s, _, m = spec.strip().partition("/")
     m = m or "dense"
+    if m.endswith(QUERY_MAP_SUFFIX) and m.removesuffix(QUERY_MAP_SUFFIX) in ("dense", "hybrid"):
+        return f"{s}/{m}" if s in STRATEGIES else parse_run(s)
     if m.startswith("hybrid+") and m.partition("+")[2] in FUSIONS:  # a fusion run
         return f"{s}/{m}" if s in STRATEGIES else parse_run(s)
     if s not in STRATEGIES or m not in ALL_MODES:
@@ -183,6 +200,14 @@ class EvalConfig:
     budget: int | None = None
     # Local cross-encoder folder for the rerank mode (required when it is evaluated).
     rerank_model: str | None = None
+    # Also fit a query map on FUSION_STRATEGY's index and score the +qmap runs.
+    query_map: bool = False
+
+    def query_map_runs(self, strategy: str) -> list[tuple[str, Mode]]:
+        if not self.query_map or strategy != FUSION_STRATEGY:
+            return []
+        return [(f"{strategy}/{m}{QUERY_MAP_SUFFIX}", m) for m in ("dense", "hybrid")
+                if m in self.modes]
 
     def __post_init__(self) -> None:
         if self.fusion is not None and self.fusion not in FUSIONS:
@@ -201,7 +226,7 @@ class EvalConfig:
     def runs(self) -> list[str]:
         return [f"{s}/{m}" for s in self.strategies for m in self.modes] + [
             r for s in self.strategies for r, _ in self.fusion_runs(s)
-        ]
+        ] + [r for s in self.strategies for r, _ in self.query_map_runs(s)]
 
     def comparisons(self) -> tuple[list[Comparison], list[tuple[Comparison, str]]]:
         """(comparisons to run, default comparisons skipped with the reason)."""
@@ -219,7 +244,8 @@ class EvalConfig:
             return list(self.compare), []
         todo, skipped = [], []
         defaults = (DEFAULT_COMPARISONS + FUSION_COMPARISONS
-                    + (RERANK_COMPARISONS if "rerank" in self.modes else ()))
+                    + (RERANK_COMPARISONS if "rerank" in self.modes else ())
+                    + (QUERY_MAP_COMPARISONS if self.query_map else ()))
         for x, y, k, *unit in defaults:
             c = Comparison(x, y, k, *unit)
             if x in runs and y in runs and (c.unit or k <= max(self.ks)):
@@ -389,7 +415,14 @@ def run_eval(
                 plan: list[tuple[str, Mode, Fusion | None, str]] = [
                     (f"{strategy}/{m}", m, config.fusion, m) for m in config.modes
                 ] + [(r, "hybrid", f, f"hybrid+{f}") for r, f in config.fusion_runs(strategy)]
+                plan += [(r, m, config.fusion, f"{m}{QUERY_MAP_SUFFIX}")
+                         for r, m in config.query_map_runs(strategy)]
+                if idx.stored_query_map() is not None:  # a reused store's: runs are plain
+                    drop_query_map(idx.store)
                 for run, mode, fusion, recorded in plan:
+                    if run.endswith(QUERY_MAP_SUFFIX) and idx.query_map() is None:
+                        _say(f"strategy {strategy}: fitting a query map", progress)
+                        data["strategies"][strategy]["query_map"] = fit_query_map(idx).to_json()
                     res = _run_queries(idx, gt, queries, mode, ks, depth, progress, run,
                                        fusion=fusion)
                     for i, (row, rank, near) in enumerate(
@@ -416,6 +449,8 @@ def run_eval(
                     if run == config.sweep_run:
                         sweep_inputs = (res["in_candidates"], res["out_candidates"])
             finally:
+                if config.query_map:
+                    drop_query_map(idx.store)  # fitted by this eval: the index is left plain
                 idx.close()
         data["timings"] = {"query_embedding_ms": _time_query_embedding(inner, gt)}
     finally:
@@ -453,7 +488,8 @@ def hybrid_vs_components(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]
     out = []
     for rid, r in runs.items():
         strategy, mode = rid.split("/", 1)
-        dense, bm25 = runs.get(f"{strategy}/dense"), runs.get(f"{strategy}/bm25")
+        qmap = QUERY_MAP_SUFFIX if mode.endswith(QUERY_MAP_SUFFIX) else ""  # its own dense
+        dense, bm25 = runs.get(f"{strategy}/dense{qmap}"), runs.get(f"{strategy}/bm25")
         if not mode.startswith("hybrid") or dense is None or bm25 is None:
             continue
         fd, fb = run_figures(dense), run_figures(bm25)
