@@ -59,13 +59,13 @@ eval: $(STAMP)
 
 # `citeline adapt` (the model fine-tuned on each corpus's own chunks, no queries) against
 # the bundled model, paired query by query, on rustbook and the held-out pytutorial; then
-# `adapt --query-map` (the light option) on the same bundled-model E indexes.
+# `adapt --query-map` (the light option) by `citeline eval --query-map`.
 # ~35 minutes on 2 cores (the training); not part of `make eval`.
 eval-adapt: $(STAMP)
 	$(BIN)/python benchmarks/adapt_eval.py eval/pytutorial --out reports/eval-adapt/pytutorial
 	$(BIN)/python benchmarks/adapt_eval.py eval/rustbook --out reports/eval-adapt/rustbook
-	$(BIN)/python benchmarks/linear_map_lab.py reports/eval-adapt/pytutorial/base/indexes/E eval/pytutorial --out reports/eval-adapt/pytutorial/query_map.json
-	$(BIN)/python benchmarks/linear_map_lab.py reports/eval-adapt/rustbook/base/indexes/E eval/rustbook --out reports/eval-adapt/rustbook/query_map.json
+	$(BIN)/citeline eval eval/pytutorial --strategies E --query-map --fusions "" --out reports/eval-adapt/pytutorial/query-map -q
+	$(BIN)/citeline eval eval/rustbook --strategies E --query-map --fusions "" --out reports/eval-adapt/rustbook/query-map -q
 
 # The cross-encoder stage against plain hybrid on rustbook, paired at R@1 and R@4. Needs
 # local weights (none ship): RERANK_MODEL=/models/ms-marco-MiniLM-L-6-v2 or CITELINE_RERANK_MODEL.
