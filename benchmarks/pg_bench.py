@@ -195,6 +195,26 @@ def bench_sqlite(base: Path, data: np.ndarray, queries: np.ndarray, truth: np.nd
     return out
 
 
+def copy_chunks(cur, table: str, model_key: str, vectors: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+    """Documents of CHUNKS_PER_DOC chunks, the chunks (placeholder text, a valid locator,
+    sections of 8 chunks) and their vectors into ``table``, by COPY, in the caller's
+    transaction; chunk ids are 1..len(vectors)."""
+    with cur.copy("COPY documents (id, path, state) FROM STDIN") as cp:
+        for d in range((len(vectors) + CHUNKS_PER_DOC - 1) // CHUNKS_PER_DOC):
+            cp.write_row((d + 1, f"doc-{d}.md", "indexed"))
+    with cur.copy(
+        "COPY chunks (id, doc_id, ordinal, start_char, end_char, section, text, content, "
+        "locator, tokens, header_tokens, text_hash, model_key, length) FROM STDIN"
+    ) as cp:
+        for i in range(len(vectors)):
+            cp.write_row((i + 1, i // CHUNKS_PER_DOC + 1, i % CHUNKS_PER_DOC, 0, 1, f"S{i // 8}",
+                          "x", "x", '{"start": 0, "end": 1}', 1, 0, "", model_key, 1))
+    with cur.copy(f"COPY {table} (chunk_id, embedding) FROM STDIN (FORMAT BINARY)") as cp:
+        cp.set_types(["int8", "vector"])
+        for i in range(len(vectors)):
+            cp.write_row((i + 1, vectors[i]))
+
+
 def bench_postgres(base: Path, data: np.ndarray, queries: np.ndarray, truth: np.ndarray,
                    k: int, args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from citeline.store.postgres import PostgresStore
@@ -218,23 +238,8 @@ def bench_postgres(base: Path, data: np.ndarray, queries: np.ndarray, truth: np.
         table, _ = store._space(MODEL_KEY, DIM, create=True, index=False)  # type: ignore[misc]
         c = store.conn
         t = time.perf_counter()
-        n_docs = (len(data) + CHUNKS_PER_DOC - 1) // CHUNKS_PER_DOC
         with c.transaction():
-            cur = c.cursor()
-            with cur.copy("COPY documents (id, path, state) FROM STDIN") as cp:
-                for d in range(n_docs):
-                    cp.write_row((d + 1, f"doc-{d}.md", "indexed"))
-            with cur.copy(
-                "COPY chunks (id, doc_id, ordinal, start_char, end_char, section, text, content, "
-                "locator, tokens, header_tokens, text_hash, model_key, length) FROM STDIN"
-            ) as cp:
-                for i in range(len(data)):
-                    cp.write_row((i + 1, i // CHUNKS_PER_DOC + 1, i % CHUNKS_PER_DOC, 0, 1, "",
-                                  "x", "x", "{}", 1, 0, "", MODEL_KEY, 1))
-            with cur.copy(f"COPY {table} (chunk_id, embedding) FROM STDIN (FORMAT BINARY)") as cp:
-                cp.set_types(["int8", "vector"])
-                for i in range(len(data)):
-                    cp.write_row((i + 1, data[i]))
+            copy_chunks(c.cursor(), table, MODEL_KEY, data)
         c.execute(f"VACUUM ANALYZE {table}")
         load_s = time.perf_counter() - t
         print(f"pg load {load_s:.1f}s", file=sys.stderr, flush=True)

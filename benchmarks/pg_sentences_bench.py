@@ -37,6 +37,7 @@ from pg_bench import (
     DIM,
     WARMUP,
     centres_from,
+    copy_chunks,
     postgres_memory,
     recall,
     summary,
@@ -77,23 +78,9 @@ def load(store: PostgresStore, key: str, chunks: np.ndarray, sent: np.ndarray) -
     table, _ = store._space(key, DIM, create=True, index=False)  # type: ignore[misc]
     c = store.conn
     t = time.perf_counter()
-    per_doc = 1000
     with c.transaction():
         cur = c.cursor()
-        with cur.copy("COPY documents (id, path, state) FROM STDIN") as cp:
-            for d in range((len(chunks) + per_doc - 1) // per_doc):
-                cp.write_row((d + 1, f"doc-{d}.md", "indexed"))
-        with cur.copy(
-            "COPY chunks (id, doc_id, ordinal, start_char, end_char, section, text, content, "
-            "locator, tokens, header_tokens, text_hash, model_key, length) FROM STDIN"
-        ) as cp:
-            for i in range(len(chunks)):
-                cp.write_row((i + 1, i // per_doc + 1, i % per_doc, 0, 1, f"S{i // 8}", "x",
-                              "x", '{"start": 0, "end": 1}', 1, 0, "", key, 1))
-        with cur.copy(f"COPY {table} (chunk_id, embedding) FROM STDIN (FORMAT BINARY)") as cp:
-            cp.set_types(["int8", "vector"])
-            for i in range(len(chunks)):
-                cp.write_row((i + 1, chunks[i]))
+        copy_chunks(cur, table, key, chunks)
         with cur.copy(
             "COPY sentences (chunk_id, start_char, end_char, text_hash, model_key, embedding) "
             "FROM STDIN (FORMAT BINARY)"
