@@ -111,9 +111,9 @@ def parse_run(spec: str) -> str:
     """``E`` -> ``E/dense``; ``E/hybrid`` stays; anything else is a ConfigError."""
     s, _, m = spec.strip().partition("/")
     m = m or "dense"
-    if m.endswith(QUERY_MAP_SUFFIX) and m.removesuffix(QUERY_MAP_SUFFIX) in ("dense", "hybrid"):
-        return f"{s}/{m}" if s in STRATEGIES else parse_run(s)
-    if m.startswith("hybrid+") and m.partition("+")[2] in FUSIONS:  # a fusion run
+    fusion_run = m.startswith("hybrid+") and m.partition("+")[2] in FUSIONS
+    map_run = m in (f"dense{QUERY_MAP_SUFFIX}", f"hybrid{QUERY_MAP_SUFFIX}")
+    if fusion_run or map_run:  # a side-by-side run of strategy E's index
         return f"{s}/{m}" if s in STRATEGIES else parse_run(s)
     if s not in STRATEGIES or m not in ALL_MODES:
         raise ConfigError(
