@@ -50,22 +50,26 @@ bench-pg: $(STAMP)
 
 # Retrieval (every strategy and mode, with intervals and paired tests) and the
 # extractive answers' needle share and length, on the bundled rustbook corpus;
-# then the held-out Python tutorial corpus (nothing is tuned on it).
+# then the two held-out corpora (nothing is tuned on them): the Python tutorial and
+# the Debian Policy Manual (normative prose).
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
 	$(BIN)/citeline eval eval/pytutorial --strategies EC --out reports/eval-pytutorial
+	$(BIN)/citeline eval eval/debpolicy --strategies EC --out reports/eval-debpolicy
 	$(BIN)/python benchmarks/eval_stores.py eval/rustbook --sqlite-report reports/eval/report.json --out reports/eval/stores.json
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
 
 # `citeline adapt` (the model fine-tuned on each corpus's own chunks, no queries) against
-# the bundled model, paired query by query, on rustbook and the held-out pytutorial; then
-# `adapt --query-map` (the light option) by `citeline eval --query-map`.
-# ~35 minutes on 2 cores (the training); not part of `make eval`.
+# the bundled model, paired query by query, on rustbook and the held-out pytutorial and
+# debpolicy; then `adapt --query-map` (the light option) by `citeline eval --query-map`.
+# ~55 minutes on 2 cores (the training); not part of `make eval`.
 eval-adapt: $(STAMP)
 	$(BIN)/python benchmarks/adapt_eval.py eval/pytutorial --out reports/eval-adapt/pytutorial
 	$(BIN)/python benchmarks/adapt_eval.py eval/rustbook --out reports/eval-adapt/rustbook
+	$(BIN)/python benchmarks/adapt_eval.py eval/debpolicy --out reports/eval-adapt/debpolicy
 	$(BIN)/citeline eval eval/pytutorial --strategies E --query-map --fusions "" --out reports/eval-adapt/pytutorial/query-map -q
 	$(BIN)/citeline eval eval/rustbook --strategies E --query-map --fusions "" --out reports/eval-adapt/rustbook/query-map -q
+	$(BIN)/citeline eval eval/debpolicy --strategies E --query-map --fusions "" --out reports/eval-adapt/debpolicy/query-map -q
 
 # The cross-encoder stage against plain hybrid on rustbook, paired at R@1 and R@4. Needs
 # local weights (none ship): RERANK_MODEL=/models/ms-marco-MiniLM-L-6-v2 or CITELINE_RERANK_MODEL.
