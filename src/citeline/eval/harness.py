@@ -458,8 +458,8 @@ def run_eval(
 
     data["comparisons"] = [
         {"x": c.x, "y": c.y, "k": c.k, "unit": c.unit, "label": c.label,
-         **stats.paired(_correct(data, c.x, c.k, c.unit),
-                        _correct(data, c.y, c.k, c.unit)).to_json()}
+         **stats.paired(correct(data, c.x, c.k, c.unit),
+                        correct(data, c.y, c.k, c.unit)).to_json()}
         for c in comparisons
     ]
     data["comparisons_skipped"] = [{"label": c.label, "reason": why} for c, why in skipped]
@@ -525,7 +525,9 @@ def _reranker_summary(reranker: Reranker | None) -> dict[str, Any] | None:
             "candidates": RERANK_CANDIDATES}
 
 
-def _correct(data: dict[str, Any], run: str, k: int, unit: str = "") -> list[bool]:
+def correct(data: dict[str, Any], run: str, k: int, unit: str = "") -> list[bool]:
+    """Per query of a report: whether ``run`` found the needle at rank <= ``k``
+    (``unit`` "") or wholly inside its first ``k`` characters (``unit`` "ch")."""
     if unit == "ch":
         return [bool(r["within"][run][str(k)]) for r in data["queries"]]
     return [r["ranks"][run] is not None and r["ranks"][run] <= k for r in data["queries"]]

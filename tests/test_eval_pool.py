@@ -1,0 +1,61 @@
+"""Paired comparisons pooled over corpora (citeline.eval.pool), on hand-made reports."""
+
+import pytest
+
+from citeline.errors import ConfigError
+from citeline.eval.pool import pool, rank_counts, render
+from citeline.eval.stats import sign_test
+
+
+def report(pairs):
+    """A report with runs X and Y and one query per (rank of X, rank of Y); a needle
+    counts as inside 2,000 characters when its rank is 1 (enough for these tests)."""
+    queries = [{"ranks": {"X": rx, "Y": ry},
+                "within": {"X": {"2000": rx == 1}, "Y": {"2000": ry == 1}}} for rx, ry in pairs]
+    return {"runs": {"X": {}, "Y": {}}, "queries": queries}
+
+
+A = report([(1, 2), (3, None), (None, 5), (2, 2), (10, 30)])
+B = report([(4, 1), (1, 1), (25, None)])
+
+
+def test_rank_counts_treat_not_found_as_worst():
+    assert rank_counts(A, "X", "Y") == (3, 1)  # (1<2), (3<None), (10<30); (None>5); tie
+    assert rank_counts(B, "X", "Y") == (1, 1)  # (25<None); (4>1); tie
+
+
+def test_pool_counts_per_corpus_and_query_by_query():
+    r = pool({"a": A, "b": B}, "X", "Y")
+    a, b, p = r["corpora"]["a"], r["corpora"]["b"], r["pooled"]
+    # R@4 in A: X right on q1,q2,q4 / Y right on q1,q4 -> one win (q2), no loss
+    assert (a["R@4"]["wins"], a["R@4"]["losses"], a["R@4"]["both"]) == (1, 0, 2)
+    # R@4 in B: q1 X=4 and Y=1 both right, q2 both, q3 neither
+    assert (b["R@4"]["wins"], b["R@4"]["losses"], b["R@4"]["both"], b["R@4"]["neither"]) == (0, 0, 2, 1)
+    # R@1: A q1 X wins; B q1 Y wins -> pooled +1/-1
+    assert (p["R@1"]["wins"], p["R@1"]["losses"]) == (1, 1)
+    assert p["R@2000ch"] == p["R@1"]  # within 2000 chars is rank 1 in these reports
+    # R@20: A q2 win (3 vs None), q3 loss (None vs 5), q5 win (10 vs 30>20); B q3 neither
+    assert (p["R@20"]["wins"], p["R@20"]["losses"]) == (2, 1)
+    assert p["rank"] == {"better": 4, "worse": 2, "p": sign_test(4, 2)}
+    assert p["queries"] == 8 and p["R@20"]["p"] == sign_test(2, 1)
+
+
+def test_pooling_gives_power_one_corpus_lacks():
+    one = report([(1, None)] * 5 + [(None, None)] * 59)  # +5/-0 on 64 queries: p = .0625
+    r = pool({"a": one, "b": one, "c": one}, "X", "Y")
+    assert r["corpora"]["a"]["R@4"]["p"] == pytest.approx(0.0625)
+    assert r["pooled"]["R@4"]["wins"] == 15 and r["pooled"]["R@4"]["p"] < 0.001
+
+
+def test_a_missing_run_names_the_corpus_and_run():
+    with pytest.raises(ConfigError, match=r"b: the report has no run 'Z'"):
+        pool({"a": {"runs": {"Z": {}, "Y": {}}, "queries": []}, "b": A}, "Z", "Y")
+    with pytest.raises(ConfigError, match="no reports"):
+        pool({}, "X", "Y")
+
+
+def test_render_has_a_line_per_corpus_and_the_pool():
+    lines = render(pool({"a": A, "b": B}, "X", "Y"))
+    assert lines[0] == "X vs Y"
+    assert lines[1].split()[0] == "a" and lines[3].split()[0] == "pooled"
+    assert "R@20 +2/-1" in lines[3] and "rank 4/2" in lines[3]
