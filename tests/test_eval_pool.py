@@ -3,7 +3,7 @@
 import pytest
 
 from citeline.errors import ConfigError
-from citeline.eval.pool import pool, rank_counts, render
+from citeline.eval.pool import pool, pooled_figures, rank_counts, render
 from citeline.eval.stats import sign_test
 
 
@@ -47,6 +47,18 @@ def test_pooling_gives_power_one_corpus_lacks():
     assert r["pooled"]["R@4"]["wins"] == 15 and r["pooled"]["R@4"]["p"] < 0.001
 
 
+def test_one_phrasing_half_pools_only_its_queries():
+    halves = report([(1, None), (None, 1), (1, None)])
+    for q, ph in zip(halves["queries"], ["course", "ticket", "course"], strict=True):
+        q["phrasing"] = ph
+    course = pool({"a": halves}, "X", "Y", phrasing="course")
+    ticket = pool({"a": halves}, "X", "Y", phrasing="ticket")
+    assert course["pooled"]["queries"] == 2 and course["pooled"]["R@1"]["wins"] == 2
+    assert ticket["pooled"]["queries"] == 1 and ticket["pooled"]["R@1"]["losses"] == 1
+    assert render(course)[0] == "X vs Y (course phrasings)"
+    assert pool({"a": halves}, "X", "Y")["pooled"]["R@1"]["wins"] == 2  # both halves
+
+
 def test_a_missing_run_names_the_corpus_and_run():
     with pytest.raises(ConfigError, match=r"b: the report has no run 'Z'"):
         pool({"a": {"runs": {"Z": {}, "Y": {}}, "queries": []}, "b": A}, "Z", "Y")
@@ -59,3 +71,13 @@ def test_render_has_a_line_per_corpus_and_the_pool():
     assert lines[0] == "X vs Y"
     assert lines[1].split()[0] == "a" and lines[3].split()[0] == "pooled"
     assert "R@20 +2/-1" in lines[3] and "rank 4/2" in lines[3]
+
+
+def test_pooled_figures_count_every_query_of_every_corpus_once():
+    f = pooled_figures({"a": A, "b": B}, "X")
+    # X's ranks: 1, 3, None, 2, 10 | 4, 1, 25 -> 8 queries
+    assert f["queries"] == 8
+    assert f["R@1"] == round(2 / 8, 4) and f["R@4"] == round(5 / 8, 4) and f["R@20"] == round(6 / 8, 4)
+    assert f["MRR"] == round((1 + 1 / 3 + 1 / 2 + 1 / 10 + 1 / 4 + 1 + 1 / 25) / 8, 4)
+    with pytest.raises(ConfigError, match="no queries asked in course"):
+        pooled_figures({"a": A}, "X", phrasing="course")  # A's queries have no phrasing

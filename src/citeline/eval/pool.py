@@ -33,25 +33,53 @@ def rank_counts(data: Mapping[str, Any], x: str, y: str) -> tuple[int, int]:
     return better, worse
 
 
+def pooled_figures(
+    reports: Mapping[str, Mapping[str, Any]], run: str,
+    measures: Sequence[tuple[int, str]] = POOL_MEASURES, phrasing: str | None = None,
+) -> dict[str, float | int]:
+    """One run's recall at each measure and MRR over every report's queries together
+    (of one ``phrasing`` when given); MRR counts a needle not found as 0."""
+    if phrasing is not None:
+        reports = {name: only_phrasing(data, phrasing) for name, data in reports.items()}
+    n = sum(len(d["queries"]) for d in reports.values())
+    if n == 0:
+        raise ConfigError(f"pool: no queries{f' asked in {phrasing} phrasing' if phrasing else ''}")
+    out: dict[str, float | int] = {"queries": n}
+    for k, unit in measures:
+        hits = sum(sum(correct(d, run, k, unit)) for d in reports.values())
+        out[_label(k, unit)] = round(hits / n, 4)
+    ranks = [q["ranks"][run] for d in reports.values() for q in d["queries"]]
+    out["MRR"] = round(sum(1 / r for r in ranks if r is not None) / n, 4)
+    return out
+
+
 def _label(k: int, unit: str) -> str:
     return f"R@{k}{unit}"
 
 
+def only_phrasing(data: Mapping[str, Any], phrasing: str) -> dict[str, Any]:
+    """The report with only the queries asked in ``phrasing`` ("course", "ticket")."""
+    return {**data, "queries": [q for q in data["queries"] if q.get("phrasing") == phrasing]}
+
+
 def pool(
     reports: Mapping[str, Mapping[str, Any]], x: str, y: str,
-    measures: Sequence[tuple[int, str]] = POOL_MEASURES,
+    measures: Sequence[tuple[int, str]] = POOL_MEASURES, phrasing: str | None = None,
 ) -> dict[str, Any]:
     """Run ``x`` against run ``y`` in every report (corpus name -> report.json data),
     per corpus and pooled: wins/losses/both/neither and the exact sign test for each
-    measure, and first-correct rank better/worse."""
+    measure, and first-correct rank better/worse; over the queries of one
+    ``phrasing`` only when given."""
     if not reports:
         raise ConfigError("pool: no reports given")
+    if phrasing is not None:
+        reports = {name: only_phrasing(data, phrasing) for name, data in reports.items()}
     for name, data in reports.items():
         for run in (x, y):
             if run not in data.get("runs", {}):
                 raise ConfigError(f"{name}: the report has no run {run!r} "
                                   f"(it has {', '.join(data.get('runs', {})) or 'none'})")
-    out: dict[str, Any] = {"x": x, "y": y, "corpora": {}, "pooled": {}}
+    out: dict[str, Any] = {"x": x, "y": y, "phrasing": phrasing, "corpora": {}, "pooled": {}}
     xs: dict[str, list[bool]] = {_label(k, u): [] for k, u in measures}
     ys: dict[str, list[bool]] = {_label(k, u): [] for k, u in measures}
     better_all = worse_all = queries = 0
@@ -75,7 +103,8 @@ def pool(
 
 def render(result: Mapping[str, Any]) -> list[str]:
     """One line per corpus and one for the pool: wins/losses (p) per measure."""
-    lines = [f"{result['x']} vs {result['y']}"]
+    half = f" ({result['phrasing']} phrasings)" if result.get("phrasing") else ""
+    lines = [f"{result['x']} vs {result['y']}{half}"]
     rows = [*result["corpora"].items(), ("pooled", result["pooled"])]
     for name, row in rows:
         cells = [f"{m} +{v['wins']}/-{v['losses']} p={v['p']:.3g}"
