@@ -7,6 +7,7 @@ import json
 import math
 import random
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +15,12 @@ import pytest
 import torch
 
 from citeline.adapt import (
+    CHECK_MIN_PAIRS,
     PROVENANCE,
+    QUERY_MAP_ID_SETTING,
     AdaptConfig,
     Pair,
+    QueryMapCheck,
     QueryMapConfig,
     adapt,
     drop_query_map,
@@ -167,8 +171,11 @@ def test_query_map_on_a_real_index(tmp_path: Path, clean_corpus: Path, embedder,
 
     before = {m: hits(idx, m) for m in ("dense", "hybrid", "bm25")}
     assert idx.query_map() is None and idx.stored_query_map() is None
-    report = fit_query_map(idx)
+    report = fit_query_map(idx, force=True)  # (11 heading pairs: too few for a verdict)
     assert report.pairs == report.inverse_cloze_pairs + report.heading_pairs > 10
+    assert report.stored and report.check.pairs == report.heading_pairs == 11
+    assert report.check.passed is None and report.check.better + report.check.worse <= 11
+    assert 0 < report.check.mrr_without <= 1 and 0 < report.check.mrr_with <= 1
     assert report.model == embedder.identity.key and report.loss_last < report.loss_first
     w = idx.query_map()
     assert w is not None and w.shape == (384, 384)
@@ -203,6 +210,7 @@ def test_query_map_on_a_real_index(tmp_path: Path, clean_corpus: Path, embedder,
     # the CLI
     code, out, _ = run("adapt", "--index", str(folder), "--query-map", "-q")
     assert code == 0 and "query map stored in the index" in out
+    assert "held-out check, 11 heading -> section pairs" in out and "too few pairs to tell" in out
     code, out, _ = run("status", "--index", str(folder), "--json")
     qm = json.loads(out)["query_map"]
     assert qm["active"] and qm["model"] == key and qm["pairs"] == report.pairs
@@ -216,3 +224,43 @@ def test_query_map_on_a_real_index(tmp_path: Path, clean_corpus: Path, embedder,
     assert code == 2 and "--out" in err
     code, _, err = run("adapt", "--index", str(folder), "--query-map", "--out", str(tmp_path / "m"))
     assert code == 2 and "--query-map" in err
+    code, _, err = run("adapt", "--index", str(folder), "--force", "--out", str(tmp_path / "m"))
+    assert code == 2 and "--force" in err
+
+
+def test_query_map_check_verdict():
+    assert QueryMapCheck(CHECK_MIN_PAIRS - 1, 0.2, 0.9, 9, 0).passed is None  # too few
+    assert QueryMapCheck(CHECK_MIN_PAIRS, 0.2, 0.25, 9, 3).passed is True
+    assert QueryMapCheck(CHECK_MIN_PAIRS, 0.2, 0.2, 3, 3).passed is False  # must help
+    assert QueryMapCheck(50, 0.3, 0.1, 2, 30).to_json()["passed"] is False
+
+
+def test_query_map_check_turns_down_a_harmful_map(tmp_path: Path, embedder, run):
+    """Two chapters of the bundled Python tutorial (~40 chunks, each with its heading
+    pair): enough held-out pairs for a verdict. A map trained with a learning rate
+    1,000x the setting scrambles the query space; the check must refuse to store it
+    and leave the index as it was, and --force must store it anyway."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("10-stdlib.md", "12-venv.md"):
+        shutil.copy(Path(__file__).parents[1] / "eval" / "pytutorial" / "docs" / name, docs / name)
+    folder = tmp_path / "ix"
+    idx = Index(folder, embedder=embedder)
+    idx.index(docs)
+    good = fit_query_map(idx)
+    assert good.check.pairs == good.heading_pairs >= CHECK_MIN_PAIRS
+    assert good.stored is (good.check.passed is True)
+    stamp = idx.store.get_setting(QUERY_MAP_ID_SETTING)
+    assert bool(stamp) is good.stored
+    harmful = QueryMapConfig(learning_rate=1.0)
+    bad = fit_query_map(idx, harmful)
+    assert bad.check.passed is False and not bad.stored
+    assert bad.check.mrr_with < bad.check.mrr_without and bad.check.worse > bad.check.better
+    assert idx.store.get_setting(QUERY_MAP_ID_SETTING) == stamp  # the index is unchanged
+    forced = fit_query_map(idx, harmful, force=True)
+    assert forced.stored and forced.check == bad.check
+    assert idx.stored_query_map().check == bad.check.to_json()
+    idx.close()
+    code, out, _ = run("status", "--index", str(folder))
+    assert code == 0 and (f"held-out headings MRR {bad.check.mrr_without:.3f} -> "
+                          f"{bad.check.mrr_with:.3f} (stored with --force)") in out

@@ -26,7 +26,7 @@ from citeline.eval.harness import (
     run_eval,
     run_figures,
 )
-from citeline.eval.report import PLOTS, write_report
+from citeline.eval.report import PLOTS, render_markdown, write_report
 from citeline.pipeline import ASK_CANDIDATES, DEFAULT_FUSION, Index
 
 GT = Path(__file__).parent / "fixtures" / "gt"
@@ -263,6 +263,10 @@ def test_query_map_runs(evaluated, embedder, tmp_path: Path):
     data = run_eval(GT, config, embedder=embedder)
     fitted = data["strategies"]["E"]["query_map"]
     assert fitted["pairs"] == fitted["inverse_cloze_pairs"] + fitted["heading_pairs"] > 0
+    # fitted once (not again for the second +qmap run), with the adapt command's check
+    assert fitted["check"]["pairs"] == fitted["heading_pairs"]
+    assert fitted["stored"] is (fitted["check"]["passed"] is not False)
+    assert "## Query map (E)" in render_markdown(data)
     assert data["runs"]["E/hybrid+qmap"]["mode"] == "hybrid+qmap"
     labels = {c["label"] for c in data["comparisons"]}
     assert {"E/hybrid+qmap vs E/hybrid @ R@4", "E/hybrid+qmap vs E/hybrid @ R@2000ch",

@@ -279,11 +279,47 @@ class QueryMapConfig:
     """Fixed before the first measurement and never tuned on any query set."""
 
     max_cloze_pairs: int = 3000  # a random subset of the sentence -> chunk pairs
+    # ... and of the heading -> section pairs (one per chunk): bounds the embedding on a
+    # big index; every bundled corpus has fewer (rustbook 1,563), so all are used there
+    max_heading_pairs: int = 3000
     batch_size: int = 64
     learning_rate: float = 1e-3  # Adam
     epochs: int = 5
     scale: float = 20.0
     seed: int = 0
+
+
+# The held-out check (docs/retrieval-experiments.md, section 19). A map is stored only
+# if it ranks held-out heading -> section pairs better than the plain query does: of
+# the pairs, a heading path is the most like a question. On the three bundled corpora
+# the check's verdict matched the map's effect on their real queries (it helped
+# pytutorial and rustbook and hurt debpolicy), where the fit's own loss gave no sign.
+CHECK_FOLDS = 5  # by chunk: each checked heading pair is held out of one fold's fit
+CHECK_MAX_PAIRS = 1000  # heading pairs ranked (a random subset on a big index)
+CHECK_DEPTH = 100  # a chunk ranked past this counts as not found (MRR@100)
+CHECK_MIN_PAIRS = 20  # fewer checked pairs than this give no verdict
+
+
+@dataclass(frozen=True)
+class QueryMapCheck:
+    """Held-out heading -> section pairs ranked through the index's dense search with
+    the plain query and with the map fitted without their chunks."""
+
+    pairs: int
+    mrr_without: float
+    mrr_with: float
+    better: int  # pairs whose chunk ranks higher with the map
+    worse: int
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the map helped; None when too few pairs were checked to say."""
+        if self.pairs < CHECK_MIN_PAIRS:
+            return None
+        return self.mrr_with > self.mrr_without
+
+    def to_json(self) -> dict[str, object]:
+        return {**asdict(self), "passed": self.passed}
 
 
 @dataclass
@@ -296,10 +332,12 @@ class QueryMapReport:
     train_seconds: float
     loss_first: float  # mean loss of the first epoch
     loss_last: float  # ... and of the last
+    check: QueryMapCheck
+    stored: bool  # False: the check failed and the index was left as it was
     config: QueryMapConfig = field(default_factory=QueryMapConfig)
 
     def to_json(self) -> dict[str, object]:
-        return asdict(self)
+        return {**asdict(self), "check": self.check.to_json()}
 
 
 class QueryMap(NamedTuple):
@@ -307,6 +345,7 @@ class QueryMap(NamedTuple):
     matrix: np.ndarray
     pairs: int
     fitted_at: str
+    check: dict[str, object] | None = None  # QueryMapCheck.to_json(); None before checks
 
 
 def train_query_map(
@@ -342,15 +381,63 @@ def train_query_map(
     return w.detach().numpy().astype(np.float32), losses
 
 
-def fit_query_map(index: Index, config: QueryMapConfig | None = None) -> QueryMapReport:
-    """Fit a query map on the index's own pairs with its model; store it in the index
-    (replacing any earlier one). Seconds to minutes: the pairs are embedded once."""
+def _rank(index: Index, query: np.ndarray, chunk_id: int) -> int | None:
+    """Where the index's dense search puts ``chunk_id`` for ``query`` (1-based), or None
+    past CHECK_DEPTH."""
+    q = (query / np.linalg.norm(query)).astype(np.float32)
+    ids = [i for i, _ in index.store.dense(q, CHECK_DEPTH, index.embedder.identity.key)]
+    return ids.index(chunk_id) + 1 if chunk_id in ids else None
+
+
+def check_query_map(
+    index: Index, anchors: np.ndarray, positives: np.ndarray, pairs: Sequence[Pair],
+    checked: Sequence[int], config: QueryMapConfig,
+) -> QueryMapCheck:
+    """Rank the heading pairs at positions ``checked`` through the index's own dense
+    search, with the plain query and with a map fitted on every pair except those of
+    the same fold's chunks (CHECK_FOLDS folds by chunk)."""
+    chunks = sorted({pairs[i].chunk_id for i in checked})
+    random.Random(config.seed).shuffle(chunks)
+    fold_of = {c: n % CHECK_FOLDS for n, c in enumerate(chunks)}
+    rr_without: list[float] = []
+    rr_with: list[float] = []
+    better = worse = 0
+    for fold in range(CHECK_FOLDS):
+        held = [i for i in checked if fold_of[pairs[i].chunk_id] == fold]
+        if not held:
+            continue
+        train = [i for i, p in enumerate(pairs) if fold_of.get(p.chunk_id) != fold]
+        w, _ = train_query_map(anchors[train], positives[train],
+                               [pairs[i].chunk_id for i in train], config)
+        for i in held:
+            r0 = _rank(index, anchors[i], pairs[i].chunk_id)
+            r1 = _rank(index, w @ anchors[i], pairs[i].chunk_id)
+            rr_without.append(1 / r0 if r0 else 0.0)
+            rr_with.append(1 / r1 if r1 else 0.0)
+            better += rr_with[-1] > rr_without[-1]
+            worse += rr_with[-1] < rr_without[-1]
+    n = len(rr_without)
+    return QueryMapCheck(
+        pairs=n, mrr_without=round(sum(rr_without) / n, 4) if n else 0.0,
+        mrr_with=round(sum(rr_with) / n, 4) if n else 0.0, better=better, worse=worse,
+    )
+
+
+def fit_query_map(
+    index: Index, config: QueryMapConfig | None = None, force: bool = False
+) -> QueryMapReport:
+    """Fit a query map on the index's own pairs with its model and check it on held-out
+    heading pairs (:func:`check_query_map`). Store it in the index (replacing any
+    earlier one) unless the check finds it ranks them worse; ``force`` stores it
+    anyway. Seconds to minutes: the pairs are embedded once."""
     config = config or QueryMapConfig()
     cloze, heads = training_pairs(index)
     if len(cloze) + len(heads) < 2:
         raise ConfigError(f"{index.location}: no chunks to learn from (index documents first)")
     rng = random.Random(config.seed)
     cloze = rng.sample(cloze, min(config.max_cloze_pairs, len(cloze)))
+    if len(heads) > config.max_heading_pairs:  # (all of them, in index order, otherwise)
+        heads = rng.sample(heads, config.max_heading_pairs)
     pairs = cloze + heads
     t = time.perf_counter()
     anchors = np.asarray(index.embedder.embed([p.anchor for p in pairs]), dtype=np.float32)
@@ -359,18 +446,24 @@ def fit_query_map(index: Index, config: QueryMapConfig | None = None) -> QueryMa
     t = time.perf_counter()
     w, losses = train_query_map(anchors, positives, [p.chunk_id for p in pairs], config)
     train_s = time.perf_counter() - t
+    heading_at = list(range(len(cloze), len(pairs)))
+    checked = random.Random(config.seed).sample(heading_at, min(CHECK_MAX_PAIRS, len(heading_at)))
+    check = check_query_map(index, anchors, positives, pairs, checked, config)
     key = index.embedder.identity.key
-    blob = np.ascontiguousarray(w, dtype="<f4").tobytes()
-    fitted_at = datetime.now(UTC).isoformat(timespec="seconds")
-    index.store.set_setting(QUERY_MAP_SETTING, json.dumps({
-        "model": key, "dim": int(w.shape[0]), "pairs": len(pairs), "fitted_at": fitted_at,
-        "w": base64.b64encode(blob).decode("ascii")}))
-    stamp = hashlib.sha256(key.encode() + blob).hexdigest()[:16]
-    index.store.set_setting(QUERY_MAP_ID_SETTING, stamp)
+    stored = force or check.passed is not False
+    if stored:
+        blob = np.ascontiguousarray(w, dtype="<f4").tobytes()
+        fitted_at = datetime.now(UTC).isoformat(timespec="seconds")
+        index.store.set_setting(QUERY_MAP_SETTING, json.dumps({
+            "model": key, "dim": int(w.shape[0]), "pairs": len(pairs), "fitted_at": fitted_at,
+            "check": check.to_json(), "w": base64.b64encode(blob).decode("ascii")}))
+        stamp = hashlib.sha256(key.encode() + blob).hexdigest()[:16]
+        index.store.set_setting(QUERY_MAP_ID_SETTING, stamp)
     return QueryMapReport(
         model=key, pairs=len(pairs), inverse_cloze_pairs=len(cloze), heading_pairs=len(heads),
         embed_seconds=round(embed_s, 1), train_seconds=round(train_s, 1),
-        loss_first=round(losses[0], 4), loss_last=round(losses[-1], 4), config=config,
+        loss_first=round(losses[0], 4), loss_last=round(losses[-1], 4), check=check,
+        stored=stored, config=config,
     )
 
 
@@ -383,7 +476,9 @@ def read_query_map(store: Store) -> QueryMap | None:
     try:
         d = json.loads(raw)
         w = np.frombuffer(base64.b64decode(d["w"]), dtype="<f4").reshape(d["dim"], d["dim"])
-        return QueryMap(str(d["model"]), w.astype(np.float32), int(d["pairs"]), str(d["fitted_at"]))
+        check = d.get("check")
+        return QueryMap(str(d["model"]), w.astype(np.float32), int(d["pairs"]), str(d["fitted_at"]),
+                        check if isinstance(check, dict) else None)
     except (ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"setting {QUERY_MAP_SETTING}: not a query map ({exc}); "
                           "run `citeline adapt --drop-query-map`") from exc

@@ -267,7 +267,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     qm = idx.stored_query_map()
     query_map = None if qm is None else {
         "model": qm.model, "pairs": qm.pairs, "fitted_at": qm.fitted_at,
-        "active": qm.model == idx.identity.key}
+        "active": qm.model == idx.identity.key, "check": qm.check}
     if args.json:
         _print_json(
             {
@@ -297,7 +297,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     if query_map is None:
         print("query map: none (citeline adapt --query-map fits one)")
     elif query_map["active"]:
-        print(f"query map: on, fitted {qm.fitted_at} on {qm.pairs} pairs")
+        c = qm.check
+        checked = ("" if c is None else
+                   f"; held-out headings MRR {c['mrr_without']:.3f} -> {c['mrr_with']:.3f}"
+                   + ("" if c["passed"] is not False else " (stored with --force)"))
+        print(f"query map: on, fitted {qm.fitted_at} on {qm.pairs} pairs{checked}")
     else:
         print(f"query map: fitted for {qm.model}, not this model: ignored "
               "(citeline adapt --query-map fits a new one)")
@@ -493,6 +497,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             below.setdefault(c["run"], []).append(f"{c['metric']} {c['delta']:+.3f} vs {c['better']}")
     for rid, cells in below.items():
         print(f"{rid} is below its better component: " + ", ".join(cells))
+    for strategy, summary in data["strategies"].items():
+        if qm := summary.get("query_map"):
+            c = qm["check"]
+            print(f"{strategy} query map: held-out headings MRR {c['mrr_without']:.3f} -> "
+                  f"{c['mrr_with']:.3f}; " + ("stored" if qm["stored"] else
+                  "NOT stored (it failed the check): the +qmap runs are the plain ones"))
     prop = data["sweep"]["proposed"]
     print(f"threshold sweep ({data['sweep']['run']}): proposed {prop['threshold']:g} "
           f"({prop['refused']} refused, {prop['bluffs']} bluffs)")
@@ -522,16 +532,24 @@ def _cmd_query_map(args: argparse.Namespace, idx: Index) -> int:
     if not args.quiet:
         print(f"fitting a query map for {idx.identity.key} on {_shown(idx.location)} ...",
               file=sys.stderr)
-    report = fit_query_map(idx)
+    report = fit_query_map(idx, force=args.force)
     if args.json:
         _print_json(report.to_json())
         return 0
-    print(f"query map stored in the index: {report.pairs} pairs ({report.inverse_cloze_pairs} "
+    c = report.check
+    verdict = {True: "helps", False: "does not help", None: "too few pairs to tell"}[c.passed]
+    print(f"query map fitted: {report.pairs} pairs ({report.inverse_cloze_pairs} "
           f"sentence -> chunk, {report.heading_pairs} heading -> section), embedded in "
           f"{report.embed_seconds:g} s, trained in {report.train_seconds:g} s; "
           f"loss {report.loss_first:.3f} -> {report.loss_last:.3f}")
-    print("search, ask and serve use it from now on with this model (nothing to re-index); "
-          "`citeline adapt --drop-query-map` removes it")
+    print(f"held-out check, {c.pairs} heading -> section pairs: MRR {c.mrr_without:.3f} plain, "
+          f"{c.mrr_with:.3f} mapped ({c.better} ranked higher, {c.worse} lower): {verdict}")
+    if not report.stored:
+        print("query map NOT stored: it ranks held-out pairs worse than the plain query, so it "
+              "would likely hurt real questions too; the index is unchanged (--force stores it)")
+        return 0
+    print("query map stored in the index: search, ask and serve use it from now on with this "
+          "model (nothing to re-index); `citeline adapt --drop-query-map` removes it")
     return 0
 
 
@@ -540,6 +558,9 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     With --query-map, fit the light query-side map instead (stored in the index)."""
     from citeline.adapt import AdaptConfig, adapt
 
+    if args.force and not args.query_map:
+        raise ConfigError("--force: only with --query-map (it stores a map the held-out check "
+                          "turned down)")
     if args.query_map or args.drop_query_map:
         if args.out or args.reindex:
             raise ConfigError("--query-map/--drop-query-map: no --out or --reindex (the map "
@@ -902,7 +923,9 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
     sp.add_argument("--query-map", action="store_true",
                     help="also fit a query map (adapt --query-map) on strategy E's index and "
                          "score runs E/dense+qmap and E/hybrid+qmap against the same index "
-                         "without it, paired (the map is dropped afterwards)")
+                         "without it, paired (the map is dropped afterwards; a map failing "
+                         "its held-out check is not stored, as by adapt, and those runs are "
+                         "then the plain ones)")
     sp.add_argument("--k", default="1,4,8,20", metavar="LIST",
                     help="cut-offs for recall@k, comma-separated (default 1,4,8,20)")
     sp.add_argument("--out", default="reports/eval", metavar="DIR",
@@ -925,7 +948,11 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                     help="instead of fine-tuning, fit a query-side linear map on the same "
                          "pairs (the model frozen; seconds of training after the pairs are "
                          "embedded) and store it in the index: the dense list then ranks by "
-                         "the mapped query; nothing to re-index")
+                         "the mapped query; nothing to re-index. It is stored only if it ranks "
+                         "held-out heading -> section pairs better than the plain query")
+    sp.add_argument("--force", action="store_true",
+                    help="with --query-map: store the map even when that held-out check finds "
+                         "it does not help")
     sp.add_argument("--drop-query-map", action="store_true",
                     help="remove the index's query map")
     sp.add_argument("--epochs", type=float, default=1.0,

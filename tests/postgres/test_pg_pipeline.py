@@ -245,7 +245,8 @@ def test_new_store_defaults_and_adapt_never_writes_the_password(
     # a query map is stored in the store's settings and applied like on SQLite
     from citeline.adapt import fit_query_map
 
-    assert fit_query_map(pg).pairs == fit_query_map(lite).pairs
+    a, b = fit_query_map(pg, force=True), fit_query_map(lite, force=True)
+    assert a.pairs == b.pairs and a.check == b.check  # the check ranks through either store
     assert np.allclose(pg.query_map(), lite.query_map(), atol=1e-5)
     for q in ("descaling vinegar", "how often should the kettle be cleaned"):
         for mode in ("dense", "hybrid"):

@@ -420,7 +420,10 @@ def run_eval(
                 if idx.stored_query_map() is not None:  # a reused store's: runs are plain
                     drop_query_map(idx.store)
                 for run, mode, fusion, recorded in plan:
-                    if run.endswith(QUERY_MAP_SUFFIX) and idx.query_map() is None:
+                    if (run.endswith(QUERY_MAP_SUFFIX)
+                            and "query_map" not in data["strategies"][strategy]):
+                        # as `adapt --query-map` does: a map failing its held-out check
+                        # is not stored, and the +qmap runs are then the plain ones
                         _say(f"strategy {strategy}: fitting a query map", progress)
                         data["strategies"][strategy]["query_map"] = fit_query_map(idx).to_json()
                     res = _run_queries(idx, gt, queries, mode, ks, depth, progress, run,

@@ -116,6 +116,19 @@ def render_markdown(data: dict[str, Any]) -> str:
                   "fuses. ✗ marks a figure where it is, on this ground truth.", "",
                   *_table(["run", *metrics_], rows)]
 
+    for strategy, summary in data["strategies"].items():
+        if qm := summary.get("query_map"):
+            c = qm["check"]
+            lines += ["", f"## Query map ({strategy})", "",
+                      f"Fitted on {qm['pairs']} pairs ({qm['inverse_cloze_pairs']} sentence -> "
+                      f"chunk, {qm['heading_pairs']} heading -> section) in "
+                      f"{qm['embed_seconds']:g} s of embedding. Held-out check on {c['pairs']} "
+                      f"heading -> section pairs: MRR {c['mrr_without']:.3f} plain, "
+                      f"{c['mrr_with']:.3f} mapped ({c['better']} ranked higher, {c['worse']} "
+                      "lower). " + ("Stored: the +qmap runs use it." if qm["stored"] else
+                                    "Not stored (it failed the check), as `adapt --query-map` "
+                                    "would do: the +qmap runs are the plain ones.")]
+
     lines += ["", "## By phrasing", ""]
     header = ["run", "phrasing", *[f"R@{k}" for k in ks], "MRR"]
     rows = []
