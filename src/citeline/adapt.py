@@ -24,7 +24,7 @@ eval/pytutorial in docs/retrieval-experiments.md, section 17.
 
 The light option (:func:`fit_query_map`, ``adapt --query-map``) keeps the model
 frozen and fits a linear map of the query on the same pairs instead; it is
-stored in the index and needs no re-index (section 18).
+stored in the index, after a held-out check, and needs no re-index (sections 18, 19).
 """
 
 from __future__ import annotations
