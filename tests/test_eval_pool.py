@@ -3,7 +3,7 @@
 import pytest
 
 from citeline.errors import ConfigError
-from citeline.eval.pool import pool, pooled_figures, rank_counts, render
+from citeline.eval.pool import needle_counts, pool, pooled_figures, rank_counts, render
 from citeline.eval.stats import sign_test
 
 
@@ -81,3 +81,16 @@ def test_pooled_figures_count_every_query_of_every_corpus_once():
     assert f["MRR"] == round((1 + 1 / 3 + 1 / 2 + 1 / 10 + 1 / 4 + 1 + 1 / 25) / 8, 4)
     with pytest.raises(ConfigError, match="no queries asked in course"):
         pooled_figures({"a": A}, "X", phrasing="course")  # A's queries have no phrasing
+
+
+def test_needle_level_counts_each_needle_once():
+    # needle g1: X right on both phrasings, Y on one -> X ahead; g2: one each -> tie;
+    # g3: only Y right -> Y ahead
+    r = report([(1, 1), (1, None), (1, None), (None, 1), (None, 1)])
+    for q, gt in zip(r["queries"], ["g1", "g1", "g2", "g2", "g3"], strict=True):
+        q["gt"] = gt
+    assert needle_counts({"a": r}, "X", "Y", 1) == (3, 1, 1)
+    assert needle_counts({"a": r, "b": r}, "X", "Y", 1) == (6, 2, 2)  # per corpus
+    by = pool({"a": r}, "X", "Y")["by_needle"]["R@1"]
+    assert by == {"needles": 3, "wins": 1, "losses": 1, "p": 1.0}
+    assert render(pool({"a": r}, "X", "Y"))[-1].split()[:2] == ["by", "needle"]

@@ -53,6 +53,21 @@ def pooled_figures(
     return out
 
 
+def needle_counts(
+    reports: Mapping[str, Mapping[str, Any]], x: str, y: str, k: int, unit: str = ""
+) -> tuple[int, int, int]:
+    """(needles, needles where ``x`` is right on more of their phrasings than ``y``,
+    ... on fewer). A needle's phrasings share one answer, so their outcomes are not
+    independent; counting each needle once is the conservative version of the test."""
+    net: dict[tuple[str, str], int] = {}
+    for name, data in reports.items():
+        cx, cy = correct(data, x, k, unit), correct(data, y, k, unit)
+        for q, a, b in zip(data["queries"], cx, cy, strict=True):
+            key = (name, str(q.get("gt", q.get("qid"))))
+            net[key] = net.get(key, 0) + int(a) - int(b)
+    return len(net), sum(v > 0 for v in net.values()), sum(v < 0 for v in net.values())
+
+
 def _label(k: int, unit: str) -> str:
     return f"R@{k}{unit}"
 
@@ -98,6 +113,11 @@ def pool(
     out["pooled"] = {"queries": queries, **{m: stats.paired(xs[m], ys[m]).to_json() for m in xs},
                      "rank": {"better": better_all, "worse": worse_all,
                               "p": stats.sign_test(better_all, worse_all)}}
+    out["by_needle"] = {}  # (one phrasing: one query per needle, the same as pooled)
+    for k, unit in measures if phrasing is None else ():
+        n, wins, losses = needle_counts(reports, x, y, k, unit)
+        out["by_needle"][_label(k, unit)] = {"needles": n, "wins": wins, "losses": losses,
+                                             "p": stats.sign_test(wins, losses)}
     return out
 
 
@@ -112,4 +132,8 @@ def render(result: Mapping[str, Any]) -> list[str]:
         r = row["rank"]
         cells.append(f"rank {r['better']}/{r['worse']} p={r['p']:.3g}")
         lines.append(f"  {name:<12} ({row['queries']} q)  " + "  ".join(cells))
+    if by := result.get("by_needle"):
+        cells = [f"{m} +{v['wins']}/-{v['losses']} p={v['p']:.3g}" for m, v in by.items()]
+        needles = next(iter(by.values()))["needles"]
+        lines.append(f"  {'by needle':<12} ({needles} n)  " + "  ".join(cells))
     return lines
