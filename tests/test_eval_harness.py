@@ -27,6 +27,7 @@ from citeline.eval.harness import (
     run_figures,
 )
 from citeline.eval.report import PLOTS, render_markdown, write_report
+from citeline.eval.stats import sign_test
 from citeline.pipeline import ASK_CANDIDATES, DEFAULT_FUSION, Index
 
 GT = Path(__file__).parent / "fixtures" / "gt"
@@ -96,6 +97,15 @@ def test_numbers_are_consistent(evaluated):
                  for q in data["queries"]]
         assert c["wins"] == sum(a and not b for a, b in zip(x, y))
         assert c["losses"] == sum(b and not a for a, b in zip(x, y))
+        # by needle: each needle's phrasings netted, one vote per needle
+        net: dict[str, int] = {}
+        for q, a, b in zip(data["queries"], x, y):
+            net[q["gt"]] = net.get(q["gt"], 0) + int(a) - int(b)
+        n = c["by_needle"]
+        assert n["needles"] == len({q["gt"] for q in data["queries"]}) == len(net)
+        assert (n["wins"], n["losses"]) == (sum(v > 0 for v in net.values()),
+                                            sum(v < 0 for v in net.values()))
+        assert n["p"] == sign_test(n["wins"], n["losses"])
     for rid, run in data["runs"].items():  # the per-query budget hits add up to the rate
         for b in ("2000", "4000"):
             assert sum(q["within"][rid][b] for q in data["queries"]) == run["budgeted"][b]["hits"]

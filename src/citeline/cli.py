@@ -490,7 +490,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"{rid:<10} {r['chunks']:>6} {r['destroyed']:>5} "
               + " ".join(f"{r['recall'][str(k)]['value']:>6.3f}" for k in ks) + f" {r['mrr']:>6.3f}")
     for c in data["comparisons"]:
-        print(f"{c['label']}: +{c['wins']}/-{c['losses']}, p = {c['p']:.4f}")
+        n = c["by_needle"]
+        print(f"{c['label']}: +{c['wins']}/-{c['losses']}, p = {c['p']:.4f} "
+              f"(by needle +{n['wins']}/-{n['losses']}, p = {n['p']:.4f})")
     below: dict[str, list[str]] = {}
     for c in data["hybrid_vs_components"]:
         if c["delta"] < 0:

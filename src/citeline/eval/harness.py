@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -462,7 +462,8 @@ def run_eval(
     data["comparisons"] = [
         {"x": c.x, "y": c.y, "k": c.k, "unit": c.unit, "label": c.label,
          **stats.paired(correct(data, c.x, c.k, c.unit),
-                        correct(data, c.y, c.k, c.unit)).to_json()}
+                        correct(data, c.y, c.k, c.unit)).to_json(),
+         "by_needle": by_needle(data, c.x, c.y, c.k, c.unit)}
         for c in comparisons
     ]
     data["comparisons_skipped"] = [{"label": c.label, "reason": why} for c, why in skipped]
@@ -528,7 +529,20 @@ def _reranker_summary(reranker: Reranker | None) -> dict[str, Any] | None:
             "candidates": RERANK_CANDIDATES}
 
 
-def correct(data: dict[str, Any], run: str, k: int, unit: str = "") -> list[bool]:
+def by_needle(data: Mapping[str, Any], x: str, y: str, k: int, unit: str = "") -> dict[str, Any]:
+    """The paired comparison counted once per needle: a win when ``x`` is right on more
+    of the needle's phrasings than ``y``, a loss when on fewer. A needle's phrasings
+    share one answer, so they are not independent: this is the conservative test."""
+    net: dict[str, int] = {}
+    for q, a, b in zip(data["queries"], correct(data, x, k, unit), correct(data, y, k, unit),
+                       strict=True):
+        gt = str(q.get("gt", q.get("qid")))
+        net[gt] = net.get(gt, 0) + int(a) - int(b)
+    wins, losses = sum(v > 0 for v in net.values()), sum(v < 0 for v in net.values())
+    return {"needles": len(net), "wins": wins, "losses": losses, "p": stats.sign_test(wins, losses)}
+
+
+def correct(data: Mapping[str, Any], run: str, k: int, unit: str = "") -> list[bool]:
     """Per query of a report: whether ``run`` found the needle at rank <= ``k``
     (``unit`` "") or wholly inside its first ``k`` characters (``unit`` "ch")."""
     if unit == "ch":

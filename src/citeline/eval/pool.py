@@ -14,7 +14,7 @@ from typing import Any
 
 from citeline.errors import ConfigError
 from citeline.eval import stats
-from citeline.eval.harness import correct
+from citeline.eval.harness import by_needle, correct
 
 # (k, unit): R@1, R@4, R@20 and the budgeted R@2000ch, the issue's four measures
 POOL_MEASURES: tuple[tuple[int, str], ...] = ((1, ""), (4, ""), (20, ""), (2000, "ch"))
@@ -57,15 +57,11 @@ def needle_counts(
     reports: Mapping[str, Mapping[str, Any]], x: str, y: str, k: int, unit: str = ""
 ) -> tuple[int, int, int]:
     """(needles, needles where ``x`` is right on more of their phrasings than ``y``,
-    ... on fewer). A needle's phrasings share one answer, so their outcomes are not
-    independent; counting each needle once is the conservative version of the test."""
-    net: dict[tuple[str, str], int] = {}
-    for name, data in reports.items():
-        cx, cy = correct(data, x, k, unit), correct(data, y, k, unit)
-        for q, a, b in zip(data["queries"], cx, cy, strict=True):
-            key = (name, str(q.get("gt", q.get("qid"))))
-            net[key] = net.get(key, 0) + int(a) - int(b)
-    return len(net), sum(v > 0 for v in net.values()), sum(v < 0 for v in net.values())
+    ... on fewer), over every report (:func:`citeline.eval.harness.by_needle`; a
+    needle belongs to one corpus)."""
+    counts = [by_needle(data, x, y, k, unit) for data in reports.values()]
+    return (sum(c["needles"] for c in counts), sum(c["wins"] for c in counts),
+            sum(c["losses"] for c in counts))
 
 
 def _label(k: int, unit: str) -> str:

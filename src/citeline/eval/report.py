@@ -140,10 +140,15 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines += ["", "## Paired comparisons", "",
               "Wins: queries the first run gets right at R@K (at R@Nch: the needle inside the "
               "first N characters of retrieved content) and the second does not; losses the "
-              "reverse. p: exact two-sided sign test on the discordant queries.", ""]
+              "reverse. p: exact two-sided sign test on the discordant queries. By needle: "
+              "the same counted once per needle (a win when the first run is right on more "
+              "of its phrasings), the conservative test, since a needle's phrasings share "
+              "one answer.", ""]
     rows = [[c["label"], f"+{c['wins']}", f"-{c['losses']}", str(c["both"]), str(c["neither"]),
-             f"{c['p']:.4f}"] for c in data["comparisons"]]
-    lines += _table(["comparison", "wins", "losses", "both right", "both wrong", "p"], rows)
+             f"{c['p']:.4f}", f"+{c['by_needle']['wins']}/-{c['by_needle']['losses']}",
+             f"{c['by_needle']['p']:.4f}"] for c in data["comparisons"]]
+    lines += _table(["comparison", "wins", "losses", "both right", "both wrong", "p",
+                     "by needle", "p (needle)"], rows)
     for s in data.get("comparisons_skipped", []):
         lines.append(f"\n(skipped {s['label']}: {s['reason']})")
 
