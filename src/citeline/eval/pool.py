@@ -109,11 +109,12 @@ def pool(
     out["pooled"] = {"queries": queries, **{m: stats.paired(xs[m], ys[m]).to_json() for m in xs},
                      "rank": {"better": better_all, "worse": worse_all,
                               "p": stats.sign_test(better_all, worse_all)}}
-    out["by_needle"] = {}  # (one phrasing: one query per needle, the same as pooled)
-    for k, unit in measures if phrasing is None else ():
-        n, wins, losses = needle_counts(reports, x, y, k, unit)
-        out["by_needle"][_label(k, unit)] = {"needles": n, "wins": wins, "losses": losses,
-                                             "p": stats.sign_test(wins, losses)}
+    out["by_needle"] = {}
+    if phrasing is None:  # (within one phrasing each needle is one query: the same as pooled)
+        for k, unit in measures:
+            n, wins, losses = needle_counts(reports, x, y, k, unit)
+            out["by_needle"][_label(k, unit)] = {"needles": n, "wins": wins, "losses": losses,
+                                                 "p": stats.sign_test(wins, losses)}
     return out
 
 
