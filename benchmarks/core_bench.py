@@ -15,8 +15,9 @@ chunk text vs per sentence text. The machine's load average is recorded next to 
 because on a shared 2-core box it moves them more than any code change.
 
 With ``--rerank-model PATH`` (or CITELINE_RERANK_MODEL) the rerank mode is timed and
-scored too (the cross-encoder over the hybrid top 30); without one, the JSON says
-``"rerank": "unavailable: no cross-encoder weights"`` (none are bundled).
+scored too (a cross-encoder over the hybrid top 30, or a causal LM such as ``smollm2``
+as the query-likelihood reranker over the top 10); without one, the JSON says
+``"rerank": "unavailable: no reranker configured"`` (no cross-encoder is bundled).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.eval.metrics import first_correct_rank, is_destroyed, mrr, recall_at_k
 from citeline.pipeline import Index
-from citeline.rerank import RERANK_CANDIDATES, load_reranker
+from citeline.rerank import load_reranker
 from citeline.sentences import sentence_text, split_sentences
 
 KS = (1, 4, 8, 20)
@@ -76,8 +77,8 @@ def main() -> int:
                     help="torch threads (default: torch's own choice; 1 = the chapter's single thread)")
     ap.add_argument("--rerank-model", default=os.environ.get("CITELINE_RERANK_MODEL") or None,
                     metavar="PATH",
-                    help="local cross-encoder folder: also time and score mode rerank "
-                         "(default CITELINE_RERANK_MODEL; none is bundled)")
+                    help="local cross-encoder folder, causal LM or 'smollm2': also time and "
+                         "score mode rerank (default CITELINE_RERANK_MODEL; none is bundled)")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -85,7 +86,7 @@ def main() -> int:
     gt = load_ground_truth(Path(args.gt))
     load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        if args.rerank_model:  # load (and validate) the cross-encoder before any work
+        if args.rerank_model:  # load (and validate) the reranker before any work
             load_reranker(args.rerank_model)
         t0 = time.perf_counter()
         model = load_embedder()  # loaded outside the indexing timer
@@ -109,6 +110,7 @@ def main() -> int:
         rerank_stage_ms: dict[str, list[float]] = {}
         rerank_total_ms: list[float] = []
         modes = ("dense", "bm25", "hybrid") + (("rerank",) if args.rerank_model else ())
+        rerank_candidates = idx.rerank_candidates if args.rerank_model else None
         for mode in modes:
             ranks: list[int | None] = []
             for q, _, text in queries:
@@ -203,10 +205,11 @@ def main() -> int:
         "destroyed": n_destroyed,
         "retrieval": {m: {k: round(v, 3) for k, v in f.items()} for m, f in figures.items()},
         "rerank": (
-            {"model": args.rerank_model, "candidates": RERANK_CANDIDATES,
+            {"model": args.rerank_model, "candidates": rerank_candidates,
              "query_ms": _summary({**rerank_stage_ms, "total": rerank_total_ms})}
-            if args.rerank_model else "unavailable: no cross-encoder weights (none are bundled; "
-            "pass --rerank-model PATH or set CITELINE_RERANK_MODEL)"
+            if args.rerank_model else "unavailable: no reranker configured (no cross-encoder "
+            "weights are bundled; pass --rerank-model PATH or smollm2, or set "
+            "CITELINE_RERANK_MODEL)"
         ),
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

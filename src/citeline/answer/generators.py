@@ -222,6 +222,13 @@ def resolve_local_model(model_path: str) -> tuple[Path, str | None]:
 _LOAD_LOCK = threading.Lock()
 
 
+def load_causal_lm(folder: str | Path, gguf_file: str | None) -> tuple[Any, Any]:
+    """(tokenizer, model) of a local causal LM, loaded once per process and shared by
+    the local generator and the query-likelihood reranker (citeline.rerank)."""
+    with _LOAD_LOCK:
+        return _load_transformers(str(folder), gguf_file)
+
+
 @lru_cache(maxsize=2)
 def _load_transformers(folder: str, gguf_file: str | None) -> tuple[Any, Any]:
     """(tokenizer, model), once per process: de-quantizing a GGUF takes seconds."""
@@ -258,8 +265,7 @@ class LocalGenerator:
     # transformers -----------------------------------------------------------------------
 
     def _model(self) -> tuple[Any, Any]:
-        with _LOAD_LOCK:
-            return _load_transformers(str(self.folder), self.gguf)
+        return load_causal_lm(self.folder, self.gguf)
 
     def _inputs(self, prompt: Prompt) -> Any:
         tok, _ = self._model()

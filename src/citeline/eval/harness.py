@@ -526,7 +526,8 @@ def _reranker_summary(reranker: Reranker | None) -> dict[str, Any] | None:
         return None
     return {"name": reranker.name, "path": str(getattr(reranker, "path", "")) or None,
             "weights_hash": getattr(reranker, "weights_hash", None),
-            "candidates": RERANK_CANDIDATES}
+            "candidates": getattr(reranker, "candidates", None) or RERANK_CANDIDATES,
+            "combine": getattr(reranker, "combine", "replace")}
 
 
 def by_needle(data: Mapping[str, Any], x: str, y: str, k: int, unit: str = "") -> dict[str, Any]:
