@@ -42,11 +42,11 @@ from citeline.errors import (
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
 from citeline.rerank import (
-    RERANK_CANDIDATES,
     Reranker,
     fused_with_retrieval,
     load_reranker,
     rerank_order,
+    shortlist_size,
 )
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
 from citeline.retrieve.fuse import (
@@ -322,10 +322,10 @@ class Index:
     @property
     def rerank_candidates(self) -> int:
         """How many fused hits mode "rerank" re-scores: as given, else the reranker's own
-        default (loading it), else :data:`RERANK_CANDIDATES`."""
+        default (loading it; :func:`citeline.rerank.shortlist_size`)."""
         if self._rerank_candidates is not None:
             return self._rerank_candidates
-        return int(getattr(self.reranker, "candidates", None) or RERANK_CANDIDATES)
+        return shortlist_size(self.reranker)
 
     @property
     def identity(self) -> ModelIdentity:

@@ -173,6 +173,12 @@ class CrossEncoderReranker:
         return scores
 
 
+def shortlist_size(reranker: object) -> int:
+    """How many fused hits ``reranker`` re-scores by default: its own ``candidates``
+    (the query-likelihood reranker's 10), else :data:`RERANK_CANDIDATES`."""
+    return int(getattr(reranker, "candidates", None) or RERANK_CANDIDATES)
+
+
 def fused_with_retrieval(scores: Sequence[float], k: int) -> list[float]:
     """RRF of the retrieval order (the shortlist's own order) and the reranker's
     order: ``1/(k + fused rank) + 1/(k + reranker rank)`` per position. Sorting by it

@@ -33,7 +33,7 @@ from citeline.eval import sweep as sweeps
 from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import GroundTruthSet, Query, load_ground_truth
 from citeline.pipeline import ASK_CANDIDATES, DEFAULT_FUSION, Index
-from citeline.rerank import RERANK_CANDIDATES, Reranker, load_reranker
+from citeline.rerank import Reranker, load_reranker, shortlist_size
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS, Fusion
 from citeline.store.sqlite import DB_NAME
 from citeline.types import ALL_MODES, MODES, STRATEGIES, Hit, Mode, Strategy
@@ -526,7 +526,7 @@ def _reranker_summary(reranker: Reranker | None) -> dict[str, Any] | None:
         return None
     return {"name": reranker.name, "path": str(getattr(reranker, "path", "")) or None,
             "weights_hash": getattr(reranker, "weights_hash", None),
-            "candidates": getattr(reranker, "candidates", None) or RERANK_CANDIDATES,
+            "candidates": shortlist_size(reranker),
             "combine": getattr(reranker, "combine", "replace")}
 
 
