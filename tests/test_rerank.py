@@ -463,6 +463,12 @@ def test_a_causal_lm_folder_is_loaded_as_a_query_likelihood_reranker(tmp_path: P
     assert rerank_state(ce) == f"on for --mode rerank: {ce}"
     (tmp_path / "empty").mkdir()
     assert "is neither a cross-encoder folder nor a causal LM" in rerank_state(tmp_path / "empty")
+    two = tmp_path / "two-ggufs"
+    two.mkdir()
+    (two / "a.gguf").write_bytes(b"x")
+    (two / "b.gguf").write_bytes(b"x")
+    with pytest.raises(ModelUnavailable, match="2 .gguf files; pass --rerank-model to one"):
+        load_reranker(two)
     lone = tmp_path / "weights.bin"
     lone.write_bytes(b"x")
     assert "is neither" in rerank_state(lone)

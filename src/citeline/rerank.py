@@ -226,7 +226,7 @@ class QueryLikelihoodReranker:
 
         self.path = Path(path).expanduser()
         try:
-            folder, gguf = resolve_local_model(str(self.path))
+            folder, gguf = resolve_local_model(str(self.path), flag="--rerank-model")
         except ModelUnavailable as exc:
             raise ModelUnavailable(f"--rerank-model {exc}") from exc
         self.weights_hash = (_file_hash(folder / gguf) if gguf

@@ -192,9 +192,10 @@ def smollm2_path() -> Path | None:
     return None
 
 
-def resolve_local_model(model_path: str) -> tuple[Path, str | None]:
+def resolve_local_model(model_path: str, flag: str = "--model-path") -> tuple[Path, str | None]:
     """(folder, gguf file name or None) for a GGUF file, a folder holding one, or a
-    transformers folder; raises ModelUnavailable naming the path otherwise."""
+    transformers folder; raises ModelUnavailable naming the path (and ``flag``, the
+    option that gave it) otherwise."""
     if not model_path:
         found = smollm2_path()
         if found is None:
@@ -213,7 +214,7 @@ def resolve_local_model(model_path: str) -> tuple[Path, str | None]:
         if len(ggufs) == 1:
             return p, ggufs[0].name
         if len(ggufs) > 1:
-            raise ModelUnavailable(f"{p}: {len(ggufs)} .gguf files; pass --model-path to one of them")
+            raise ModelUnavailable(f"{p}: {len(ggufs)} .gguf files; pass {flag} to one of them")
     raise ModelUnavailable(
         f"{p}: not a GGUF file or a transformers model folder (config.json missing)"
     )
