@@ -79,6 +79,8 @@ def main() -> int:
                     metavar="PATH",
                     help="local cross-encoder folder, causal LM or 'smollm2': also time and "
                          "score mode rerank (default CITELINE_RERANK_MODEL; none is bundled)")
+    ap.add_argument("--rerank-candidates", type=int, default=None, metavar="N",
+                    help="how many fused hits rerank re-scores (default: the reranker's own)")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -92,13 +94,15 @@ def main() -> int:
         model = load_embedder()  # loaded outside the indexing timer
         model_load_s = time.perf_counter() - t0
         embedder = CachingEmbedder(model, args.cache) if args.cache else model
-        idx = Index(Path(tmp) / "index", embedder=embedder, rerank_model=args.rerank_model)
+        idx = Index(Path(tmp) / "index", embedder=embedder, rerank_model=args.rerank_model,
+                    rerank_candidates=args.rerank_candidates)
         t0 = time.perf_counter()
         report = idx.index(gt.root / "docs", strategy=args.strategy, sentences=True)
         index_s = time.perf_counter() - t0
         if args.cache:  # queries always go through the model itself, as `search` does
             idx.close()
-            idx = Index(Path(tmp) / "index", embedder=model, rerank_model=args.rerank_model)
+            idx = Index(Path(tmp) / "index", embedder=model, rerank_model=args.rerank_model,
+                        rerank_candidates=args.rerank_candidates)
         chunks = report.chunks_written
         contents = [c.content for c in idx.store.all_chunks()]  # type: ignore[attr-defined]
 

@@ -280,12 +280,14 @@ def test_eval_measures_rerank_end_to_end(tmp_path: Path, embedder, tiny_path: Pa
     shutil.copy(out / "embed-cache.sqlite3", out2 / "embed-cache.sqlite3")
     code = cli.main(["eval", str(GT), "--strategies", "E", "--modes", "rerank", "--k", "1,4",
                      "--fusion", "convex", "--budget", "768", "--rerank-model", str(tiny_path),
+                     "--rerank-candidates", "3",
                      "--compare", "E/rerank:E/rerank@4", "--out", str(out2), "-q"])
     stdout = capsys.readouterr().out
     assert code == 0, stdout
     assert "E/rerank" in stdout and "## Mode: rerank" in (out2 / "report.md").read_text()
     report = json.loads((out2 / "report.json").read_text())
     assert report["config"]["fusion"] == "convex" and report["config"]["chunk_budget"] == 768
+    assert report["config"]["rerank"]["candidates"] == 3
     assert report["runs"]["E/rerank"]["mode"] == "rerank"  # --fusion does not rename the mode
     assert Index(out2 / "indexes" / "E").budget == 768
     assert all(q["ranks"]["E/rerank"] is None or q["ranks"]["E/rerank"] <= 4
@@ -503,3 +505,45 @@ def test_cli_and_eval_with_smollm2(run, clean_corpus: Path, tmp_path: Path, embe
     for q in data["queries"]:
         h, r = q["ranks"]["E/hybrid"], q["ranks"]["E/rerank"]
         assert (h is not None and h <= QL_CANDIDATES) == (r is not None and r <= QL_CANDIDATES)
+
+
+def test_the_shortlist_size_is_a_flag_a_setting_and_a_server_option(
+    run, clean_corpus: Path, tmp_path: Path, embedder, tiny_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys
+):
+    ix = tmp_path / "ix"
+    assert run("index", str(clean_corpus), "--index", str(ix), "-q")[0] == 0
+    idx = Index(ix, embedder=embedder, rerank_model=str(tiny_path), rerank_candidates=3)
+    try:
+        fused = idx.search(QUERY, k=10, mode="hybrid").to_json()["hits"]
+        expected = idx.search(QUERY, k=10, mode="rerank").to_json()["hits"]
+    finally:
+        idx.close()
+    # only the top 3 were re-scored: from the 4th hit on, the fused order
+    assert [h["chunk_id"] for h in expected[3:]] == [h["chunk_id"] for h in fused[3:]]
+    assert [h["chunk_id"] for h in expected[:3]] != [h["chunk_id"] for h in fused[:3]]
+    base = ("search", QUERY, "--index", str(ix), "--mode", "rerank", "--json", "-k", "10",
+            "--rerank-model", str(tiny_path))
+    code, out, _ = run(*base, "--rerank-candidates", "3")
+    assert code == 0 and json.loads(out)["hits"] == expected
+    monkeypatch.setenv("CITELINE_RERANK_CANDIDATES", "3")
+    code, out, _ = run(*base)
+    assert code == 0 and json.loads(out)["hits"] == expected
+    monkeypatch.setenv("CITELINE_RERANK_CANDIDATES", "-1")
+    code, _, err = run(*base)
+    assert code == 2 and "setting 'rerank_candidates': must be 0" in err
+    monkeypatch.delenv("CITELINE_RERANK_CANDIDATES")
+    with pytest.raises(SystemExit) as exc:
+        cli.main([*base, "--rerank-candidates", "0"])
+    assert exc.value.code == 2
+    assert "--rerank-candidates: must be a whole number of at least 1, got '0'" in (
+        capsys.readouterr().err)
+
+    from fastapi.testclient import TestClient
+
+    from citeline.server.app import create_app
+
+    with TestClient(create_app(index_dir=ix, embedder=embedder, rerank_model=str(tiny_path),
+                               rerank_candidates=3)) as c:
+        r = c.post("/api/collections/ix/search", json={"query": QUERY, "k": 10, "mode": "rerank"})
+        assert r.status_code == 200 and r.json()["hits"] == expected

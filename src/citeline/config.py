@@ -33,9 +33,13 @@ class Settings:
     # Retrieval mode used by `search` and `ask` when --mode is not given
     # (dense, bm25, hybrid, or rerank: hybrid + the cross-encoder below).
     mode: str = "hybrid"
-    # Local folder of a cross-encoder for mode "rerank", e.g. a downloaded
-    # cross-encoder/ms-marco-MiniLM-L-6-v2; empty = none (no weights are bundled).
+    # The model of mode "rerank": a local cross-encoder folder, e.g. a downloaded
+    # cross-encoder/ms-marco-MiniLM-L-6-v2, or a causal LM (GGUF file, transformers
+    # folder, or "smollm2") as the query-likelihood reranker; empty = none.
     rerank_model: str = ""
+    # How many fused hits mode "rerank" re-scores; 0 = the reranker's own default
+    # (30 for a cross-encoder, 10 for a causal LM). Its cost grows linearly with it.
+    rerank_candidates: int = 0
     # Who writes `ask`'s answer: extractive (no model), openai (an HTTP endpoint)
     # or local (a model in this process). An index's own setting wins over this.
     generator: str = "extractive"
@@ -107,4 +111,8 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
         raise ConfigError(f"setting 'generator_timeout': must be positive, got {s.generator_timeout}")
     if s.k < 1:
         raise ConfigError(f"setting 'k': must be at least 1, got {s.k}")
+    if s.rerank_candidates < 0:
+        raise ConfigError(
+            f"setting 'rerank_candidates': must be 0 (the reranker's default) or more, "
+            f"got {s.rerank_candidates}")
     return s

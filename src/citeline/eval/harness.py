@@ -200,6 +200,8 @@ class EvalConfig:
     budget: int | None = None
     # Local cross-encoder folder for the rerank mode (required when it is evaluated).
     rerank_model: str | None = None
+    # How many fused hits the rerank mode re-scores; None = the reranker's own default.
+    rerank_candidates: int | None = None
     # Also fit a query map on FUSION_STRATEGY's index and score the +qmap runs.
     query_map: bool = False
 
@@ -323,12 +325,13 @@ def _prepare_index_dir(path: Path) -> None:
 EVAL_STORE_MARK = "eval.scratch"
 
 
-def _prepare_store(url: str, embedder: Embedder, reranker: Reranker | None) -> Index:
+def _prepare_store(url: str, embedder: Embedder, reranker: Reranker | None,
+                   rerank_candidates: int | None) -> Index:
     """Open ``url`` emptied of documents, for one strategy's index. A store holding
     documents that no eval put there is refused, never emptied."""
     from citeline.store.postgres import redact
 
-    idx = Index(url, embedder=embedder, reranker=reranker)
+    idx = Index(url, embedder=embedder, reranker=reranker, rerank_candidates=rerank_candidates)
     try:
         docs = idx.store.documents()
         if docs and idx.store.get_setting(EVAL_STORE_MARK) != "1":
@@ -377,7 +380,8 @@ def run_eval(
             "chunk_budget": config.budget or DEFAULT_BUDGET, "overlap": DEFAULT_OVERLAP,
             "window": inner.window, "candidates": ASK_CANDIDATES,
             "fusion": config.effective_fusion,
-            "rerank": _reranker_summary(reranker) if "rerank" in config.modes else None,
+            "rerank": (_reranker_summary(reranker, config.rerank_candidates)
+                       if "rerank" in config.modes else None),
             "store": _store_label(config.store),
         },
         "strategies": {}, "runs": {},
@@ -390,11 +394,12 @@ def run_eval(
     try:
         for strategy in config.strategies:
             if config.store is not None:
-                idx = _prepare_store(config.store, cache, reranker)
+                idx = _prepare_store(config.store, cache, reranker, config.rerank_candidates)
             else:
                 idx_dir = out / "indexes" / strategy
                 _prepare_index_dir(idx_dir)
-                idx = Index(idx_dir, embedder=cache, reranker=reranker)
+                idx = Index(idx_dir, embedder=cache, reranker=reranker,
+                            rerank_candidates=config.rerank_candidates)
             try:
                 _say(f"strategy {strategy}: indexing {len(gt.texts)} documents", progress)
                 misses0, model_s0 = cache.misses, cache.model_seconds
@@ -521,12 +526,13 @@ def sweep_report(
     }
 
 
-def _reranker_summary(reranker: Reranker | None) -> dict[str, Any] | None:
+def _reranker_summary(reranker: Reranker | None,
+                      candidates: int | None = None) -> dict[str, Any] | None:
     if reranker is None:
         return None
     return {"name": reranker.name, "path": str(getattr(reranker, "path", "")) or None,
             "weights_hash": getattr(reranker, "weights_hash", None),
-            "candidates": shortlist_size(reranker),
+            "candidates": candidates or shortlist_size(reranker),
             "combine": getattr(reranker, "combine", "replace")}
 
 

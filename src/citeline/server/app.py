@@ -205,6 +205,7 @@ def create_app(
     name: str | None = None,
     index_worker: bool = True,
     rerank_model: str | None = None,
+    rerank_candidates: int | None = None,
 ) -> FastAPI:
     """Build the app. Pass ``embedder`` to reuse a loaded model (tests); else it loads
     in the background at startup and ``/readyz`` answers 503 until it has.
@@ -220,7 +221,7 @@ def create_app(
     collections = Collections(data_dir=data_dir, index_dir=index_dir, embedder=embedder,
                               model_path=model_path, model_id=model_id, store_url=store_url,
                               files_dir=files_dir, name=name,
-                              rerank_model=rerank_model)
+                              rerank_model=rerank_model, rerank_candidates=rerank_candidates)
     keys: KeyStore = open_keys(folder=collections.keys_folder, store_url=store_url)
     jobs: IndexQueue | SharedQueue = (
         SharedQueue(collections, worker=index_worker) if collections.shared

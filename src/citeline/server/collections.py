@@ -124,6 +124,7 @@ class Collections:
         files_dir: str | Path | None = None,
         name: str | None = None,
         rerank_model: str | None = None,
+        rerank_candidates: int | None = None,
     ) -> None:
         if sum(x is not None for x in (data_dir, index_dir, store_url)) != 1:
             raise ConfigError("serve: give exactly one of --data DIR, --index DIR or --store URL")
@@ -136,7 +137,8 @@ class Collections:
         self.embedder = embedder
         self.model_path = model_path
         self.model_id = model_id
-        self.rerank_model = rerank_model  # cross-encoder folder for mode "rerank", if any
+        self.rerank_model = rerank_model  # the model of mode "rerank", if any
+        self.rerank_candidates = rerank_candidates  # None: the reranker's own default
         self._open: dict[str, Collection] = {}
         self._lock = threading.Lock()
         if self.multi or store_url is not None:
@@ -173,7 +175,8 @@ class Collections:
     def _index(self, folder: Path, create: bool) -> Index:
         where = self.store_url if self.store_url is not None else folder
         return Index(where, embedder=self.embedder, model_path=self.model_path,
-                     model_id=self.model_id, create=create, rerank_model=self.rerank_model)
+                     model_id=self.model_id, create=create, rerank_model=self.rerank_model,
+                     rerank_candidates=self.rerank_candidates)
 
     def names(self) -> list[str]:
         if not self.multi:
