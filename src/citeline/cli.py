@@ -58,7 +58,9 @@ def _rerank_candidates(args: argparse.Namespace, settings: Settings) -> int | No
     return getattr(args, "rerank_candidates", None) or settings.rerank_candidates or None
 
 
-def _positive_int(flag: str):  # type: ignore[no-untyped-def]
+def _positive_int(flag: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least 1, refused naming ``flag``."""
+
     def parse(raw: str) -> int:
         try:
             value = int(raw)

@@ -198,7 +198,8 @@ class EvalConfig:
     fusion: Fusion | None = None
     # Characters per chunk for every strategy's index; None = the chunker's default.
     budget: int | None = None
-    # Local cross-encoder folder for the rerank mode (required when it is evaluated).
+    # The rerank mode's model: a cross-encoder folder or a causal LM (see citeline.rerank);
+    # required when that mode is evaluated.
     rerank_model: str | None = None
     # How many fused hits the rerank mode re-scores; None = the reranker's own default.
     rerank_candidates: int | None = None
