@@ -64,15 +64,20 @@ def default_model_path() -> Path:
 
 @lru_cache(maxsize=8)
 def weights_hash(path: Path) -> str:
-    """sha256 over the model's weight files (names and bytes), 16 hex digits."""
-    files = sorted(
-        p for p in path.rglob("*") if p.suffix in (".safetensors", ".bin") and p.is_file()
-    )
+    """sha256 over the model's weight files (names and bytes), 16 hex digits; for a
+    single weights file (a GGUF), over its bytes alone."""
+    if path.is_file():
+        files, named = [path], False
+    else:
+        files, named = sorted(
+            p for p in path.rglob("*") if p.suffix in (".safetensors", ".bin") and p.is_file()
+        ), True
     if not files:
         raise ModelUnavailable(f"{path}: no weight files (*.safetensors or *.bin) found")
     h = hashlib.sha256()
     for f in files:
-        h.update(f.relative_to(path).as_posix().encode())
+        if named:
+            h.update(f.relative_to(path).as_posix().encode())
         with f.open("rb") as fh:
             while block := fh.read(1 << 20):
                 h.update(block)

@@ -35,7 +35,6 @@ docs/retrieval-experiments.md section 20 for what it gains and costs.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections.abc import Sequence
@@ -46,6 +45,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from citeline.errors import ModelUnavailable
+from citeline.retrieve.fuse import rrf
 
 # How many fused hits the cross-encoder re-scores. The chapter used 25; we take a
 # few more because the stage can only promote what is in its shortlist: on
@@ -185,19 +185,10 @@ def fused_with_retrieval(scores: Sequence[float], k: int) -> list[float]:
     (:func:`rerank_order`) keeps the fused order wherever the two agree or tie.
 
     >>> [round(x * 1e4) for x in fused_with_retrieval([0.1, 0.9, 0.5], k=60)]
-    [323, 325, 323]
+    [323, 325, 320]
     """
-    rank = {i: r for r, i in enumerate(rerank_order(scores), start=1)}
-    return [1.0 / (k + i + 1) + 1.0 / (k + rank[i]) for i in range(len(scores))]
-
-
-def _file_hash(path: Path) -> str:
-    """sha256 of one weights file (a GGUF), 16 hex digits."""
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()[:16]
+    fused = dict(rrf([range(len(scores)), rerank_order(scores)], k))
+    return [fused[i] for i in range(len(scores))]
 
 
 def _bf16_supported() -> bool:
@@ -229,8 +220,7 @@ class QueryLikelihoodReranker:
             folder, gguf = resolve_local_model(str(self.path), flag="--rerank-model")
         except ModelUnavailable as exc:
             raise ModelUnavailable(f"--rerank-model {exc}") from exc
-        self.weights_hash = (_file_hash(folder / gguf) if gguf
-                             else _weights_hash_or_raise(folder))
+        self.weights_hash = _weights_hash_or_raise(folder / gguf if gguf else folder)
         self.tokenizer, self.model = load_causal_lm(folder, gguf)
         self.name = f"ql:{gguf or folder.name}"
         self.candidates = candidates
@@ -286,11 +276,13 @@ class QueryLikelihoodReranker:
         return scores
 
 
-def _weights_hash_or_raise(folder: Path) -> str:
+def _weights_hash_or_raise(path: Path) -> str:
+    """:func:`citeline.embed.weights_hash` of a model folder or GGUF file, its error
+    naming the flag."""
     from citeline.embed import weights_hash
 
     try:
-        return weights_hash(folder.resolve())
+        return weights_hash(path.resolve())
     except ModelUnavailable as exc:
         raise ModelUnavailable(f"--rerank-model {exc}") from exc
 
