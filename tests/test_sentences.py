@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citeline.pipeline import DEFAULT_FUSION, Index
+from citeline.pipeline import BARE_SIGNATURE, DEFAULT_FUSION, Index
 from citeline.retrieve.dense import chunk_max
 from citeline.retrieve.fuse import SECTION_WEIGHT, SENTENCE_RRF_K, rrf, section_lift
 from citeline.sentences import (
@@ -19,7 +19,7 @@ from citeline.sentences import (
     sentence_text,
     split_sentences,
 )
-from citeline.store.sqlite import DB_NAME
+from citeline.store.sqlite import DB_NAME, MIGRATIONS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus"
 
@@ -177,7 +177,9 @@ def test_section_fusion_is_the_default_and_lifts_by_the_stores_sections(
     key = index.embedder.identity.key
     from citeline.retrieve.bm25 import tokenize
 
-    dense = index.store.dense(qv, 200, key)
+    # the dense list ranks the chunks' content embedded without the header
+    dense = index.store.dense(qv, 200, key, bare=True)
+    assert len(dense) == len(index.store.dense(qv, 200, key))
     bm25 = index.store.bm25(tokenize(q), 200)
     sent = index.store.sentence_max(qv, 200, key)
     # the section keys come from the chunks' own document and heading path
@@ -192,6 +194,20 @@ def test_section_fusion_is_the_default_and_lifts_by_the_stores_sections(
     assert [(h.chunk_id, round(h.score, 9)) for h in res.hits] == [
         (i, round(s, 9)) for i, s in want
     ]
+    # these queries' order differs with the embedded text's vectors as the dense
+    # list, so the test tells the two apart
+    for other in ("limescale", "descaling vinegar"):
+        ov = index.embedder.embed([other])[0]
+        sent_o = index.store.sentence_max(ov, 200, key)
+        by = {}
+        for bare in (True, False):
+            dense_o = index.store.dense(ov, 200, key, bare=bare)
+            g = index.store.sections([i for i, _ in dense_o] + [i for i, _ in sent_o])
+            by[bare] = [i for i, _ in rrf([[i for i, _ in section_lift(dense_o, g, SECTION_WEIGHT)],
+                                           [i for i, _ in index.store.bm25(tokenize(other), 200)],
+                                           [i for i, _ in section_lift(sent_o, g, SECTION_WEIGHT)]],
+                                          k=SENTENCE_RRF_K)[:10]]
+        assert [h.chunk_id for h in index.search(other, k=10).hits] == by[True] != by[False]
     # on this tiny corpus the lift changes the order of these queries' tails, so the
     # test tells the two fusions apart
     for other in ("limescale", "brake pads worn"):
@@ -206,16 +222,43 @@ def test_section_fusion_is_the_default_and_lifts_by_the_stores_sections(
 
 def _downgrade_to_schema_1(folder: Path) -> None:
     """Make a current index look exactly like one written before sentence vectors:
-    schema version 1 (no sentences table) and the old pipeline version."""
+    schema version 1 (no sentences table, no header-less vectors) and the old
+    pipeline version."""
     con = sqlite3.connect(folder / DB_NAME)
     with con:
         con.execute("DROP TABLE sentences")
+        con.execute("ALTER TABLE chunks DROP COLUMN bare_vector")
         con.execute(
             "UPDATE documents SET pipeline_version = replace(pipeline_version, ?, '')",
-            (f"|{SENTENCE_SIGNATURE}",),
+            (f"|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}",),
         )
     con.execute("PRAGMA user_version = 1")
     con.close()
+
+
+def test_header_less_vectors_are_the_content_embedded_alone(tmp_path: Path, clean_corpus: Path,
+                                                             embedder):
+    idx = Index(tmp_path / "e", embedder=embedder)
+    report = idx.index(clean_corpus)
+    con = sqlite3.connect(tmp_path / "e" / DB_NAME)
+    rows = con.execute("SELECT text, content, vector, bare_vector FROM chunks").fetchall()
+    want = embedder.embed([content for _, content, _, _ in rows])
+    for (text, content, vec, bare), w in zip(rows, want, strict=True):
+        bare_v = np.frombuffer(bare, dtype=np.float32)
+        np.testing.assert_allclose(bare_v, w, atol=1e-5)
+        assert text != content and not np.allclose(bare_v, np.frombuffer(vec, dtype=np.float32))
+    assert report.bare_embedded == len({content for _, content, _, _ in rows})
+    assert report.to_json()["bare_embedded"] == report.bare_embedded
+    con.close()
+    idx.close()
+    # strategy C has no header: its own vector is the header-less one, never embedded twice
+    idx = Index(tmp_path / "c", embedder=embedder)
+    report = idx.index(clean_corpus, strategy="C")
+    con = sqlite3.connect(tmp_path / "c" / DB_NAME)
+    pairs = con.execute("SELECT vector, bare_vector FROM chunks").fetchall()
+    assert pairs and all(v == b for v, b in pairs) and report.bare_embedded == 0
+    con.close()
+    idx.close()
 
 
 def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
@@ -228,10 +271,11 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
     idx.close()
     _downgrade_to_schema_1(folder)
 
-    idx = Index(folder, embedder=embedder)  # migration 2 runs on open
+    idx = Index(folder, embedder=embedder)  # migrations 2 and 3 run on open
     con = sqlite3.connect(folder / DB_NAME)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
     assert con.execute("SELECT COUNT(*) FROM sentences").fetchone()[0] == 0
+    assert con.execute("SELECT COUNT(bare_vector) FROM chunks").fetchone()[0] == 0
     states = {s.state for s in idx.status()}
     assert states == {"stale"}
     assert all("pipeline" in s.to_json()["reason"] for s in idx.status())
@@ -244,6 +288,10 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
     assert report.embedded == 0  # chunk vectors come from the cache
     assert report.sentences_written > 0
     assert con.execute("SELECT COUNT(*) FROM sentences").fetchone()[0] == report.sentences_written
+    # every chunk gets its header-less vector back, from the cache like the rest
+    n_chunks = con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    assert con.execute("SELECT COUNT(bare_vector) FROM chunks").fetchone()[0] == n_chunks
+    assert report.bare_embedded == 0
     assert {s.state for s in idx.status()} == {"indexed"}
     assert idx.search("descaling vinegar", fusion="sentence").fusion == "sentence"
     con.close()

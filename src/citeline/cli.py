@@ -117,7 +117,8 @@ def _summary(report: IndexReport, json_out: bool) -> int:
     )
     if report.sentences_written:
         print(f"sentence vectors written: {report.sentences_written} "
-              f"({report.sentences_embedded} embedded, the rest from cache)")
+              f"({report.sentences_embedded} embedded, the rest from cache); header-less "
+              f"chunk vectors: {report.bare_embedded} embedded, the rest from cache")
     for path, reason in report.failed:
         print(f"FAILED  {path}: {reason}")
     for path, reason in report.skipped:
@@ -634,7 +635,8 @@ def cmd_adapt(args: argparse.Namespace) -> int:
                         model_id=load_settings().model_id or None, create=False)
         rep = adapted.reindex_stale(progress=not args.quiet)
         print(f"re-embedded {len(rep.indexed)} documents with it ({rep.embedded} chunk texts, "
-              f"{rep.sentences_embedded} sentences, {rep.seconds:.1f}s)")
+              f"{rep.bare_embedded} header-less chunks, {rep.sentences_embedded} sentences, "
+              f"{rep.seconds:.1f}s)")
         print(f"pass --model {report.out} to search/ask/serve from now on "
               "(or set model_path in the config)")
         return 0

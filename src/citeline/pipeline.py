@@ -67,6 +67,11 @@ if TYPE_CHECKING:  # the answer stage is imported when asked for: search needs n
     from citeline.answer import Extractive, Generator
 
 PIPELINE_VERSION = "1"
+# Stamped into the pipeline version beside the sentence signature: an index that stores
+# sentence vectors also stores each chunk's content embedded without its header (the
+# "section" fusion's dense list, docs/retrieval-experiments.md section 21), so a document
+# indexed before shows as stale and `reindex --stale` adds them.
+BARE_SIGNATURE = "bare-v1"
 # Each ranked list handed to RRF is cut at this depth: deep enough that a chunk
 # ranked well by one retriever and ~200th by the other still gets both votes,
 # shallow enough that the fusion costs microseconds.
@@ -100,6 +105,7 @@ class IndexReport:
     reused: int = 0  # vectors taken from the cache (identical text, same model)
     sentences_written: int = 0  # sentence vectors stored (the sentence-level list)
     sentences_embedded: int = 0  # of which computed by the model in this run
+    bare_embedded: int = 0  # header-less chunk vectors computed by the model in this run
     warnings: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -120,6 +126,7 @@ class IndexReport:
             "reused": self.reused,
             "sentences_written": self.sentences_written,
             "sentences_embedded": self.sentences_embedded,
+            "bare_embedded": self.bare_embedded,
             "warnings": [{"document": p, "warning": w} for p, w in self.warnings],
             "seconds": round(self.seconds, 3),
         }
@@ -336,7 +343,8 @@ class Index:
 
     def pipeline_version(self) -> str:
         version = f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
-        return f"{version}|{SENTENCE_SIGNATURE}" if self.sentence_vectors else version
+        return (f"{version}|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}" if self.sentence_vectors
+                else version)
 
     # --- status -----------------------------------------------------------------------
 
@@ -565,8 +573,17 @@ class Index:
                 j += 1
         counts = self.embedder.count_tokens([c.text for c in chunks])
         content_counts = self.embedder.count_tokens([c.content for c in chunks])
-        sentences = (self._embed_sentences(doc, chunks, ident, report) if self.sentence_vectors
-                     else [() for _ in chunks])
+        sentences: list[tuple[StoredSentence, ...]] = [() for _ in chunks]
+        bare: list[np.ndarray | None] = [None for _ in chunks]
+        bare_hashes = ["" for _ in chunks]
+        if self.sentence_vectors:
+            sentences = self._embed_sentences(doc, chunks, ident, report)
+            # a chunk without a header has its own vector as its header-less one
+            known = dict(zip(hashes, vectors, strict=True))
+            bare_list, bare_hashes, n = self._embed_through_cache(
+                [c.content for c in chunks], ident, known)
+            bare = list(bare_list)
+            report.bare_embedded += n
         return [
             StoredChunk(
                 chunk=c,
@@ -576,9 +593,12 @@ class Index:
                 header_tokens=max(0, n - m) if c.header_chars else 0,
                 text_hash=h,
                 sentences=ss,
+                bare_vector=bv,
+                bare_hash=bh,
             )
-            for c, v, n, m, h, ss in zip(
-                chunks, vectors, counts, content_counts, hashes, sentences, strict=True
+            for c, v, n, m, h, ss, bv, bh in zip(
+                chunks, vectors, counts, content_counts, hashes, sentences, bare, bare_hashes,
+                strict=True,
             )
         ]
 
@@ -590,23 +610,31 @@ class Index:
         spans = [split_sentences(doc.text, c.start, c.end) for c in chunks]
         texts = [sentence_text(c.section, doc.text[s:e])
                  for c, sp in zip(chunks, spans, strict=True) for s, e in sp]
+        vectors, hashes, n = self._embed_through_cache(texts, ident, {})
+        report.sentences_embedded += n
+        out: list[tuple[StoredSentence, ...]] = []
+        j = 0
+        for sp in spans:
+            out.append(tuple(
+                StoredSentence(s, e, vectors[j + n], hashes[j + n])
+                for n, (s, e) in enumerate(sp)
+            ))
+            j += len(sp)
+        return out
+
+    def _embed_through_cache(
+        self, texts: list[str], ident: ModelIdentity, known: dict[str, np.ndarray]
+    ) -> tuple[list[np.ndarray], list[str], int]:
+        """(vectors, hashes) of the texts, and how many the model embedded: a text seen
+        before (``known``, the store's cache, or earlier in ``texts``) never is again."""
         hashes = [_sha256(t) for t in texts]
-        cached = self.store.cached_vectors(hashes, ident.key)
+        cached = {**self.store.cached_vectors(hashes, ident.key), **known}
         todo = list(dict.fromkeys(h for h in hashes if h not in cached))
         if todo:
             first = {h: i for i, h in reversed(list(enumerate(hashes)))}
             fresh = self.embedder.embed([texts[first[h]] for h in todo])
             cached.update(zip(todo, fresh, strict=True))
-        report.sentences_embedded += len(todo)
-        out: list[tuple[StoredSentence, ...]] = []
-        j = 0
-        for sp in spans:
-            out.append(tuple(
-                StoredSentence(s, e, cached[hashes[j + n]], hashes[j + n])
-                for n, (s, e) in enumerate(sp)
-            ))
-            j += len(sp)
-        return out
+        return [cached[h] for h in hashes], hashes, len(todo)
 
     def _fail(self, rel: str, root: str, reason: str, report: IndexReport) -> None:
         old = self.store.document(rel)
@@ -629,8 +657,9 @@ class Index:
         """Rank chunks for ``query``. ``fusion`` (default :data:`DEFAULT_FUSION`) picks
         how hybrid mode merges its lists: "section" (the default: RRF k=10 over the
         dense list, BM25 and each chunk's best sentence similarity, the dense and
-        sentence lists lifted by their section's best score), "sentence" (the same
-        without the lift), "rrf" (dense + BM25 by reciprocal rank fusion, the
+        sentence lists lifted by their section's best score; its dense list ranks the
+        chunks' content embedded without the header, where the index has those
+        vectors), "sentence" (the same without the lift or the header-less vectors), "rrf" (dense + BM25 by reciprocal rank fusion, the
         chapter's faithful port) or "convex" (0.7 cosine + 0.3 BM25 / best BM25). An
         index without sentence vectors runs "rrf" for "section"/"sentence". See
         retrieve/fuse.py and docs/retrieval-experiments.md. Ignored by the dense and
@@ -662,9 +691,14 @@ class Index:
         if qmap is not None:
             dense_q = qmap @ qvec
             dense_q = (dense_q / np.linalg.norm(dense_q)).astype(np.float32)
+        bare: list[tuple[int, float]] = []
         if mode in ("dense", "hybrid"):
             t = time.perf_counter()
-            dense = self.store.dense(dense_q, depth, ident.key)
+            # the section fusion's dense list ranks chunks by their content embedded
+            # without the header, where the index has those vectors (section 21)
+            if mode == "hybrid" and fusion == "section":
+                bare = self.store.dense(dense_q, depth, ident.key, bare=True)
+            dense = bare or self.store.dense(dense_q, depth, ident.key)
             timings["dense"] = _ms(t)
             if not dense and self.store.stats().chunks:
                 held = self.store.get_setting("model_key") or "another model"
@@ -684,9 +718,12 @@ class Index:
             timings["sentences"] = _ms(t)
             if not sentence:  # no sentence vectors (an older index): the two-list port
                 fusion = "rrf"
+                if bare:  # which ranks by the embedded text's vectors
+                    dense, bare = self.store.dense(dense_q, depth, ident.key), []
         t = time.perf_counter()
         scores = dict(dense)  # the dense list's own scores (convex fuses them)
-        sims = scores if qmap is None else {}  # raw cosines, for distances and the gate
+        # the embedded text's raw cosines, for distances and the gate
+        sims = scores if qmap is None and not bare else {}
         if mode == "dense":
             ranked = dense[:k]
         elif mode == "bm25":

@@ -381,13 +381,83 @@ def test_migration_5_indexes_the_sentences_of_an_older_store(pg_url: str):
     name = f"sentences_{space_id}_hnsw"
     with psycopg.connect(pg_url, autocommit=True) as c:  # as a store at version 4 was
         c.execute(f"DROP INDEX {name}")
-        c.execute("DELETE FROM schema_migrations WHERE version = 5")
-    s = PostgresStore(pg_url)
-    assert s.schema_version == len(MIGRATIONS) == 5
+        c.execute("DELETE FROM schema_migrations WHERE version >= 5")
+    s = PostgresStore(pg_url)  # 5, and 6 again (a no-op on a table that has its column)
+    assert s.schema_version == len(MIGRATIONS) == 6
     with psycopg.connect(pg_url, autocommit=True) as c:
         (defn,) = c.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
                             (name,)).fetchone()
         assert "hnsw" in defn and "vector(384)" in defn and _key() in defn
     q = _chunks(["a"])[0].vector
     assert len(s.sentence_max_with(q, 3, _key(), "hnsw")) == 3
+    s.close()
+
+
+def _with_bare(chunks: list[StoredChunk], seed: int) -> list[StoredChunk]:
+    """Each chunk with a random unit header-less vector of its own."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for sc in chunks:
+        v = rng.normal(size=sc.vector.shape[0]).astype(np.float32)
+        out.append(replace(sc, bare_vector=v / np.linalg.norm(v), bare_hash=f"{sc.text_hash}-b"))
+    return out
+
+
+def test_header_less_vectors_are_a_list_of_their_own_through_their_own_hnsw_index(pg_url: str):
+    s = PostgresStore(pg_url)
+    for d in range(5):
+        s.write_document(_record(f"d{d}.md"), "x", _with_bare(
+            _chunks([f"text {d} {i}" for i in range(100)], seed=d), seed=50 + d))
+    s.write_document(_record("old.md"), "x", _chunks(["no header-less vector"] * 3, seed=9))
+    key = _key()
+    old_ids = {r[0] for r in s.conn.execute(
+        "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.path = 'old.md'")}
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = rng.normal(size=384).astype(np.float32)
+        q /= np.linalg.norm(q)
+        exact = s.dense_with(q, 20, key, "exact", 40, bare=True)
+        hnsw = s.dense_with(q, 20, key, "hnsw", 40, bare=True)
+        assert [i for i, _ in hnsw] == [i for i, _ in exact] and len(exact) == 20
+        # ranked by the header-less vectors, not the chunk vectors
+        assert exact != s.dense_with(q, 20, key, "exact", 40)
+        # the chunks written without one are in no header-less list, however deep
+        assert not old_ids & {i for i, _ in s.dense_with(q, 1000, key, "exact", 40, bare=True)}
+    # the exact cosine of the stored vector, as the chunk list has
+    (cid, sim), *_ = s.dense(q, 1, key, bare=True)
+    (blob,) = s.conn.execute(
+        "SELECT e.vector FROM chunks c JOIN embeddings e ON e.text_hash = c.text_hash || '-b' "
+        "WHERE c.id = %s", (cid,)).fetchone()
+    assert sim == pytest.approx(float(np.frombuffer(bytes(blob), np.float32) @ q), abs=1e-6)
+    (table, _), = s.vector_spaces().values()
+    with psycopg.connect(pg_url, autocommit=True) as c, c.transaction():
+        for way in ("seqscan", "bitmapscan", "sort"):
+            c.execute(f"SET LOCAL enable_{way} = off")
+        plan = "\n".join(r[0] for r in c.execute(
+            f"EXPLAIN SELECT chunk_id FROM {table} WHERE bare_embedding IS NOT NULL "
+            "ORDER BY bare_embedding <=> %s::vector LIMIT 100", (str([1.0] * 384),)).fetchall())
+    assert f"{table}_bare_hnsw" in plan, plan
+    s.close()
+
+
+def test_migration_6_gives_an_older_store_header_less_vectors(pg_url: str):
+    s = PostgresStore(pg_url)
+    s.write_document(_record("a.md"), "x", _chunks(["a", "b", "c"]))
+    (table, _), = s.vector_spaces().values()
+    s.close()
+    with psycopg.connect(pg_url, autocommit=True) as c:  # as a store at version 5 was
+        c.execute(f"ALTER TABLE {table} DROP COLUMN bare_embedding")  # drops its index too
+        c.execute("DELETE FROM schema_migrations WHERE version = 6")
+    s = PostgresStore(pg_url)
+    assert s.schema_version == len(MIGRATIONS) == 6
+    q = _chunks(["a"])[0].vector
+    assert s.dense(q, 3, _key(), bare=True) == [] and len(s.dense(q, 3, _key())) == 3
+    s.write_document(_record("b.md"), "x", _with_bare(_chunks(["d", "e"], seed=4), seed=5))
+    assert len(s.dense(q, 10, _key(), bare=True)) == 2
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        (defn,) = c.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+                            (f"{table}_bare_hnsw",)).fetchone()
+    assert "hnsw" in defn and "bare_embedding" in defn
     s.close()

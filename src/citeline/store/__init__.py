@@ -95,6 +95,12 @@ class StoredChunk:
     # Written in the same transaction as the chunk, dropped with it; empty for an
     # index built before sentence vectors existed (search then falls back).
     sentences: tuple[StoredSentence, ...] = ()
+    # The chunk's content embedded without its header (the "section" fusion's dense
+    # list; docs/retrieval-experiments.md, section 21), stored with the sentence
+    # vectors; None when the index keeps none. The same as ``vector`` for a chunk
+    # without a header. ``bare_hash`` is its text's hash, the embedding cache's key.
+    bare_vector: np.ndarray | None = None
+    bare_hash: str = ""
 
 
 @dataclass(frozen=True)
@@ -147,8 +153,11 @@ class Store(Protocol):
 
     def cached_vectors(self, text_hashes: Sequence[str], model_key: str) -> dict[str, np.ndarray]: ...
 
-    def dense(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
-        """(chunk id, cosine similarity) of the k nearest chunks of ``model_key``."""
+    def dense(self, query: np.ndarray, k: int, model_key: str,
+              bare: bool = False) -> list[tuple[int, float]]:
+        """(chunk id, cosine similarity) of the k nearest chunks of ``model_key``, by
+        their embedded text, or with ``bare`` by their content embedded without the
+        header ([] when no chunk has such a vector)."""
         ...
 
     def similarities(

@@ -2,9 +2,9 @@
 
 Everything the index knows goes across as it is: documents (with their text and
 versions), chunks (same ids, offsets, locators), vectors (the same float32
-bytes), BM25 postings, sentence vectors, the embedding cache and the settings. The rows are
-loaded in one transaction with COPY, and the HNSW indexes are built once at the
-end (much faster than growing them row by row).
+bytes, header-less ones included), BM25 postings, sentence vectors, the embedding
+cache and the settings. The rows are loaded in one transaction with COPY, and the
+HNSW indexes are built once at the end (much faster than growing them row by row).
 """
 
 from __future__ import annotations
@@ -103,12 +103,15 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
 
         for key, table in spaces.items():
             with cur.copy(
-                sql.SQL("COPY {} (chunk_id, embedding) FROM STDIN").format(sql.Identifier(table))
+                sql.SQL("COPY {} (chunk_id, embedding, bare_embedding) FROM STDIN").format(
+                    sql.Identifier(table))
             ) as cp:
-                for cid, blob in _batches(s.execute(
-                    "SELECT id, vector FROM chunks WHERE model_key = ? ORDER BY id", (key,)
+                for cid, blob, bare in _batches(s.execute(
+                    "SELECT id, vector, bare_vector FROM chunks WHERE model_key = ? ORDER BY id",
+                    (key,),
                 )):
-                    cp.write_row((cid, np.frombuffer(blob, dtype=np.float32)))
+                    cp.write_row((cid, np.frombuffer(blob, dtype=np.float32),
+                                  None if bare is None else np.frombuffer(bare, dtype=np.float32)))
                     report.vectors += 1
         with cur.copy(
             "COPY sentences (id, chunk_id, start_char, end_char, text_hash, model_key, "

@@ -272,6 +272,24 @@ MIGRATIONS: tuple[str, ...] = (
         END LOOP;
     END $$;
     """,
+    # 6: each chunk's content embedded without its header (the "section" fusion's dense
+    # list), beside its vector in the model's table, with its own HNSW index (pgvector
+    # leaves NULLs out of it: chunks written before this, or without sentence vectors).
+    """
+    DO $$
+    DECLARE s record;
+    BEGIN
+        FOR s IN SELECT id, dim, hnsw_m, hnsw_ef_construction FROM vector_spaces ORDER BY id LOOP
+            EXECUTE format('ALTER TABLE %I ADD COLUMN IF NOT EXISTS bare_embedding vector(%s)',
+                           'vectors_' || s.id, s.dim);
+            EXECUTE format(
+                'CREATE INDEX IF NOT EXISTS %I ON %I USING hnsw (bare_embedding vector_cosine_ops) '
+                'WITH (m = %s, ef_construction = %s)',
+                'vectors_' || s.id || '_bare_hnsw', 'vectors_' || s.id, s.hnsw_m,
+                s.hnsw_ef_construction);
+        END LOOP;
+    END $$;
+    """,
 )
 
 _OPTION_KEYS = ("exact", "ef_search")
@@ -540,8 +558,8 @@ class PostgresStore:
                         sql.SQL(
                             "CREATE TABLE {} (chunk_id bigint PRIMARY KEY "
                             "REFERENCES chunks(id) ON DELETE CASCADE, "
-                            "embedding vector({}) NOT NULL)"
-                        ).format(sql.Identifier(table), sql.Literal(dim))
+                            "embedding vector({}) NOT NULL, bare_embedding vector({}))"
+                        ).format(sql.Identifier(table), sql.Literal(dim), sql.Literal(dim))
                     )
                     if index:
                         self._create_hnsw(table, m, efc)
@@ -557,15 +575,18 @@ class PostgresStore:
         return space
 
     def _create_hnsw(self, table: str, m: int, ef_construction: int) -> None:
-        self.conn.execute(
-            sql.SQL(
-                "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw (embedding vector_cosine_ops) "
-                "WITH (m = {}, ef_construction = {})"
-            ).format(
-                sql.Identifier(f"{table}_hnsw"), sql.Identifier(table), sql.Literal(m),
-                sql.Literal(ef_construction),
+        """The HNSW indexes of one model's table: its chunk vectors and its header-less
+        ones (migration 6 builds the second for tables made before it)."""
+        for column, name in (("embedding", f"{table}_hnsw"), ("bare_embedding", f"{table}_bare_hnsw")):
+            self.conn.execute(
+                sql.SQL(
+                    "CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw ({} vector_cosine_ops) "
+                    "WITH (m = {}, ef_construction = {})"
+                ).format(
+                    sql.Identifier(name), sql.Identifier(table), sql.Identifier(column),
+                    sql.Literal(m), sql.Literal(ef_construction),
+                )
             )
-        )
 
     def _create_sentence_hnsw(self, space_id: int, model_key: str, dim: int, m: int,
                               ef_construction: int) -> None:
@@ -651,7 +672,15 @@ class PostgresStore:
                     f"{record.path}: chunk {sc.chunk.ordinal} has a {vec.shape} vector, "
                     f"the model's space is {space[1]}-d"
                 )
-            prepared.append((sc, tf, length, vec))
+            bare = None
+            if sc.bare_vector is not None:
+                bare = np.ascontiguousarray(sc.bare_vector, dtype=np.float32)
+                if bare.shape != vec.shape:
+                    raise ModelMismatch(
+                        f"{record.path}: chunk {sc.chunk.ordinal} has a {bare.shape} header-less "
+                        f"vector beside a {vec.shape} one"
+                    )
+            prepared.append((sc, tf, length, vec, bare))
         c = self.conn
         try:
             with c.transaction():
@@ -680,7 +709,7 @@ class PostgresStore:
                     "content, locator, tokens, header_tokens, text_hash, model_key, length) "
                     "FROM STDIN"
                 ) as cp:
-                    for cid, (sc, _, length, _) in zip(ids, prepared, strict=True):
+                    for cid, (sc, _, length, _, _) in zip(ids, prepared, strict=True):
                         ch = sc.chunk
                         cp.write_row((
                             cid, doc_id, ch.ordinal, ch.start, ch.end, ch.section, ch.text,
@@ -689,23 +718,23 @@ class PostgresStore:
                         ))
                 assert space is not None
                 with cur.copy(
-                    sql.SQL("COPY {} (chunk_id, embedding) FROM STDIN").format(
+                    sql.SQL("COPY {} (chunk_id, embedding, bare_embedding) FROM STDIN").format(
                         sql.Identifier(space[0])
                     )
                 ) as cp:
-                    for cid, (_, _, _, vec) in zip(ids, prepared, strict=True):
-                        cp.write_row((cid, vec))
+                    for cid, (_, _, _, vec, bare) in zip(ids, prepared, strict=True):
+                        cp.write_row((cid, vec, bare))
                 with cur.copy("COPY postings (term, chunk_id, tf) FROM STDIN") as cp:
-                    for cid, (_, tf, _, _) in zip(ids, prepared, strict=True):
+                    for cid, (_, tf, _, _, _) in zip(ids, prepared, strict=True):
                         for term, n in tf.items():
                             cp.write_row((term, cid, n))
                 sentence_cache: dict[str, bytes] = {}
-                if any(sc.sentences for sc, _, _, _ in prepared):
+                if any(sc.sentences for sc, *_ in prepared):
                     with cur.copy(
                         "COPY sentences (chunk_id, start_char, end_char, text_hash, model_key, "
                         "embedding) FROM STDIN"
                     ) as cp:
-                        for cid, (sc, _, _, _) in zip(ids, prepared, strict=True):
+                        for cid, (sc, *_) in zip(ids, prepared, strict=True):
                             for st in sc.sentences:
                                 sv = np.ascontiguousarray(st.vector, dtype=np.float32)
                                 if sv.shape != (space[1],):
@@ -717,7 +746,9 @@ class PostgresStore:
                                 cp.write_row((cid, st.start, st.end, st.text_hash, model_key, sv))
                                 sentence_cache[st.text_hash] = sv.tobytes()
                 # sorted, so two writers sharing texts lock cache rows in one order (no deadlock)
-                cache = sorted(({sc.text_hash: vec.tobytes() for sc, _, _, vec in prepared}
+                cache = sorted(({sc.text_hash: vec.tobytes() for sc, _, _, vec, _ in prepared}
+                                | {sc.bare_hash: bare.tobytes() for sc, _, _, _, bare in prepared
+                                   if bare is not None}
                                 | sentence_cache).items())
                 cur.executemany(
                     "INSERT INTO embeddings (text_hash, model_key, vector) VALUES (%s, %s, %s) "
@@ -771,12 +802,14 @@ class PostgresStore:
 
     # --- reads ------------------------------------------------------------------------
 
-    def dense(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
-        return self.dense_with(query, k, model_key, self.dense_mode, self.ef_search)
+    def dense(self, query: np.ndarray, k: int, model_key: str,
+              bare: bool = False) -> list[tuple[int, float]]:
+        return self.dense_with(query, k, model_key, self.dense_mode, self.ef_search, bare)
 
     @_db
     def dense_with(
-        self, query: np.ndarray, k: int, model_key: str, mode: DenseMode, ef_search: int
+        self, query: np.ndarray, k: int, model_key: str, mode: DenseMode, ef_search: int,
+        bare: bool = False,
     ) -> list[tuple[int, float]]:
         """:meth:`dense` with an explicit mode and beam (benchmarks compare them)."""
         space = self._space(model_key)
@@ -797,9 +830,13 @@ class PostgresStore:
                 c.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
             rows = c.execute(
                 sql.SQL(
-                    "SELECT chunk_id, embedding <#> %(q)s FROM "
-                    "(SELECT chunk_id, embedding FROM {} ORDER BY embedding <=> %(q)s LIMIT %(n)s) c"
-                ).format(sql.Identifier(table)),
+                    "SELECT chunk_id, v <#> %(q)s FROM (SELECT chunk_id, {col} AS v FROM {t} "
+                    "{where} ORDER BY {col} <=> %(q)s LIMIT %(n)s) c"
+                ).format(col=sql.Identifier("bare_embedding" if bare else "embedding"),
+                         t=sql.Identifier(table),
+                         # NULL where a chunk has no header-less vector (the HNSW index
+                         # holds none; the exact scan must skip them too)
+                         where=sql.SQL("WHERE bare_embedding IS NOT NULL" if bare else "")),
                 {"q": q, "n": n},
             ).fetchall()
         # <#> is the negative inner product, exact; for unit vectors -(<#>) = cosine

@@ -114,6 +114,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX sentences_chunk ON sentences(chunk_id);
     """,
+    # 3: the chunk's content embedded without its header (the "section" fusion's dense
+    # list); NULL for chunks written before it, or in an index without sentence vectors.
+    """
+    ALTER TABLE chunks ADD COLUMN bare_vector BLOB;
+    """,
 )
 
 
@@ -133,6 +138,8 @@ class _Snapshot:
     # sentence vectors per model key: (distinct owning chunk ids, first row of each
     # chunk's run, (n, dim) float32 with rows grouped by chunk in id order)
     sentences: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+    # header-less chunk vectors per model key, as ``vectors`` (chunks that have one)
+    bare: dict[str, tuple[np.ndarray, np.ndarray]]
 
 
 def _now() -> str:
@@ -260,24 +267,27 @@ class SQLiteStore:
                 ch = sc.chunk
                 tf, length = term_frequencies(ch.text)
                 vec = np.ascontiguousarray(sc.vector, dtype=np.float32)
+                bare = (None if sc.bare_vector is None
+                        else np.ascontiguousarray(sc.bare_vector, dtype=np.float32).tobytes())
                 cid = c.execute(
                     "INSERT INTO chunks (doc_id, ordinal, start, end, section, text, content, "
-                    "locator, tokens, header_tokens, text_hash, model_key, vector, length) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "locator, tokens, header_tokens, text_hash, model_key, vector, length, "
+                    "bare_vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         doc_id, ch.ordinal, ch.start, ch.end, ch.section, ch.text, ch.content,
                         json.dumps(_locator_json(sc.locator)), sc.tokens, sc.header_tokens,
-                        sc.text_hash, model_key, vec.tobytes(), length,
+                        sc.text_hash, model_key, vec.tobytes(), length, bare,
                     ),
                 ).lastrowid
                 c.executemany(
                     "INSERT INTO postings (term, chunk_id, tf) VALUES (?, ?, ?)",
                     [(t, cid, n) for t, n in tf.items()],
                 )
-                c.execute(
+                c.executemany(
                     "INSERT OR IGNORE INTO embeddings (text_hash, model_key, vector) "
                     "VALUES (?, ?, ?)",
-                    (sc.text_hash, model_key, vec.tobytes()),
+                    [(sc.text_hash, model_key, vec.tobytes())]
+                    + ([(sc.bare_hash, model_key, bare)] if bare is not None else []),
                 )
                 if sc.sentences:
                     blobs = [np.ascontiguousarray(st.vector, dtype=np.float32).tobytes()
@@ -370,22 +380,24 @@ class SQLiteStore:
         c.execute("BEGIN")  # one consistent read of chunks and postings
         try:
             gen = int(c.execute("SELECT value FROM settings WHERE key='generation'").fetchone()[0])
-            rows = c.execute("SELECT id, model_key, vector, length FROM chunks ORDER BY id").fetchall()
+            rows = c.execute(
+                "SELECT id, model_key, vector, length, bare_vector FROM chunks ORDER BY id"
+            ).fetchall()
             ids = np.array([r[0] for r in rows], dtype=np.int64)
             grouped: dict[str, tuple[list[int], list[bytes]]] = {}
             vector_pos: dict[int, int] = {}
-            for cid, key, blob, _ in rows:
+            bare_grouped: dict[str, tuple[list[int], list[bytes]]] = {}
+            for cid, key, blob, _, bare in rows:
                 g = grouped.setdefault(key, ([], []))
                 vector_pos[cid] = len(g[0])
                 g[0].append(cid)
                 g[1].append(blob)
-            vectors = {
-                key: (
-                    np.array(cids, dtype=np.int64),
-                    np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs]),
-                )
-                for key, (cids, blobs) in grouped.items()
-            }
+                if bare is not None:
+                    g = bare_grouped.setdefault(key, ([], []))
+                    g[0].append(cid)
+                    g[1].append(bare)
+            vectors = _matrices(grouped)
+            bare_vectors = _matrices(bare_grouped)
             lengths = np.array([r[3] for r in rows], dtype=np.float64)
             row_of = {int(i): n for n, i in enumerate(ids)}
             acc: dict[str, tuple[list[int], list[int]]] = {}
@@ -412,10 +424,13 @@ class SQLiteStore:
             starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
             matrix = np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
             sentences[key] = (owner[starts], starts, matrix)
-        return _Snapshot(gen, ids, lengths, row_of, postings, vectors, vector_pos, sentences)
+        return _Snapshot(gen, ids, lengths, row_of, postings, vectors, vector_pos, sentences,
+                         bare_vectors)
 
-    def dense(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
-        group = self._snapshot().vectors.get(model_key)
+    def dense(self, query: np.ndarray, k: int, model_key: str,
+              bare: bool = False) -> list[tuple[int, float]]:
+        snap = self._snapshot()
+        group = (snap.bare if bare else snap.vectors).get(model_key)
         if group is None:
             return []
         ids, matrix = group
@@ -507,6 +522,16 @@ class SQLiteStore:
         ).fetchone()
         by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
         return IndexStats(n, over, tok, htok, by_state)
+
+
+def _matrices(grouped: dict[str, tuple[list[int], list[bytes]]]
+              ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per model key: (chunk ids, their vectors stacked as one float32 matrix)."""
+    return {
+        key: (np.array(cids, dtype=np.int64),
+              np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs]))
+        for key, (cids, blobs) in grouped.items()
+    }
 
 
 def _statements(script: str) -> list[str]:
