@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from citeline.errors import IndexNotFound, SchemaError
+from citeline.errors import ConfigError, IndexNotFound, SchemaError, StoreUnavailable
 from citeline.retrieve.bm25 import score_postings, term_frequencies
 from citeline.retrieve.dense import chunk_max, top_k
 from citeline.store import (
@@ -39,6 +40,8 @@ from citeline.store import (
 from citeline.types import Locator
 
 DB_NAME = "citeline.sqlite3"
+# How long a statement waits for another process's write lock before "locked".
+LOCK_TIMEOUT_S = 30.0
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: documents, chunks, postings, embedding cache, settings
@@ -153,6 +156,9 @@ class SQLiteStore:
     def __init__(self, folder: Path, create: bool = True) -> None:
         self.folder = Path(folder)
         path = self.folder / DB_NAME
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ConfigError(f"{self.folder}: not a folder (--index names the folder that "
+                              "holds an index)")
         if not path.exists():
             if not create:
                 raise IndexNotFound(f"{self.folder}: no citeline index here (run citeline index)")
@@ -170,8 +176,8 @@ class SQLiteStore:
         """One connection per thread (sqlite3 connections are not shareable)."""
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            c.execute("PRAGMA journal_mode=WAL")
+            c = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+            _use_wal(c)
             c.execute("PRAGMA foreign_keys=ON")
             c.execute("PRAGMA synchronous=NORMAL")
             self._local.conn = c
@@ -184,23 +190,29 @@ class SQLiteStore:
             self._local.conn = None
 
     def _migrate(self) -> None:
-        c = self.conn
-        version = c.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            c = self.conn
+            while (version := c.execute("PRAGMA user_version").fetchone()[0]) < len(MIGRATIONS):
+                c.execute("BEGIN IMMEDIATE")
+                try:
+                    # read again under the write lock: another process opening the same
+                    # index may have applied this step while this one waited for it
+                    n = c.execute("PRAGMA user_version").fetchone()[0]
+                    if n < len(MIGRATIONS):
+                        for stmt in _statements(MIGRATIONS[n]):
+                            c.execute(stmt)
+                        c.execute(f"PRAGMA user_version = {n + 1}")  # an int literal: no binding in PRAGMA
+                    c.execute("COMMIT")
+                except BaseException:
+                    c.execute("ROLLBACK")
+                    raise
+        except sqlite3.DatabaseError as exc:  # not a database, a damaged one, or locked
+            raise StoreUnavailable(f"{self.path}: cannot open the index: {exc}") from exc
         if version > len(MIGRATIONS):
             raise SchemaError(
                 f"{self.path}: schema version {version} is newer than this citeline "
                 f"knows ({len(MIGRATIONS)}); upgrade citeline"
             )
-        for n in range(version, len(MIGRATIONS)):
-            c.execute("BEGIN IMMEDIATE")
-            try:
-                for stmt in _statements(MIGRATIONS[n]):
-                    c.execute(stmt)
-                c.execute(f"PRAGMA user_version = {n + 1}")  # an int literal: no binding in PRAGMA
-                c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
 
     # --- settings ---------------------------------------------------------------------
 
@@ -522,6 +534,22 @@ class SQLiteStore:
         ).fetchone()
         by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
         return IndexStats(n, over, tok, htok, by_state)
+
+
+def _use_wal(c: sqlite3.Connection) -> None:
+    """Put the database in WAL mode (kept in the file, so once is enough). Switching
+    needs the database to itself, and SQLite answers "locked" at once, without its busy
+    wait, while another process is creating the same index; so wait here instead."""
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while True:
+        try:
+            if c.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                c.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _matrices(grouped: dict[str, tuple[list[int], list[bytes]]]
