@@ -271,3 +271,79 @@ def test_search_skips_chunks_deleted_between_ranking_and_fetch(index: Index, cle
     gone = {h.chunk_id for h in before if h.document == "kettle.md"}
     assert gone and not gone & {h.chunk_id for h in hits}
     assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+
+
+# Two processes wait for the same instant, then open (and so create and migrate) the
+# same new index; before migrations re-read the schema version under the write lock,
+# one of them failed now and then with "table settings already exists".
+_OPEN_AT = """
+import sys, time
+from pathlib import Path
+from citeline.store.sqlite import SQLiteStore
+start = float(sys.argv[2])
+while time.time() < start:
+    pass
+SQLiteStore(Path(sys.argv[1])).close()
+"""
+
+
+def test_processes_creating_one_index_at_once_both_succeed(tmp_path: Path):
+    import subprocess
+    import sys
+    import time
+
+    for attempt in range(4):
+        folder = tmp_path / f"ix{attempt}"
+        start = time.time() + 1.5  # after both interpreters have imported citeline
+        procs = [subprocess.Popen([sys.executable, "-c", _OPEN_AT, str(folder), str(start)],
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        for p in procs:
+            _, err = p.communicate(timeout=60)
+            assert p.returncode == 0, err[-800:]
+        con = sqlite3.connect(folder / DB_NAME)
+        from citeline.store.sqlite import MIGRATIONS
+
+        assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert con.execute("SELECT value FROM settings WHERE key = 'generation'").fetchall() == [("0",)]
+        con.close()
+
+
+def test_an_index_path_that_is_a_file_or_not_a_database_is_a_clear_error(tmp_path: Path, run):
+    from citeline.errors import StoreUnavailable
+    from citeline.store.sqlite import SQLiteStore
+
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ConfigError, match="afile: not a folder"):
+        SQLiteStore(tmp_path / "afile")
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / DB_NAME).write_text("this is not a database\n" * 100)
+    with pytest.raises(StoreUnavailable, match=f"junk/{DB_NAME}: cannot open the index: file is not"):
+        SQLiteStore(tmp_path / "junk")
+    code, _, err = run("status", "--index", str(tmp_path / "junk"))
+    assert code == 2 and "cannot open the index" in err
+
+
+def test_a_rejected_index_run_changes_no_setting(tmp_path: Path, clean_corpus: Path, run):
+    ix = str(tmp_path / "ix")
+    assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
+    before = run("status", "--index", ix)[1]
+    for bad in (("--strategy", "A", "--no-sentences"), ("--strategy", "A", "--budget", "10")):
+        target = str(clean_corpus / "typo") if "--no-sentences" in bad else str(clean_corpus)
+        code, _, err = run("index", target, "--index", ix, *bad)
+        assert code == 2 and ("no such file" in err or "--budget" in err)
+        assert run("status", "--index", ix)[1] == before  # strategy E, sentences on, all indexed
+    code, _, err = run("search", "kettle", "--index", ix, "-k", "0")
+    assert code == 2 and "-k: must be at least 1, got 0" in err
+
+
+def test_pipes_and_non_utf8_names_are_skipped_not_read(tmp_path: Path, clean_corpus: Path,
+                                                        index: Index):
+    import os
+
+    os.mkfifo(clean_corpus / "pipe.md")  # reading it would wait for a writer forever
+    (clean_corpus / os.fsdecode(b"caf\xe9.md")).write_text("# Cafe\n\nAbout otters.\n")
+    report = index.index(clean_corpus)
+    assert ("pipe.md", "not a regular file (a pipe, device or broken link)") in report.skipped
+    assert ("caf\\xe9.md", "the file name is not valid UTF-8; rename the file") in report.skipped
+    assert report.ok and "kettle.md" in report.indexed
+    assert json.dumps(report.to_json())  # what --json prints

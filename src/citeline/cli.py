@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -167,7 +168,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Ranked hits without generation."""
     settings = load_settings()
     idx = _open(args)
-    result = idx.search(args.query, k=args.k or settings.k, mode=args.mode or settings.mode,
+    result = idx.search(args.query, k=settings.k if args.k is None else args.k, mode=args.mode or settings.mode,
                         fusion=args.fusion)
     wanted = args.fusion or DEFAULT_FUSION
     if result.mode == "hybrid" and wanted in SENTENCE_FUSIONS and result.fusion != wanted:
@@ -1031,6 +1032,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("citeline: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader stopped reading (`citeline status | head`): not an error of ours.
+        # Point stdout at /dev/null so the interpreter's final flush does not fail too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a killed writer
 
 
 if __name__ == "__main__":

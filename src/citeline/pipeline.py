@@ -245,8 +245,7 @@ class Index:
     def set_budget(self, budget: int) -> None:
         """Change the chunk budget; documents chunked with another budget then
         show as stale (the chunk signature names the budget) until re-indexed."""
-        if not MIN_BUDGET <= budget <= MAX_BUDGET:
-            raise ConfigError(f"--budget: must be within {MIN_BUDGET}..{MAX_BUDGET} characters, got {budget}")
+        _check_budget(budget)
         self.store.set_setting("budget", str(int(budget)))
 
     @property
@@ -308,8 +307,7 @@ class Index:
         self.store.set_setting("threshold", repr(float(value)))
 
     def set_strategy(self, strategy: str) -> None:
-        if strategy not in STRATEGIES:
-            raise ConfigError(f"--strategy: must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        _check_strategy(strategy)
         self.store.set_setting("strategy", strategy)
 
     @property
@@ -376,6 +374,14 @@ class Index:
         ``budget`` (characters per chunk) and ``sentences`` (store sentence vectors
         for ``fusion="sentence"``) are stored as the index's settings."""
         t0 = time.perf_counter()
+        root = Path(path).expanduser()
+        # every check before the first setting is stored: a rejected run changes nothing
+        if not root.exists():
+            raise ConfigError(f"{root}: no such file or folder")
+        if strategy is not None:
+            _check_strategy(strategy)
+        if budget is not None:
+            _check_budget(budget)
         if strategy is not None and strategy != self.strategy:
             self.set_strategy(strategy)
         if budget is not None and budget != self.budget:
@@ -384,9 +390,6 @@ class Index:
             sentences != self.sentence_vectors or self.store.get_setting("sentences") is None
         ):
             self.set_sentence_vectors(sentences)
-        root = Path(path).expanduser()
-        if not root.exists():
-            raise ConfigError(f"{root}: no such file or folder")
         root = root.resolve()
         report = IndexReport()
         if root.is_file():
@@ -917,14 +920,34 @@ class Index:
         self.store.close()
 
 
+def _check_strategy(strategy: str) -> None:
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"--strategy: must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+
+
+def _check_budget(budget: int) -> None:
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise ConfigError(f"--budget: must be within {MIN_BUDGET}..{MAX_BUDGET} characters, got {budget}")
+
+
 def _supported(files: Sequence[tuple[Path, str]], report: IndexReport) -> list[tuple[Path, str]]:
-    """The files an extractor claims; the rest are listed in ``report.skipped``."""
+    """The files an extractor claims; the rest are listed in ``report.skipped``: other
+    types, anything but a regular file (reading a named pipe would wait forever), and
+    names that are not UTF-8 (a document's name is its key in the index)."""
     todo = []
     for f, rel in files:
-        if supported(f):
-            todo.append((f, rel))
-        else:
+        try:
+            rel.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+            report.skipped.append((shown, "the file name is not valid UTF-8; rename the file"))
+            continue
+        if not supported(f):
             report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
+        elif not f.is_file():
+            report.skipped.append((rel, "not a regular file (a pipe, device or broken link)"))
+        else:
+            todo.append((f, rel))
     return todo
 
 
