@@ -9,7 +9,9 @@ parameter. Two families, each cross-validated on its own:
 * ``sentence``: RRF over dense + BM25 + sentence-max, k from K_GRID;
 * ``section``: the same three lists at k = SENTENCE_RRF_K, the dense and
   sentence lists lifted by their section's best score (``section_lift``), the
-  weight from WEIGHT_GRID (0 = the sentence fusion).
+  weight from WEIGHT_GRID; its dense list is the chunks' content embedded
+  without the header where the index stores those vectors, as in ``Index.search``
+  (so w = 0 is the sentence fusion only for an index without them).
 
 Two cross-validation schemes, both reported:
 
@@ -55,7 +57,8 @@ K_GRID: tuple[int, ...] = (1, 2, 5, 10, 20, 30, 60)
 WEIGHT_GRID: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
 RANK_MISS = 99  # a query whose needle is not in the top 20 ranks below every hit
 
-Lists = dict[str, object]  # "d"/"b"/"s": [(id, score)], "sec": {id: section key}
+# "d"/"b"/"s"/"bare": [(id, score)] (bare: header-less dense), "sec": {id: section key}
+Lists = dict[str, object]
 Ranker = Callable[[Lists], list[int]]
 
 
@@ -71,7 +74,8 @@ def families() -> dict[str, dict[str, Ranker]]:
 
     def lifted(L: Lists, w: float) -> list[int]:
         sec = L["sec"]
-        lists = [ids(section_lift(L["d"], sec, w)), ids(L["b"]), ids(section_lift(L["s"], sec, w))]  # type: ignore[arg-type]
+        dense = L["bare"] or L["d"]
+        lists = [ids(section_lift(dense, sec, w)), ids(L["b"]), ids(section_lift(L["s"], sec, w))]  # type: ignore[arg-type]
         return ids(rrf(lists, k=SENTENCE_RRF_K))
 
     section: dict[str, Ranker] = {
@@ -127,13 +131,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "d": idx.store.dense(v, FUSION_DEPTH, key),
             "b": idx.store.bm25(tokenize(q.text), FUSION_DEPTH),
             "s": idx.store.sentence_max(v, FUSION_DEPTH, key),
+            "bare": idx.store.dense(v, FUSION_DEPTH, key, bare=True),
         }
-        L["sec"] = idx.store.sections(ids(L["d"]) + ids(L["s"]))
+        L["sec"] = idx.store.sections(ids(L["d"]) + ids(L["bare"]) + ids(L["s"]))
         lists.append(L)
     if not any(L["s"] for L in lists):
         print(f"{args.index}: no sentence vectors; re-index with this citeline", file=sys.stderr)
         return 2
-    every = {i for L in lists for name in ("d", "b", "s") for i in ids(L[name])}
+    every = {i for L in lists for name in ("d", "b", "s", "bare") for i in ids(L[name])}
     contents = {i: r.content for i, r in idx.store.chunks(sorted(every)).items()}
 
     def run(ranker: Ranker) -> tuple[list[int | None], list[bool]]:
