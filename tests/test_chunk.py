@@ -174,3 +174,21 @@ def test_offsets_are_found_not_accumulated():
     for c in chunk_document(doc(text, "T"), ChunkConfig(strategy="C", budget=15)):
         assert text[c.start : c.end] == c.content
         assert re.search(re.escape(c.content), text)
+
+
+@pytest.mark.parametrize("body", [
+    # Chinese prose: sentences end in 。 and nothing is separated by spaces
+    "要给水壶除垢，请将醋和水的混合物倒入水壶中，煮沸后静置一小时，然后冲洗两次。" * 30,
+    "x" * 3000,  # one 3,000-character "word" (WordPiece makes it a handful of tokens)
+    "https://example.com/" + "a1b2c3d4/" * 300,  # a URL longer than the window
+])
+def test_text_without_spaces_is_cut_to_the_budget_and_the_window(embedder, body):
+    text = "# 水壶\n\n" + body + "\n\nAfter it, a normal paragraph.\n"
+    chunks = chunk_document(doc(text, "水壶"), ChunkConfig(), embedder.count_tokens)
+    assert all(len(c.content) <= ChunkConfig().budget for c in chunks)
+    assert all(n <= 256 for n in embedder.count_tokens([c.text for c in chunks]))
+    for c in chunks:
+        assert c.content == text[c.start : c.end]
+    assert _covered(text, chunks)
+    if "。" in body:  # cut at the full stops, not inside a sentence
+        assert all(c.content.endswith("。") for c in chunks[:-2])

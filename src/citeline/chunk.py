@@ -60,7 +60,9 @@ DEFAULT_WINDOW = 256
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
 _PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")  # runs of lines without a blank line
-_SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")  # the chapter's sentence splitter
+# The chapter's sentence splitter, with the CJK full stops: Chinese or Japanese prose
+# has no spaces, so without them a long paragraph has neither sentences nor words.
+_SENTENCE = re.compile(r"[^.!?。！？]*[.!?。！？]*\s*")
 _WORD = re.compile(r"\S+\s*")
 
 
@@ -86,7 +88,7 @@ class ChunkConfig:
     def signature(self) -> str:
         """Stamped on documents: a different signature means re-chunk (stale)."""
         ov = self.overlap if self.overlapping else 0
-        return f"chunk-v2:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
+        return f"chunk-v3:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
 
 
 @dataclass(frozen=True)
@@ -187,13 +189,15 @@ def pack_spans(spans: list[tuple[int, int]], budget: int) -> list[tuple[int, int
 
 
 def _split_long(text: str, start: int, end: int, budget: int) -> list[tuple[int, int]]:
-    """A paragraph over budget -> its sentences; a sentence over budget -> its words."""
+    """A paragraph over budget -> its sentences; a sentence over budget -> its words;
+    a word over budget (a URL, a run of text without spaces) -> budget-long slices."""
     out: list[tuple[int, int]] = []
     for s, e in _pieces(text, start, end, _SENTENCE):
-        if e - s > budget:
-            out.extend(_pieces(text, s, e, _WORD))
-        else:
+        if e - s <= budget:
             out.append((s, e))
+            continue
+        for ws, we in _pieces(text, s, e, _WORD):
+            out.extend((i, min(i + budget, we)) for i in range(ws, we, budget))
     return out
 
 
@@ -301,7 +305,13 @@ def _split_to_window(
         if len(spans) > 1:
             break
     else:
-        return [c]  # one unbreakable word: reported as over-window by the indexer
+        header = c.text[: len(c.text) - len(c.content)]
+        if c.end - c.start < 2 or count_tokens([header])[0] >= config.window:
+            return [c]  # a header over the window alone: no cut helps; reported
+        # one word (a URL, text without spaces): cut it in the middle, a last resort
+        # that beats the encoder truncating it
+        mid = (c.start + c.end) // 2
+        spans = [(c.start, mid), (mid, c.end)]
     # binary split keeps the number of tokenizer calls logarithmic
     mid = len(spans) // 2
     halves = [(spans[0][0], spans[mid - 1][1]), (spans[mid][0], spans[-1][1])]
