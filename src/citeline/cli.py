@@ -782,8 +782,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="characters per chunk, kept as the index's setting (default 512; "
                          "768 measured in docs/retrieval-experiments.md)")
     sp.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
-                    help="store sentence vectors, the third list of the default fusion "
-                         "(~2.3x the embedding work, ~3.5x the disk); kept as the index's "
+                    help="store sentence vectors, the third list of the default fusion, and "
+                         "each chunk's header-less vector, its dense list (~3.5x the "
+                         "embedding work, ~3.5x the disk); kept as the index's "
                          "setting (default on for a new index; without them hybrid search "
                          "fuses with rrf, the chapter's port)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")

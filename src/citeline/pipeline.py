@@ -254,9 +254,10 @@ class Index:
         "section" fusion, and of "sentence").
 
         A new index stores them (:data:`DEFAULT_SENTENCES` and the store's
-        ``default_sentences``, set at its first write): they cost ~2.3x the
-        index-time embedding and ~3.5x the disk, for the held-out gain of
-        docs/retrieval-experiments.md, section 15. An index written before the
+        ``default_sentences``, set at its first write): they, with each chunk's
+        header-less vector stored beside them, cost ~3.5x the index-time embedding
+        and ~3.5x the disk, for the held-out gains of docs/retrieval-experiments.md,
+        sections 15 and 21. An index written before the
         setting existed has none and keeps it that way (search falls back to "rrf")
         until ``index --sentences`` and a re-index.
         """
