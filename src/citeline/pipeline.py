@@ -560,21 +560,9 @@ class Index:
     def _embed_chunks(
         self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport
     ) -> list[StoredChunk]:
-        hashes = [_sha256(c.text) for c in chunks]
-        cached = self.store.cached_vectors(hashes, ident.key)
-        missing = [i for i, h in enumerate(hashes) if h not in cached]
-        fresh = self.embedder.embed([chunks[i].text for i in missing]) if missing else None
-        report.embedded += len(missing)
-        report.reused += len(chunks) - len(missing)
-        vectors: list[np.ndarray] = []
-        j = 0
-        for h in hashes:
-            if h in cached:
-                vectors.append(cached[h])
-            else:
-                assert fresh is not None
-                vectors.append(fresh[j])
-                j += 1
+        vectors, hashes, n = self._embed_through_cache([c.text for c in chunks], ident, {})
+        report.embedded += n
+        report.reused += len(chunks) - n
         counts = self.embedder.count_tokens([c.text for c in chunks])
         content_counts = self.embedder.count_tokens([c.content for c in chunks])
         sentences: list[tuple[StoredSentence, ...]] = [() for _ in chunks]
@@ -663,11 +651,12 @@ class Index:
         dense list, BM25 and each chunk's best sentence similarity, the dense and
         sentence lists lifted by their section's best score; its dense list ranks the
         chunks' content embedded without the header, where the index has those
-        vectors), "sentence" (the same without the lift or the header-less vectors), "rrf" (dense + BM25 by reciprocal rank fusion, the
-        chapter's faithful port) or "convex" (0.7 cosine + 0.3 BM25 / best BM25). An
-        index without sentence vectors runs "rrf" for "section"/"sentence". See
-        retrieve/fuse.py and docs/retrieval-experiments.md. Ignored by the dense and
-        bm25 modes. The gate always sees the chunk's own cosine distance. Mode
+        vectors), "sentence" (the same without the lift or the header-less vectors),
+        "rrf" (dense + BM25 by reciprocal rank fusion, the chapter's faithful port) or
+        "convex" (0.7 cosine + 0.3 BM25 / best BM25). An index without sentence vectors
+        runs "rrf" for "section"/"sentence". See retrieve/fuse.py and
+        docs/retrieval-experiments.md. Ignored by the dense and bm25 modes. The gate
+        always sees the cosine distance of the chunk's embedded text. Mode
         "rerank" is hybrid re-scored by the cross-encoder (:meth:`_search_reranked`)."""
         if mode == "rerank":
             return self._search_reranked(query, k, fusion)
