@@ -347,3 +347,15 @@ def test_pipes_and_non_utf8_names_are_skipped_not_read(tmp_path: Path, clean_cor
     assert ("caf\\xe9.md", "the file name is not valid UTF-8; rename the file") in report.skipped
     assert report.ok and "kettle.md" in report.indexed
     assert json.dumps(report.to_json())  # what --json prints
+
+
+def test_search_with_no_hits_says_so(tmp_path: Path, clean_corpus: Path, run):
+    (tmp_path / "nothing").mkdir()
+    empty = str(tmp_path / "empty")
+    assert run("index", str(tmp_path / "nothing"), "--index", empty, "-q")[0] == 0
+    code, out, err = run("search", "kettle", "--index", empty)
+    assert code == 0 and out.startswith("no hits (hybrid)") and "sentence vectors" not in err
+    ix = str(tmp_path / "ix")
+    assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
+    code, out, _ = run("search", "zzzqqq", "--index", ix, "--mode", "bm25")
+    assert code == 0 and out.startswith("no hits (bm25)")

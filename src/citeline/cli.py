@@ -168,10 +168,11 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Ranked hits without generation."""
     settings = load_settings()
     idx = _open(args)
-    result = idx.search(args.query, k=settings.k if args.k is None else args.k, mode=args.mode or settings.mode,
-                        fusion=args.fusion)
+    result = idx.search(args.query, k=settings.k if args.k is None else args.k,
+                        mode=args.mode or settings.mode, fusion=args.fusion)
     wanted = args.fusion or DEFAULT_FUSION
-    if result.mode == "hybrid" and wanted in SENTENCE_FUSIONS and result.fusion != wanted:
+    if (result.mode == "hybrid" and wanted in SENTENCE_FUSIONS and result.fusion != wanted
+            and result.hits):  # (an empty index has no sentence vectors either)
         print(f"citeline: note: {_shown(idx.location)} holds no sentence vectors (an index "
               f"built before they were the default: `citeline index PATH --index DIR "
               f"--sentences`, then `reindex --stale`); fused with {result.fusion} instead of "
@@ -179,6 +180,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.to_json())
         return 0
+    if not result.hits:
+        print(f"no hits ({result.mode}): nothing in {_shown(idx.location)} matches the query")
     for h in result.hits:
         print(
             f"{h.rank:>3}. d={h.distance:.3f} score={h.score:.4f}  "
