@@ -334,6 +334,9 @@ def test_a_rejected_index_run_changes_no_setting(tmp_path: Path, clean_corpus: P
         assert run("status", "--index", ix)[1] == before  # strategy E, sentences on, all indexed
     code, _, err = run("search", "kettle", "--index", ix, "-k", "0")
     assert code == 2 and "-k: must be at least 1, got 0" in err
+    # a path that is not there creates no index either
+    code, _, err = run("index", str(clean_corpus / "typo"), "--index", str(tmp_path / "new"))
+    assert code == 2 and "no such file or folder" in err and not (tmp_path / "new").exists()
 
 
 def test_pipes_and_non_utf8_names_are_skipped_not_read(tmp_path: Path, clean_corpus: Path,

@@ -18,7 +18,7 @@ from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
 from citeline.config import Settings, load_settings
 from citeline.errors import CiteError, ConfigError
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
-from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport
+from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport, existing_path
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS
 from citeline.types import ALL_MODES, MODES, STRATEGIES, Locator
 
@@ -132,6 +132,7 @@ def _summary(report: IndexReport, json_out: bool) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     """Index a folder (recursively) or a file."""
+    existing_path(args.path)  # before the index is opened: a typo creates no empty index
     idx = _open(args, create=True)
     report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet,
                        budget=args.budget, sentences=args.sentences)

@@ -375,10 +375,8 @@ class Index:
         ``budget`` (characters per chunk) and ``sentences`` (store sentence vectors
         for ``fusion="sentence"``) are stored as the index's settings."""
         t0 = time.perf_counter()
-        root = Path(path).expanduser()
         # every check before the first setting is stored: a rejected run changes nothing
-        if not root.exists():
-            raise ConfigError(f"{root}: no such file or folder")
+        root = existing_path(path)
         if strategy is not None:
             _check_strategy(strategy)
         if budget is not None:
@@ -908,6 +906,14 @@ class Index:
 
     def close(self) -> None:
         self.store.close()
+
+
+def existing_path(path: str | Path) -> Path:
+    """``path`` with ``~`` expanded, or a ConfigError when nothing is there."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise ConfigError(f"{p}: no such file or folder")
+    return p
 
 
 def _check_strategy(strategy: str) -> None:
