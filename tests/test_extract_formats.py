@@ -577,3 +577,22 @@ def test_csv_independent_reader_agrees_on_records(tmp_path: Path):
     for r in doc.regions:
         fields = records[r.row - 1][r.first_col - 1 : r.last_col]
         assert doc.text[r.start : r.end] == " | ".join(" ".join(f.split()) for f in fields)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_text_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str):
+    body = "# Wasserkocher\r\n\r\nEntkalken: Essig und Wasser, eine Stunde. ☕\r\n"
+    bom = {"utf-16": b"", "utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}[encoding]
+    f = tmp_path / "notes.md"
+    f.write_bytes(bom + body.encode(encoding))
+    d = extractor_for(f).extract(f, "notes.md")
+    assert d.text == body.replace("\r\n", "\n") and d.title == "Wasserkocher"
+    for c in chunk_document(d):
+        assert c.content == d.text[c.start : c.end]
+    # without its mark, UTF-16 is indistinguishable from binary: still refused, plainly
+    f.write_bytes(body.encode("utf-16-le"))
+    with pytest.raises(ExtractionError, match="binary file"):
+        extractor_for(f).extract(f, "notes.md")
+    f.write_bytes(b"\xff\xfe" + b"\x00\xd8")  # a lone surrogate after the mark
+    with pytest.raises(ExtractionError, match="not valid UTF-16 after its byte-order mark"):
+        extractor_for(f).extract(f, "notes.md")

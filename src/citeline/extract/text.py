@@ -1,7 +1,8 @@
 """Markdown and plain text.
 
-Canonical text = the file decoded as UTF-8 (a BOM dropped) with line endings
-normalised to ``\\n``; every ``#char=`` offset refers to that string.
+Canonical text = the file decoded as UTF-8 (a BOM dropped), or as UTF-16 when it
+starts with a UTF-16 byte-order mark (Windows Notepad's "Unicode"), with line
+endings normalised to ``\\n``; every ``#char=`` offset refers to that string.
 """
 
 from __future__ import annotations
@@ -19,18 +20,18 @@ _H1 = re.compile(r"^# +(.+?)\s*#*\s*$")
 
 def decode_text(path: Path, rel: str, data: bytes) -> str:
     """Bytes -> canonical text, or a clear reason why this is not a text file."""
-    if not data.strip():
-        raise ExtractionError(rel, "empty file (no text to index)")
-    if b"\x00" in data[:8192]:
-        raise ExtractionError(rel, "binary file (contains NUL bytes), not text")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16, whose ASCII holds NUL bytes
+        encoding, what = "utf-16", "valid UTF-16 after its byte-order mark"  # (BOM dropped)
+    else:
+        if b"\x00" in data[:8192]:
+            raise ExtractionError(rel, "binary file (contains NUL bytes), not text")
+        encoding, what = "utf-8-sig", "valid UTF-8"  # utf-8-sig: a leading BOM dropped
     try:
-        text = data.decode("utf-8")
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise ExtractionError(
-            rel, f"not valid UTF-8 (undecodable byte at offset {exc.start})"
-        ) from exc
+        raise ExtractionError(rel, f"not {what} (undecodable byte at offset {exc.start})") from exc
+    if not text.strip():
+        raise ExtractionError(rel, "empty file (no text to index)")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -48,7 +49,7 @@ def markdown_title(text: str, fallback: str) -> str:
 
 class TextExtractor:
     name = "text"
-    version = "1"
+    version = "2"  # 2: UTF-16 with a byte-order mark is read, not refused as binary
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
