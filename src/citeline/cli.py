@@ -263,6 +263,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             data["prompt_tokenizer"] = answer.prompt_tokenizer
         _print_json(data)
         return 1 if answer.error else 0
+    if stream and shown:
+        print()  # end the streamed answer's line before the prompt or the checks
     if args.show_prompt and answer.prompt:
         print("----- prompt -----", file=sys.stderr)
         print(answer.prompt, file=sys.stderr)
@@ -272,9 +274,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(answer.answer)
         print(f"({answer.reason}; no generator was called)")
         return 0
-    if stream:
-        print()
-    else:
+    if not stream:
         print(answer.answer)
         print()
         _print_sources(answer.citations)
