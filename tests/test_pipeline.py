@@ -362,3 +362,24 @@ def test_search_with_no_hits_says_so(tmp_path: Path, clean_corpus: Path, run):
     assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
     code, out, _ = run("search", "zzzqqq", "--index", ix, "--mode", "bm25")
     assert code == 0 and out.startswith("no hits (bm25)")
+
+
+def test_a_second_folder_never_silently_replaces_a_same_named_document(tmp_path: Path,
+                                                                       index: Index):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "kettle.md").write_text("# Kettle\n\nDescale it with vinegar and water.\n")
+    (b / "kettle.md").write_text("# Fish kettle\n\nPoach the salmon slowly.\n")
+    index.index(a)
+    report = index.index(b)
+    assert report.indexed == [] and report.skipped == [
+        ("kettle.md", f"{a.resolve() / 'kettle.md'} is indexed under the same name; "
+                      "index the folder that holds both instead")]
+    assert "vinegar" in index.search("descale vinegar", k=1).hits[0].content
+    # a folder that moved (its old file is gone) takes the name over, as before
+    (a / "kettle.md").unlink()
+    report = index.index(b)
+    assert report.indexed == ["kettle.md"]
+    assert "salmon" in index.search("poach salmon", k=1).hits[0].content
+    assert [d.root for d in index.store.documents()] == [str(b.resolve())]

@@ -497,6 +497,12 @@ class Index:
                 self._fail(rel, root, f"cannot read file: {exc.strerror or exc}", report)
                 continue
             old = self.store.document(rel)
+            if old is not None and old.root and old.root != root and (Path(old.root) / rel).is_file():
+                # a document is keyed by its path under the folder indexed: a second
+                # folder's file of the same name would silently replace the first's
+                report.skipped.append((rel, f"{Path(old.root) / rel} is indexed under the same "
+                                            "name; index the folder that holds both instead"))
+                continue
             if (
                 not force
                 and old is not None
