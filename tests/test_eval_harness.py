@@ -217,6 +217,15 @@ def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):
     assert code == 0 and "<- proposed" in text and "applied" in text
     proposed = float(text.split("proposed threshold ")[1].split()[0])
     assert Index(ix).threshold == proposed
+    # an index that holds none of the ground truth's documents is refused, not swept
+    other = tmp_path / "other"
+    (tmp_path / "unrelated").mkdir()
+    (tmp_path / "unrelated" / "fish.md").write_text("# Fish\n\nPoach the salmon slowly.\n")
+    Index(other, embedder=embedder).index(tmp_path / "unrelated")
+    code = cli.main(["calibrate", str(GT), "--index", str(other), "--apply", "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "none of the ground truth's documents" in err and "is in this index" in err
+    assert Index(other).threshold == 0.675
 
 
 def test_fusion_runs_parse_and_are_validated():

@@ -674,6 +674,14 @@ def calibrate(
     if idx.store.stats().chunks == 0:
         raise ConfigError(f"{idx.location}: the index is empty; index the documents first")
     queries = gt.queries()
+    indexed = [d.path for d in idx.store.documents()]
+    wanted = sorted({q.gt.doc for q in queries})
+    if not any(p == doc or p.endswith("/" + doc) for doc in wanted for p in indexed):
+        # a sweep against documents that do not hold the answers proposes nonsense
+        raise ConfigError(
+            f"{idx.location}: none of the ground truth's documents ({', '.join(wanted[:3])}"
+            f"{', ...' if len(wanted) > 3 else ''}) is in this index; index {gt.root / 'docs'} "
+            "into it first")
     res = _run_queries(idx, gt, queries, mode, (ASK_CANDIDATES,), ASK_CANDIDATES, progress,
                        f"calibrate/{mode}")
     report = sweep_report(mode, res["in_candidates"], res["out_candidates"],
