@@ -383,3 +383,34 @@ def test_a_second_folder_never_silently_replaces_a_same_named_document(tmp_path:
     assert report.indexed == ["kettle.md"]
     assert "salmon" in index.search("poach salmon", k=1).hits[0].content
     assert [d.root for d in index.store.documents()] == [str(b.resolve())]
+
+
+def test_bm25_finds_words_of_any_script(index: Index, tmp_path: Path):
+    """A Hungarian word with accents and a Chinese phrase are BM25 terms: before uni-v2
+    "vízkőmentesítés" was the tokens v, zk, mentes, t, s and Chinese text had none."""
+    folder = tmp_path / "intl"
+    folder.mkdir()
+    (folder / "hu.md").write_text("# Vízforraló\n\nA vízkőmentesítés havonta ajánlott ecettel.\n")
+    (folder / "zh.md").write_text("# 水壶\n\n每个月用柠檬酸清洗水壶一次。\n")
+    (folder / "en.md").write_text("# Kettle\n\nDescale the kettle monthly with vinegar.\n")
+    assert index.index(folder).ok
+    hits = index.search("vízkőmentesítés", k=5, mode="bm25").hits
+    assert [h.document for h in hits] == ["hu.md"]
+    hits = index.search("柠檬酸", k=5, mode="bm25").hits
+    assert [h.document for h in hits] == ["zh.md"]
+    assert index.search("kettle vinegar", k=5, mode="bm25").hits[0].document == "en.md"
+
+
+def test_index_from_the_ascii_tokenizer_is_stale_and_reindexes_without_embedding(
+        index: Index, clean_corpus: Path):
+    index.index(clean_corpus)
+    db = sqlite3.connect(Path(index.location) / DB_NAME)
+    with db:
+        db.execute("UPDATE documents SET pipeline_version = "
+                   "replace(pipeline_version, 'bm25:uni-v2', 'bm25:az09-v1')")
+    db.close()
+    stale = [s for s in index.status() if s.state == "stale"]
+    assert len(stale) == 3 and all("bm25:az09-v1" in "; ".join(s.stale_reasons) for s in stale)
+    report = index.reindex_stale()
+    assert report.ok and len(report.indexed) == 3 and report.embedded == 0
+    assert {s.state for s in index.status()} == {"indexed"}

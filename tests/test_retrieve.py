@@ -159,3 +159,34 @@ def test_section_lift_hand_worked():
     assert section_lift([], {}, 1.0) == []
     with pytest.raises(ValueError, match="weight"):
         section_lift([(1, 0.5)], {}, -0.1)
+
+
+def test_tokenizer_keeps_every_script():
+    """Accented and non-Latin letters are word characters (az09-v1 cut "működik" into
+    m, k, dik); NFKC folds ligatures and full-width forms; case folds fully."""
+    assert tokenize("Működik a gép? ÉLET") == ["működik", "a", "gép", "élet"]
+    assert tokenize("здравствуйте, мир") == ["здравствуйте", "мир"]
+    assert tokenize("नमस्ते दुनिया") == ["नमस्ते", "दुनिया"]  # the virama stays inside the word
+    assert tokenize("ﬁle Ｒｕｓｔ Straße") == ["file", "rust", "strasse"]
+
+
+def test_tokenizer_bigrams_scripts_without_spaces():
+    """Chinese and Japanese runs have no word boundaries to find: overlapping bigrams,
+    so a two-character query word matches inside a longer run; Latin words beside
+    them stay whole; a Thai vowel sign stays with its consonant."""
+    assert tokenize("東京都に住む") == ["東京", "京都", "都に", "に住", "住む"]
+    assert tokenize("python中文 x") == ["python", "中文", "x"]
+    assert tokenize("景") == ["景"]
+    assert tokenize("ครับ") == ["ครั", "รับ"]  # ค, รั, บ: three letters, two bigrams
+    assert set(tokenize("京都")) <= set(tokenize("東京都に住む"))
+
+
+@pytest.mark.parametrize("text", [
+    "The String's read_line() returns io::Result<usize> -- see §3.2, 'café' aside.",
+    "x86_64 CamelCase snake_case 0xFF 1e-9 $HOME ~/.cargo/bin",
+])
+def test_tokenizer_on_ascii_is_the_chapters(text):
+    """On ASCII text the tokens are the chapter's ``[a-z0-9]+`` over the lower-cased text."""
+    import re
+    ascii_text = text.encode("ascii", "ignore").decode()
+    assert tokenize(ascii_text) == re.findall(r"[a-z0-9]+", ascii_text.lower())

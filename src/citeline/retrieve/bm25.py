@@ -9,27 +9,57 @@ long chunks are penalised). The "+1" inside the log keeps IDF positive for terms
 in more than half the chunks (Lucene's variant), so a common word never
 *lowers* a score. Query terms are counted with multiplicity, as the chapter does.
 
-Tokens are ``[a-z0-9]+`` over the lower-cased text: the same on every backend,
-so SQLite and PostgreSQL rank identically.
+Tokens are runs of letters and digits (with their combining marks) in any script,
+over the NFKC-normalised, case-folded text; ``_`` and punctuation split them, so
+``read_line`` gives ``read``, ``line``. On English text that is the chapter's
+``[a-z0-9]+`` exactly. Scripts written without spaces between words (Chinese,
+Japanese kana, Thai, Lao, Khmer, Myanmar) have no word boundaries to find without a
+dictionary, so their runs become overlapping character bigrams (``東京都`` ->
+``東京``, ``京都``), as Lucene's CJK analyser does. The same Python function tokenises
+for every backend, so SQLite and PostgreSQL rank identically.
 """
 
 from __future__ import annotations
 
 import math
-import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
+import regex
 
 K1 = 1.2
 B = 0.75
-TOKENIZER_VERSION = "az09-v1"
-_TOKEN = re.compile(r"[a-z0-9]+")
+# uni-v2: letters and digits of every script (az09-v1 kept only a-z and 0-9, so
+# "működik" was the tokens m, k, dik and Chinese text had none)
+TOKENIZER_VERSION = "uni-v2"
+_TOKEN = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*")
+_UNSPACED = regex.compile(
+    r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]"
+    r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{M}]*"
+)
+
+_GRAPHEME = regex.compile(r"\X")
 
 
 def tokenize(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    out: list[str] = []
+    for word in _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if word.isascii():
+            out.append(word)
+            continue
+        at = 0
+        for run in _UNSPACED.finditer(word):
+            if run.start() > at:
+                out.append(word[at : run.start()])
+            chars = _GRAPHEME.findall(run.group())  # a letter with its marks is one unit
+            out.extend(chars if len(chars) == 1 else
+                       [chars[i] + chars[i + 1] for i in range(len(chars) - 1)])
+            at = run.end()
+        if at < len(word):
+            out.append(word[at:])
+    return out
 
 
 def term_frequencies(text: str) -> tuple[Counter[str], int]:
