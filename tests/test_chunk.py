@@ -31,6 +31,9 @@ _block = st.one_of(
     _para,
     _para.map(lambda p: "#" * 2 + " " + p[:40]),
     _para.map(lambda p: "### " + p[:40]),
+    _para.map(lambda p: p[:40] + "\n" + "=" * 7),  # setext headings, and a rule
+    _para.map(lambda p: p[:40] + "\n---"),
+    st.just("---"),
     _para.map(lambda p: "```\n" + p + "\n\n# not a heading\n```"),
     st.text(alphabet="xyz \t", min_size=600, max_size=1500),  # one huge "word" paragraph
 )
@@ -94,6 +97,70 @@ def test_heading_path_and_header():
 def test_headings_inside_code_fences_are_not_headings():
     text = "# T\n\n```sh\n# comment\n```\n\n## Real\n\ntext"
     assert [h[2] for h in headings(text)] == ["T", "Real"]
+
+
+def test_setext_headings_make_sections():
+    text = ("---\ntitle: front matter\n---\n\nManual\n======\n\nIntro.\n\n"
+            "Care and\ncleaning\n--------\n\nRinse it.\n\n### Descaling\n\nUse vinegar.\n\n"
+            "- a list item\n---\n\n```\nNot a heading\n=============\n```\n\n"
+            "Warranty\n---\n\nTwo years.\n")
+    found = headings(text)
+    assert [(h.level, h.title) for h in found] == [
+        (1, "Manual"), (2, "Care and cleaning"), (3, "Descaling"), (2, "Warranty")]
+    care = found[1]
+    assert text[care.start : care.end] == "Care and\ncleaning\n--------"
+    by_start = {s.start: s.path for s in sections(doc(text, title="Manual"))}
+    assert by_start[care.start] == ("Care and cleaning",)
+    assert by_start[found[2].start] == ("Care and cleaning", "Descaling")
+    assert by_start[found[3].start] == ("Warranty",)
+    # a rule under a long paragraph, or after a blank line, is a rule, not a heading
+    assert headings("one\ntwo\nthree\nfour\n---\n\ntext\n\n---\n") == []
+    # extractors' own "# Title" lines: ATX only, an underline is text there
+    assert [h.title for h in headings("# A\n\nTotal\n=====\n", "atx")] == ["A"]
+
+
+RST = """\
+=================
+ Kettle handbook
+=================
+
+Read this first.
+
+Care
+====
+
+Rinsing
+-------
+
+Rinse after use::
+
+    Not
+    ===
+
+Warranty
+========
+
+=====  ======
+Part   Months
+=====  ======
+Base   24
+=====  ======
+
+.. a comment
+"""
+
+
+def test_rst_section_titles_take_levels_from_their_adornment_order():
+    found = headings(RST, "rst")
+    assert [(h.level, h.title) for h in found] == [
+        (1, "Kettle handbook"), (2, "Care"), (3, "Rinsing"), (2, "Warranty")]
+    assert RST[found[0].start : found[0].end] == "=================\n Kettle handbook\n================="
+    paths = [s.path for s in sections(doc(RST, title="Kettle handbook", headings_="rst"))]
+    assert paths == [(), ("Care",), ("Care", "Rinsing"), ("Warranty",)]
+    # a short underline is text (docutils: shorter than the title and under 4 characters)
+    assert headings("A long title\n--\n", "rst") == []
+    assert headings("Doc\n---\n", "rst")[0].title == "Doc"
+    assert headings(RST, "none") == []
 
 
 def test_paragraphs_are_never_cut_under_boundaries():

@@ -209,7 +209,7 @@ def test_docx_headings_become_the_section_path_and_tables_rows(tmp_path: Path):
 
     path = b.docx_file(tmp_path)
     doc = extract(path)
-    assert doc.title == "Volunteer handbook" and doc.headings == "markdown"
+    assert doc.title == "Volunteer handbook" and doc.headings == "atx"
     assert "## Tools\n\nReturn the wheelbarrows" in doc.text
     assert "Tuesday | Tomasz | 5-8" in doc.text.split("\n\n")
     assert "\\# this line only looks like a heading" in doc.text
@@ -278,7 +278,7 @@ def test_html_drops_scripts_navigation_and_boilerplate(tmp_path: Path):
     path = tmp_path / "kiln.html"
     path.write_text(PAGE_WITHOUT_MAIN)
     doc = extract(path)
-    assert doc.title == "Kiln log" and doc.headings == "markdown"
+    assert doc.title == "Kiln log" and doc.headings == "atx"
     for gone in ("cookies", "Gallery", "tagline", "Previous post", "trackFiring", "Draft note", "Copyright"):
         assert gone not in doc.text, gone
     blocks = doc.text.split("\n\n")

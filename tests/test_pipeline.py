@@ -414,3 +414,24 @@ def test_index_from_the_ascii_tokenizer_is_stale_and_reindexes_without_embedding
     report = index.reindex_stale()
     assert report.ok and len(report.indexed) == 3 and report.embedded == 0
     assert {s.state for s in index.status()} == {"indexed"}
+
+
+def test_rst_and_setext_headings_give_hits_their_section(index: Index, tmp_path: Path):
+    """A reStructuredText file's section titles and a Markdown file's setext headings
+    make sections: the hit carries the heading path and the chunk its header (before
+    text extractor 3, both were one section under the file name)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "kettle.rst").write_text(
+        "=================\n Kettle handbook\n=================\n\nRead this first.\n\n"
+        "Care\n====\n\nRinsing\n-------\n\nRinse the jug with cold water after each use.\n\n"
+        "Warranty\n========\n\nThe base is covered for twenty-four months.\n")
+    (folder / "bike.md").write_text(
+        "Bicycle guide\n=============\n\nRide safely.\n\nChain care\n----------\n\n"
+        "Oil the chain every two hundred kilometres.\n")
+    assert index.index(folder).ok
+    rinse = index.search("rinse the jug with cold water", k=1).hits[0]
+    assert (rinse.document, rinse.title, rinse.section) == (
+        "kettle.rst", "Kettle handbook", "Kettle handbook > Care > Rinsing")
+    chain = index.search("how often should I oil the chain", k=1).hits[0]
+    assert (chain.document, chain.section) == ("bike.md", "Bicycle guide > Chain care")

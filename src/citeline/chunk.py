@@ -12,8 +12,10 @@ F      bounds     yes       yes
 =====  =========  ========  =======
 
 *Blind* cuts every ``budget`` characters of a document without looking at it.
-*Boundaries* split the document at Markdown headings into sections (the
-heading path is kept), packs whole paragraphs up to the budget, and falls back
+*Boundaries* split the document at its headings into sections (the heading
+path is kept): Markdown's ATX (``## Title``) and setext (a line underlined with
+``===`` or ``---``) headings, or reStructuredText's underlined (and overlined)
+titles, whose levels follow the order their adornment styles first appear; packs whole paragraphs up to the budget, and falls back
 to sentence (then word) boundaries only when one paragraph is over the budget.
 Atomic regions (transcript cues, spreadsheet rows) play the paragraph's part
 and are never cut. *Header* prefixes the embedded ``text`` with
@@ -38,6 +40,7 @@ import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from citeline.types import Chunk, Document, Locator, Region, RegionKind, Strategy
 
@@ -102,14 +105,88 @@ class Section:
 # --- sections -------------------------------------------------------------------------
 
 
-def headings(text: str) -> list[tuple[int, int, str]]:
-    """(offset, level, title) of every ATX heading outside fenced code blocks."""
-    fences = [m.start() for m in _FENCE.finditer(text)]
-    out = []
-    for m in _HEADING.finditer(text):
-        inside = sum(1 for f in fences if f < m.start()) % 2 == 1
-        if not inside:
-            out.append((m.start(), len(m.group(1)), m.group(2).strip()))
+class Heading(NamedTuple):
+    start: int  # its first character: the title line, or an reStructuredText overline
+    level: int
+    title: str
+    end: int  # the end of its last line (a setext or reStructuredText underline)
+
+
+_LINE = re.compile(r"^.*$", re.M)
+# CommonMark's setext underline; a paragraph of more lines than this above a
+# "---" is read as text and a rule, not as a heading longer than most paragraphs
+_SETEXT_UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*")
+_SETEXT_MAX_LINES = 3
+# a line that cannot start a setext heading's text: list item, quote, table row,
+# indented code, HTML
+_NOT_SETEXT_TEXT = re.compile(r" {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|[>|<])| {4}|\t")
+_FRONT_MATTER = re.compile(r"---[ \t]*\n(?:[^\n]*\n)*?(?:---|\.\.\.)[ \t]*(?:\n|$)")
+# reStructuredText adornment: one punctuation character repeated (docutils takes
+# any of these; a title's underline is at least as long as the title, or 4)
+_RST_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1+[ \t]*")
+
+
+def headings(text: str, style: str = "markdown") -> list[Heading]:
+    """Every heading of ``text``, in order. ``style`` is the document's
+    :attr:`~citeline.types.Document.headings`: ``markdown`` (ATX and setext,
+    outside fenced code and YAML front matter), ``atx`` (the ``#`` lines an
+    extractor wrote), ``rst`` (reStructuredText section titles) or ``none``."""
+    lines = [(m.start(), m.end(), m.group()) for m in _LINE.finditer(text)]
+    if style == "rst":
+        return _rst_headings(lines)
+    if style not in ("markdown", "atx"):
+        return []
+    skip_to = 0
+    if style == "markdown" and (fm := _FRONT_MATTER.match(text)):
+        skip_to = fm.end()
+    out: list[Heading] = []
+    in_fence = False
+    para: list[tuple[int, int, str]] = []  # the paragraph above the current line
+    for start, end, line in lines:
+        if start < skip_to:
+            continue
+        if _FENCE.match(line):
+            in_fence, para = not in_fence, []
+            continue
+        if in_fence:
+            continue
+        if m := _HEADING.fullmatch(line):
+            out.append(Heading(start, len(m.group(1)), m.group(2).strip(), end))
+            para = []
+            continue
+        if (style == "markdown" and para and _SETEXT_UNDERLINE.fullmatch(line)
+                and len(para) <= _SETEXT_MAX_LINES and not _NOT_SETEXT_TEXT.match(para[0][2])):
+            title = " ".join(t.strip() for _, _, t in para)
+            out.append(Heading(para[0][0], 1 if line.strip()[0] == "=" else 2, title, end))
+            para = []
+            continue
+        para = para + [(start, end, line)] if line.strip() else []
+    return out
+
+
+def _rst_headings(lines: list[tuple[int, int, str]]) -> list[Heading]:
+    out: list[Heading] = []
+    styles: list[tuple[str, bool]] = []  # adornment styles in order of first use: the levels
+    i = 0
+    while i + 1 < len(lines):
+        _, _, title = lines[i]
+        under = _RST_ADORNMENT.fullmatch(lines[i + 1][2])
+        over = _RST_ADORNMENT.fullmatch(lines[i - 1][2]) if i else None
+        overlined = bool(over and under and over.group(1) == under.group(1))
+        above_ok = i == 0 or not lines[i - 1][2].strip() or (
+            overlined and (i == 1 or not lines[i - 2][2].strip()))
+        name = title.strip()
+        if (under and name and above_ok and not _RST_ADORNMENT.fullmatch(title)
+                and (overlined or not title[0].isspace()) and not title.startswith(".. ")
+                and len(under.group().rstrip()) >= min(len(name), 4)):
+            style = (under.group(1), overlined)
+            if style not in styles:
+                styles.append(style)
+            start = lines[i - 1][0] if overlined else lines[i][0]
+            out.append(Heading(start, styles.index(style) + 1, name, lines[i + 1][1]))
+            i += 2
+            continue
+        i += 1
     return out
 
 
@@ -120,13 +197,13 @@ def sections(doc: Document) -> list[Section]:
         return _sheet_sections(doc, rows)
     if doc.headings == "none":
         return [Section(0, len(doc.text), ())]
-    heads = headings(doc.text)
+    heads = headings(doc.text, doc.headings)
     out: list[Section] = []
-    if not heads or heads[0][0] > 0:
-        first = heads[0][0] if heads else len(doc.text)
+    if not heads or heads[0].start > 0:
+        first = heads[0].start if heads else len(doc.text)
         out.append(Section(0, first, ()))
     stack: list[tuple[int, str]] = []
-    for i, (at, level, title) in enumerate(heads):
+    for i, (at, level, title, _) in enumerate(heads):
         end = heads[i + 1][0] if i + 1 < len(heads) else len(doc.text)
         while stack and stack[-1][0] >= level:
             stack.pop()

@@ -80,7 +80,9 @@ class Document:
     extractor_version: str
     regions: tuple[Region, ...] = ()  # in text order, non-overlapping (locate() bisects)
     warnings: tuple[str, ...] = ()  # visible problems that did not fail the document
-    headings: Literal["markdown", "none"] = "markdown"  # how the chunker finds sections
+    # how the chunker finds sections (chunk.headings): "markdown" (ATX and setext),
+    # "atx" (the "# Title" lines an extractor wrote), "rst", or "none"
+    headings: Literal["markdown", "atx", "rst", "none"] = "markdown"
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ MIN_SENTENCE = 12
 _FENCE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)", re.M | re.S)
 _BLOCK = re.compile(r"[^\n]([^\n]|\n(?![ \t]*\n))*")  # lines without a blank line between
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]", re.M)
+# a setext or reStructuredText heading: its text line(s) over a line of one repeated
+# punctuation character (the underline), as a block of its own
+_UNDERLINED = re.compile(r"[^\n]+(?:\n[^\n]+)*\n[ \t]*([=\-~^\"'`#*+:.])\1{2,}[ \t]*")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+", re.M)
 # A sentence ends at . ! ? (plus closing quotes/brackets/emphasis) before
 # whitespace and a character that can start a sentence; "e.g. the" does not end one.
@@ -52,7 +55,7 @@ def sentence_spans(content: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``content``, whitespace trimmed.
 
     A fenced code block is one unit; headings are skipped (they label, they do
-    not answer); list items start new sentences.
+    not answer; an underlined one too); list items start new sentences.
 
     >>> sentence_spans("One. Two e.g. three!\\n\\n# H\\n\\n- a item here")
     [(0, 4), (5, 20), (27, 40)]
@@ -72,7 +75,7 @@ def sentence_spans(content: str) -> list[tuple[int, int]]:
             s += 1
         while e > s and content[e - 1].isspace():
             e -= 1
-        if e > s and not _HEADING.match(content, s):
+        if e > s and not _HEADING.match(content, s) and not _UNDERLINED.fullmatch(content, s, e):
             out.append((s, e))
     return out
 

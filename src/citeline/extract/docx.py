@@ -123,7 +123,7 @@ class DocxExtractor:
             media_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
             extractor=self.name,
             extractor_version=self.version,
-            headings="markdown",
+            headings="atx",
         )
 
 

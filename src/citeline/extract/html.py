@@ -200,7 +200,7 @@ class HtmlExtractor:
             media_type="text/html",
             extractor=self.name,
             extractor_version=self.version,
-            headings="markdown",
+            headings="atx",
         )
 
 

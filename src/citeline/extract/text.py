@@ -7,15 +7,17 @@ endings normalised to ``\\n``; every ``#char=`` offset refers to that string.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+from typing import Literal
 
+from citeline.chunk import headings
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
 from citeline.types import Document
 
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_H1 = re.compile(r"^# +(.+?)\s*#*\s*$")
+_STYLES: dict[str, Literal["markdown", "rst"]] = {
+    ".md": "markdown", ".markdown": "markdown", ".rst": "rst"}
+_MEDIA_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".rst": "text/x-rst"}
 
 
 def decode_text(path: Path, rel: str, data: bytes) -> str:
@@ -35,35 +37,31 @@ def decode_text(path: Path, rel: str, data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def markdown_title(text: str, fallback: str) -> str:
-    """The first level-1 ATX heading outside code fences, else ``fallback``."""
-    in_fence = False
-    for line in text.split("\n"):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if not in_fence and (m := _H1.match(line)):
-            return m.group(1).strip()
-    return fallback
+def heading_title(text: str, style: str, fallback: str) -> str:
+    """The first level-1 heading (Markdown: ATX ``#`` or setext ``===``, outside code
+    fences; reStructuredText: the first section title), else ``fallback``."""
+    return next((h.title for h in headings(text, style) if h.level == 1), fallback)
 
 
 class TextExtractor:
     name = "text"
-    version = "2"  # 2: UTF-16 with a byte-order mark is read, not refused as binary
+    # 2: UTF-16 with a byte-order mark is read, not refused as binary; 3: setext
+    # headings in Markdown and section titles in reStructuredText make sections
+    version = "3"
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
         text = decode_text(path, rel, read_bytes(path, rel))
-        is_md = path.suffix.lower() in (".md", ".markdown")
-        title = markdown_title(text, path.stem) if is_md else path.stem
+        suffix = path.suffix.lower()
+        style = _STYLES.get(suffix, "none")
         return Document(
             path=rel,
-            title=title,
+            title=heading_title(text, style, path.stem),
             text=text,
-            media_type="text/markdown" if is_md else "text/plain",
+            media_type=_MEDIA_TYPES.get(suffix, "text/plain"),
             extractor=self.name,
             extractor_version=self.version,
-            headings="markdown" if is_md else "none",
+            headings=style,
         )
 
 
