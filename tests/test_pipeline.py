@@ -435,3 +435,63 @@ def test_rst_and_setext_headings_give_hits_their_section(index: Index, tmp_path:
         "kettle.rst", "Kettle handbook", "Kettle handbook > Care > Rinsing")
     chain = index.search("how often should I oil the chain", k=1).hits[0]
     assert (chain.document, chain.section) == ("bike.md", "Bicycle guide > Chain care")
+
+
+def _kitchen(tmp_path: Path) -> tuple[Path, Path]:
+    top = tmp_path / "kitchen"
+    sub = top / "appliances"
+    sub.mkdir(parents=True)
+    (top / "knives.md").write_text("# Knives\n\nHone the blade before every use.\n")
+    (sub / "kettle.md").write_text("# Kettle\n\nDescale it with vinegar and water.\n")
+    return top, sub
+
+
+def test_a_subfolder_indexed_before_its_parent_moves_to_the_parents_key(tmp_path: Path,
+                                                                        index: Index):
+    top, sub = _kitchen(tmp_path)
+    assert index.index(sub).indexed == ["kettle.md"]
+    report = index.index(top)
+    assert sorted(report.indexed) == ["appliances/kettle.md", "knives.md"]
+    assert report.removed == ["kettle.md"]  # one document, not two copies
+    assert {d.path for d in index.store.documents()} == {"appliances/kettle.md", "knives.md"}
+    hits = index.search("descale vinegar", k=5).hits
+    assert [h.document for h in hits if "vinegar" in h.content] == ["appliances/kettle.md"]
+    # the parent again: nothing to do
+    again = index.index(top)
+    assert again.indexed == [] and again.removed == [] and len(again.unchanged) == 2
+
+
+def test_a_subfolder_indexed_after_its_parent_keeps_the_parents_key(tmp_path: Path,
+                                                                    index: Index):
+    top, sub = _kitchen(tmp_path)
+    index.index(top)
+    (sub / "kettle.md").write_text("# Kettle\n\nDescale it with citric acid monthly.\n")
+    report = index.index(sub)
+    assert report.indexed == ["appliances/kettle.md"] and report.removed == []
+    assert {d.path for d in index.store.documents()} == {"appliances/kettle.md", "knives.md"}
+    assert "citric" in index.search("descale citric acid", k=1).hits[0].content
+    # one file of it, too
+    assert index.index(sub / "kettle.md").unchanged == ["appliances/kettle.md"]
+    assert {d.root for d in index.store.documents()} == {str(top.resolve())}
+
+
+def test_a_deleted_subfolder_indexed_on_its_own_is_removed_by_its_parent(tmp_path: Path,
+                                                                         index: Index):
+    top, sub = _kitchen(tmp_path)
+    index.index(sub)
+    index.index(top / "knives.md")
+    (sub / "kettle.md").unlink()
+    sub.rmdir()
+    report = index.index(top)
+    assert report.removed == ["kettle.md"]
+    assert {d.path for d in index.store.documents()} == {"knives.md"}
+
+
+def test_a_moving_document_that_fails_keeps_its_old_record(tmp_path: Path, index: Index):
+    top, sub = _kitchen(tmp_path)
+    index.index(sub)
+    (sub / "kettle.md").write_bytes(b"binary\x00\x01")
+    report = index.index(top)
+    assert [p for p, _ in report.failed] == ["appliances/kettle.md"]
+    assert report.removed == []
+    assert "vinegar" in index.search("descale vinegar", k=1).hits[0].content

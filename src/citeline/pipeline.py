@@ -398,10 +398,39 @@ class Index:
             files = list(self._walk(root))
             base = root
         seen = {rel for _, rel in files}
-        self._index_files(_supported(files, report), str(base), report, progress)
+        # A document is keyed by its path under the folder it was indexed from, and a
+        # file reached again from another folder stays one document: under a folder
+        # indexed before that holds this one, it keeps that key; a document indexed
+        # before from a folder below this one moves to its key here (the old record
+        # goes once the new one is in, so a failure keeps it searchable).
+        by_file = {Path(r.root) / r.path: r for r in self.store.documents() if r.root}
+        own: list[tuple[Path, str]] = []
+        kept_key: dict[str, list[tuple[Path, str]]] = {}
+        moving: dict[str, DocRecord] = {}  # new key -> the record from a folder below
+        for f, rel in files:
+            old = by_file.get(base / rel)
+            if old is not None and old.root != str(base):
+                if _below(Path(old.root), base):
+                    moving[rel] = old
+                else:
+                    kept_key.setdefault(old.root, []).append((f, old.path))
+                    continue
+            own.append((f, rel))
+        self._index_files(_supported(own, report), str(base), report, progress)
+        for outer, pairs in kept_key.items():
+            self._index_files(_supported(pairs, report), outer, report, progress)
+        for rel, old in moving.items():
+            new = self.store.document(rel)
+            if new is not None and new.root == str(base) and new.state == DocState.INDEXED:
+                self.store.remove_document(old.path)
+                report.removed.append(old.path)
         if root.is_dir():
             for rec in self.store.documents():
-                if rec.root == str(base) and rec.path not in seen:
+                gone = rec.root == str(base) and rec.path not in seen
+                # a subfolder indexed on its own whose file is gone: this walk covers it
+                orphan = (rec.root != str(base) and _below(Path(rec.root), base)
+                          and not (Path(rec.root) / rec.path).exists())
+                if gone or orphan:
                     self.store.remove_document(rec.path)
                     report.removed.append(rec.path)
         report.seconds = time.perf_counter() - t0
@@ -930,6 +959,11 @@ def _check_strategy(strategy: str) -> None:
 def _check_budget(budget: int) -> None:
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise ConfigError(f"--budget: must be within {MIN_BUDGET}..{MAX_BUDGET} characters, got {budget}")
+
+
+def _below(folder: Path, root: Path) -> bool:
+    """Whether ``folder`` is ``root`` or inside it (both resolved)."""
+    return folder == root or root in folder.parents
 
 
 def _supported(files: Sequence[tuple[Path, str]], report: IndexReport) -> list[tuple[Path, str]]:
