@@ -495,3 +495,14 @@ def test_a_moving_document_that_fails_keeps_its_old_record(tmp_path: Path, index
     assert [p for p, _ in report.failed] == ["appliances/kettle.md"]
     assert report.removed == []
     assert "vinegar" in index.search("descale vinegar", k=1).hits[0].content
+
+
+def test_a_symlinked_folder_is_listed_as_skipped(tmp_path: Path, index: Index):
+    top, sub = _kitchen(tmp_path)
+    (top / "linked").symlink_to(sub, target_is_directory=True)
+    (top / "loop").symlink_to(top, target_is_directory=True)
+    report = index.index(top)
+    assert sorted(report.indexed) == ["appliances/kettle.md", "knives.md"]
+    skipped = dict(report.skipped)
+    assert set(skipped) == {"linked/", "loop/"}
+    assert "symbolic link to a folder, not followed" in skipped["linked/"]

@@ -498,6 +498,9 @@ class Index:
             dirnames[:] = sorted(
                 n for n in dirnames if not n.startswith(".") and (d / n).resolve() != index_dir
             )
+            for n in [n for n in dirnames if (d / n).is_symlink()]:
+                dirnames.remove(n)  # os.walk does not follow it; _supported says so
+                yield d / n, (d / n).relative_to(root).as_posix()
             for name in sorted(filenames):
                 if name.startswith("."):
                     continue
@@ -978,7 +981,10 @@ def _supported(files: Sequence[tuple[Path, str]], report: IndexReport) -> list[t
             shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
             report.skipped.append((shown, "the file name is not valid UTF-8; rename the file"))
             continue
-        if not supported(f):
+        if f.is_symlink() and f.is_dir():
+            report.skipped.append((rel + "/", "a symbolic link to a folder, not followed (a "
+                                   "link can loop or leave the folder); index its target"))
+        elif not supported(f):
             report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
         elif not f.is_file():
             report.skipped.append((rel, "not a regular file (a pipe, device or broken link)"))
