@@ -253,6 +253,31 @@ def test_docx_not_a_word_file(tmp_path: Path):
         extract(hollow)
 
 
+def test_a_truncated_docx_or_xlsx_is_named_damaged_not_legacy(tmp_path: Path):
+    """A package cut short (an interrupted download) is still a ZIP's first bytes but has
+    no central directory: it is called damaged, not a legacy binary file."""
+    import docx
+    import openpyxl
+    d = docx.Document()
+    d.add_paragraph("A paragraph long enough to matter. " * 20)
+    whole = tmp_path / "whole.docx"
+    d.save(str(whole))
+    wb = openpyxl.Workbook()
+    wb.active.append(["part", "months"])
+    wb.save(str(tmp_path / "whole.xlsx"))
+    for suffix, what in ((".docx", ".docx file"), (".xlsx", ".xlsx workbook")):
+        data = (tmp_path / f"whole{suffix}").read_bytes()
+        cut = tmp_path / f"cut{suffix}"
+        cut.write_bytes(data[: len(data) // 2])
+        with pytest.raises(ExtractionError, match=f"a damaged \\{what}: its ZIP package ends early") as exc:
+            extract(cut)
+        assert "legacy" not in str(exc.value)
+    legacy = tmp_path / "old.xlsx"
+    legacy.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512)
+    with pytest.raises(ExtractionError, match="a legacy .xls file, not a .xlsx workbook; save it as .xlsx"):
+        extract(legacy)
+
+
 # --- HTML ---------------------------------------------------------------------------------
 
 PAGE_WITHOUT_MAIN = """<html><head><title>Kiln log</title></head><body>

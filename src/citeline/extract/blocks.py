@@ -9,6 +9,7 @@ tests check that for every region of every format.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 # Tesseract's word confidences are 0..100; below ~60 on a page's mean, a
 # noticeable share of words are wrong, so citations from that page are flagged.
@@ -62,3 +63,20 @@ def one_paragraph(text: str) -> str:
     """A block that must stay one paragraph for the chunker: no blank lines inside."""
     lines = [_SPACES.sub(" ", ln).strip() for ln in _BLANK_LINES.sub("\n", text).split("\n")]
     return "\n".join(ln for ln in lines if ln)
+
+
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the container of legacy .doc/.xls files
+
+
+def not_a_package(path: Path, what: str, legacy: str) -> str:
+    """Why ``path``, which zipfile cannot open, is not an Office Open XML package
+    (``what``: ".docx file"; ``legacy``: ".doc"): a legacy binary file under the new
+    suffix, a ZIP package cut short (a download or copy that stopped), or neither."""
+    with path.open("rb") as f:
+        head = f.read(8)
+    if head.startswith(_OLE2):
+        return f"a legacy {legacy} file, not a {what}; save it as {what.split()[0]}"
+    if head.startswith(b"PK\x03\x04"):
+        return (f"a damaged {what}: its ZIP package ends early (no central directory), as "
+                "after an interrupted download or copy; save or fetch it again")
+    return f"not a {what} (not a ZIP package); a legacy {legacy} must be saved as {what.split()[0]}"

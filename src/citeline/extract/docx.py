@@ -28,7 +28,13 @@ from lxml.etree import XMLSyntaxError
 
 from citeline.errors import ExtractionError
 from citeline.extract import register
-from citeline.extract.blocks import TextBuilder, escape_markdown, one_paragraph, squash
+from citeline.extract.blocks import (
+    TextBuilder,
+    escape_markdown,
+    not_a_package,
+    one_paragraph,
+    squash,
+)
 from citeline.types import Document
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.I)
@@ -85,9 +91,7 @@ class DocxExtractor:
         if path.stat().st_size == 0:
             raise ExtractionError(rel, "empty file (0 bytes), not a Word document")
         if not zipfile.is_zipfile(path):
-            raise ExtractionError(
-                rel, "not a .docx file (not a ZIP package); a legacy .doc must be saved as .docx"
-            )
+            raise ExtractionError(rel, not_a_package(path, ".docx file", ".doc"))
         try:
             d = docx.Document(str(path))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, XMLSyntaxError) as exc:

@@ -31,7 +31,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
-from citeline.extract.blocks import TextBuilder
+from citeline.extract.blocks import TextBuilder, not_a_package
 from citeline.types import Document, Region, RegionKind
 
 CELL_SEP = " | "
@@ -118,9 +118,7 @@ class XlsxExtractor:
         if path.stat().st_size == 0:
             raise ExtractionError(rel, "empty file (0 bytes), not a workbook")
         if not zipfile.is_zipfile(path):
-            raise ExtractionError(
-                rel, "not an .xlsx workbook (not a ZIP package); a legacy .xls must be saved as .xlsx"
-            )
+            raise ExtractionError(rel, not_a_package(path, ".xlsx workbook", ".xls"))
         try:
             wb = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
         except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
