@@ -621,3 +621,22 @@ def test_utf16_text_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str
     f.write_bytes(b"\xff\xfe" + b"\x00\xd8")  # a lone surrogate after the mark
     with pytest.raises(ExtractionError, match="not valid UTF-16 after its byte-order mark"):
         extractor_for(f).extract(f, "notes.md")
+
+
+# --- Markdown and reStructuredText titles -----------------------------------------------
+
+
+def test_text_titles_come_from_the_first_level_one_heading_or_front_matter(tmp_path: Path):
+    cases = {
+        "setext.md": ("Kettle manual\n=============\n\nText.\n", "Kettle manual", "markdown"),
+        "atx.md": ("Intro line.\n\n# Kettle manual\n\nText.\n", "Kettle manual", "markdown"),
+        "page.md": ('---\ntitle: "Install guide"\nweight: 3\n---\n\nSteps.\n\n## First\n\nGo.\n',
+                    "Install guide", "markdown"),
+        "guide.rst": (".. _top:\n\n=======\n Guide\n=======\n\nText.\n", "Guide", "rst"),
+        "notes.txt": ("Notes\n=====\n\nPlain text has no headings.\n", "notes", "none"),
+    }
+    for name, (text, title, style) in cases.items():
+        (tmp_path / name).write_text(text)
+        doc = extract(tmp_path / name)
+        assert (doc.title, doc.headings) == (title, style), name
+    assert extract(tmp_path / "guide.rst").media_type == "text/x-rst"

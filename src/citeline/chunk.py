@@ -120,7 +120,7 @@ _SETEXT_MAX_LINES = 3
 # a line that cannot start a setext heading's text: list item, quote, table row,
 # indented code, HTML
 _NOT_SETEXT_TEXT = re.compile(r" {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|[>|<])| {4}|\t")
-_FRONT_MATTER = re.compile(r"---[ \t]*\n(?:[^\n]*\n)*?(?:---|\.\.\.)[ \t]*(?:\n|$)")
+FRONT_MATTER = re.compile(r"---[ \t]*\n(?:[^\n]*\n)*?(?:---|\.\.\.)[ \t]*(?:\n|$)")
 # reStructuredText adornment: one punctuation character repeated (docutils takes
 # any of these; a title's underline is at least as long as the title, or 4)
 _RST_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1+[ \t]*")
@@ -137,7 +137,7 @@ def headings(text: str, style: str = "markdown") -> list[Heading]:
     if style not in ("markdown", "atx"):
         return []
     skip_to = 0
-    if style == "markdown" and (fm := _FRONT_MATTER.match(text)):
+    if style == "markdown" and (fm := FRONT_MATTER.match(text)):
         skip_to = fm.end()
     out: list[Heading] = []
     in_fence = False

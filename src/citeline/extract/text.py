@@ -7,16 +7,18 @@ endings normalised to ``\\n``; every ``#char=`` offset refers to that string.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
-from citeline.chunk import headings
+from citeline.chunk import FRONT_MATTER, headings
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
 from citeline.types import Document
 
 _STYLES: dict[str, Literal["markdown", "rst"]] = {
     ".md": "markdown", ".markdown": "markdown", ".rst": "rst"}
+_FM_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
 _MEDIA_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".rst": "text/x-rst"}
 
 
@@ -39,14 +41,23 @@ def decode_text(path: Path, rel: str, data: bytes) -> str:
 
 def heading_title(text: str, style: str, fallback: str) -> str:
     """The first level-1 heading (Markdown: ATX ``#`` or setext ``===``, outside code
-    fences; reStructuredText: the first section title), else ``fallback``."""
-    return next((h.title for h in headings(text, style) if h.level == 1), fallback)
+    fences; reStructuredText: the first section title), else a Markdown file's YAML
+    front matter ``title:`` (static-site pages often have no ``#`` title), else
+    ``fallback``."""
+    first = next((h.title for h in headings(text, style) if h.level == 1), None)
+    if first is not None:
+        return first
+    if style == "markdown" and (fm := FRONT_MATTER.match(text)):
+        if (m := _FM_TITLE.search(fm.group())) and (title := m.group(1).strip().strip("\"'")):
+            return title
+    return fallback
 
 
 class TextExtractor:
     name = "text"
     # 2: UTF-16 with a byte-order mark is read, not refused as binary; 3: setext
-    # headings in Markdown and section titles in reStructuredText make sections
+    # headings in Markdown and section titles in reStructuredText make sections, and
+    # a Markdown file without a "#" title takes its front matter's title
     version = "3"
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
