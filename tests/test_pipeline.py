@@ -506,3 +506,19 @@ def test_a_symlinked_folder_is_listed_as_skipped(tmp_path: Path, index: Index):
     skipped = dict(report.skipped)
     assert set(skipped) == {"linked/", "loop/"}
     assert "symbolic link to a folder, not followed" in skipped["linked/"]
+
+
+def test_a_move_cut_short_leaves_no_second_copy_after_the_next_run(
+        tmp_path: Path, index: Index, monkeypatch: pytest.MonkeyPatch):
+    """Killed between writing the new record and removing the old one, the index holds
+    both; the next run of the parent removes the old one."""
+    top, sub = _kitchen(tmp_path)
+    index.index(sub)
+    with monkeypatch.context() as m:
+        m.setattr(index.store, "remove_document", lambda path: None)  # the kill, in effect
+        index.index(top)
+    assert {d.path for d in index.store.documents()} == {
+        "kettle.md", "appliances/kettle.md", "knives.md"}
+    report = index.index(top)
+    assert report.removed == ["kettle.md"] and report.indexed == []
+    assert {d.path for d in index.store.documents()} == {"appliances/kettle.md", "knives.md"}

@@ -403,23 +403,25 @@ class Index:
         # indexed before that holds this one, it keeps that key; a document indexed
         # before from a folder below this one moves to its key here (the old record
         # goes once the new one is in, so a failure keeps it searchable).
-        by_file = {Path(r.root) / r.path: r for r in self.store.documents() if r.root}
+        by_file: dict[Path, list[DocRecord]] = {}
+        for r in self.store.documents():
+            if r.root:
+                by_file.setdefault(Path(r.root) / r.path, []).append(r)
         own: list[tuple[Path, str]] = []
         kept_key: dict[str, list[tuple[Path, str]]] = {}
-        moving: dict[str, DocRecord] = {}  # new key -> the record from a folder below
+        moving: list[tuple[str, DocRecord]] = []  # (new key, a record from a folder below)
         for f, rel in files:
-            old = by_file.get(base / rel)
-            if old is not None and old.root != str(base):
-                if _below(Path(old.root), base):
-                    moving[rel] = old
-                else:
-                    kept_key.setdefault(old.root, []).append((f, old.path))
-                    continue
+            others = [r for r in by_file.get(base / rel, []) if r.root != str(base)]
+            outer = next((r for r in others if not _below(Path(r.root), base)), None)
+            if outer is not None:
+                kept_key.setdefault(outer.root, []).append((f, outer.path))
+                continue
+            moving.extend((rel, r) for r in others)
             own.append((f, rel))
         self._index_files(_supported(own, report), str(base), report, progress)
-        for outer, pairs in kept_key.items():
-            self._index_files(_supported(pairs, report), outer, report, progress)
-        for rel, old in moving.items():
+        for outer_root, pairs in kept_key.items():
+            self._index_files(_supported(pairs, report), outer_root, report, progress)
+        for rel, old in moving:
             new = self.store.document(rel)
             if new is not None and new.root == str(base) and new.state == DocState.INDEXED:
                 self.store.remove_document(old.path)
