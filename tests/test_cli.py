@@ -78,3 +78,27 @@ def test_module_and_console_script_entry_points(tmp_path: Path):
                  [str(Path(sys.executable).parent / "citeline"), "--help"]):
         res = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert res.returncode == 0 and "index" in res.stdout
+
+
+def test_remove_named_documents_and_those_whose_files_are_gone(run, tmp_path: Path):
+    top = tmp_path / "kitchen"
+    sub = top / "appliances"
+    sub.mkdir(parents=True)
+    (top / "knives.md").write_text("# Knives\n\nHone the blade before every use.\n")
+    (top / "pans.md").write_text("# Pans\n\nSeason cast iron with oil.\n")
+    (sub / "kettle.md").write_text("# Kettle\n\nDescale it with vinegar.\n")
+    ix = str(tmp_path / "ix")
+    assert run("index", str(sub), "--index", ix, "-q")[0] == 0
+    assert run("index", str(top / "knives.md"), "--index", ix, "-q")[0] == 0
+    assert run("index", str(top / "pans.md"), "--index", ix, "-q")[0] == 0
+    assert run("remove", "--index", ix)[0] == 2  # nothing named
+    code, out, err = run("remove", "pans.md", "nosuch.md", "--index", ix)
+    assert code == 1 and out == "removed pans.md\n" and "not in the index: nosuch.md" in err
+    code, out, _ = run("remove", "--missing", "--index", ix)
+    assert code == 0 and out == "nothing to remove: every document's file is there\n"
+    (sub / "kettle.md").unlink()
+    sub.rmdir()  # the folder indexed on its own is gone: only --missing can reach it
+    code, out, _ = run("remove", "--missing", "--index", ix)
+    assert code == 0 and out == "removed kettle.md\n"
+    code, out, _ = run("status", "--index", ix, "--json")
+    assert [d["document"] for d in json.loads(out)["documents"]] == ["knives.md"]

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from citeline import scale
 from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
@@ -152,6 +153,28 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         print("reindex: nothing to do; pass --stale to re-index stale documents", file=sys.stderr)
         return 2
     return _summary(idx.reindex_stale(progress=not args.quiet), args.json)
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    """Remove documents (by their name in the index) and their chunks."""
+    if not args.documents and not args.missing:
+        print("remove: name the documents to remove, or pass --missing", file=sys.stderr)
+        return 2
+    idx = _open(args)
+    records = {r.path: r for r in idx.store.documents()}
+    unknown = [d for d in args.documents if d not in records]
+    targets = [d for d in dict.fromkeys(args.documents) if d in records]
+    if args.missing:
+        targets += [p for p, r in records.items() if p not in targets and r.root
+                    and not (Path(r.root) / p).exists()]
+    for d in targets:
+        idx.remove(d)
+        print(f"removed {d}")
+    for d in unknown:
+        print(f"not in the index: {d} (`citeline status` lists its documents)", file=sys.stderr)
+    if not targets and not unknown:
+        print("nothing to remove: every document's file is there")
+    return 1 if unknown else 0
 
 
 # --- search / ask ----------------------------------------------------------------------
@@ -793,6 +816,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "fuses with rrf, the chapter's port)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
     sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    sp = add("remove", cmd_remove, "remove documents and their chunks from the index")
+    sp.add_argument("documents", nargs="*", metavar="DOCUMENT",
+                    help="a document's name in the index, as `status` lists it")
+    sp.add_argument("--missing", action="store_true",
+                    help="also remove every document whose file is gone (e.g. under a "
+                         "deleted folder that was indexed on its own)")
 
     sp = add("search", cmd_search, "ranked hits for a query, without generation")
     sp.add_argument("query", help="the query text")
