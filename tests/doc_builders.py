@@ -266,3 +266,44 @@ towards the flowers.
 00:01:10,000 --> 00:01:15,000
 NARRATOR: A longer waggle means a more distant meadow.
 """
+
+
+OUTLINE_SECTIONS = [
+    # (bookmark title, level, the heading line as printed, body lines)
+    ("Kettle manual", 0, "Kettle manual", ["Read this manual before the first use."]),
+    ("Care", 1, "1 Care", ["Rinse the jug with cold water after each use."]),
+    ("Descaling", 2, "1.1 Descaling", ["Descale it monthly with citric acid or vinegar."]),
+    ("Warranty", 1, "2 Warranty", ["The base is covered for twenty-four months."]),
+]
+
+
+def outlined_pdf(folder: Path) -> Path:
+    """A PDF with bookmarks, as LaTeX or Word write them: one per heading (each on its
+    own line, after a section number), a section per page from "Descaling" on, and
+    one bookmark ("Figure 1") whose title is no line of its page."""
+    from reportlab.pdfgen import canvas
+
+    path = folder / "kettle-manual.pdf"
+    c = canvas.Canvas(str(path))
+    c.setTitle("Kettle manual")
+    y = 800
+    for i, (title, level, line, body) in enumerate(OUTLINE_SECTIONS):
+        if title in ("Descaling", "Warranty"):
+            c.showPage()
+            y = 800
+        c.setFont("Helvetica-Bold", 14)
+        c.drawString(72, y, line)
+        c.bookmarkHorizontal(f"s{i}", 0, y + 14)
+        c.addOutlineEntry(title, f"s{i}", level=level)
+        y -= 30
+        c.setFont("Helvetica", 11)
+        for text in body:
+            c.drawString(72, y, text)
+            y -= 30
+        if title == "Care":
+            c.bookmarkHorizontal("fig", 0, y)
+            c.addOutlineEntry("Figure 1", "fig", level=2)
+            c.drawString(72, y - 20, "The jug, seen from above.")
+            y -= 60
+    c.save()
+    return path

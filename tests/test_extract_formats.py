@@ -640,3 +640,24 @@ def test_text_titles_come_from_the_first_level_one_heading_or_front_matter(tmp_p
         doc = extract(tmp_path / name)
         assert (doc.title, doc.headings) == (title, style), name
     assert extract(tmp_path / "guide.rst").media_type == "text/x-rst"
+
+
+def test_pdf_bookmarks_become_sections(tmp_path: Path):
+    doc = extract(b.outlined_pdf(tmp_path))
+    assert doc.headings == "outline"
+    assert [(h.level, h.title) for h in doc.outline] == [
+        (1, "Kettle manual"), (2, "Care"), (3, "Descaling"), (2, "Warranty")]  # not "Figure 1"
+    assert [doc.text[h.start : h.end] for h in doc.outline] == [
+        "Kettle manual", "1 Care", "1.1 Descaling", "2 Warranty"]
+    by_content = {c.content: c for c in chunk_document(doc)}
+    descale = next(c for c in by_content.values() if "citric acid" in c.content)
+    assert descale.section == "Kettle manual > Care > Descaling"
+    assert descale.text.startswith("[Kettle manual > Care > Descaling]\n")
+    assert locate(doc, descale.start, descale.end).fragment == "#page=2"
+    warranty = next(c for c in by_content.values() if "twenty-four" in c.content)
+    assert warranty.section == "Kettle manual > Warranty"
+
+
+def test_pdf_without_bookmarks_has_no_sections(tmp_path: Path):
+    doc = extract(b.two_column_pdf(tmp_path))
+    assert doc.headings == "none" and doc.outline == ()

@@ -522,3 +522,15 @@ def test_a_move_cut_short_leaves_no_second_copy_after_the_next_run(
     report = index.index(top)
     assert report.removed == ["kettle.md"] and report.indexed == []
     assert {d.path for d in index.store.documents()} == {"appliances/kettle.md", "knives.md"}
+
+
+def test_a_pdf_hit_names_its_bookmarked_section_and_page(index: Index, tmp_path: Path):
+    import doc_builders
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    doc_builders.outlined_pdf(folder)
+    assert index.index(folder).ok
+    hit = index.search("how do I descale the kettle", k=1).hits[0]
+    assert (hit.document, hit.section) == ("kettle-manual.pdf", "Kettle manual > Care > Descaling")
+    assert hit.locator.fragment.startswith("#page=2")

@@ -15,7 +15,8 @@ F      bounds     yes       yes
 *Boundaries* split the document at its headings into sections (the heading
 path is kept): Markdown's ATX (``## Title``) and setext (a line underlined with
 ``===`` or ``---``) headings, or reStructuredText's underlined (and overlined)
-titles, whose levels follow the order their adornment styles first appear; packs whole paragraphs up to the budget, and falls back
+titles, whose levels follow the order their adornment styles first appear;
+or the headings the extractor found (a PDF's bookmarks, located in its text); packs whole paragraphs up to the budget, and falls back
 to sentence (then word) boundaries only when one paragraph is over the budget.
 Atomic regions (transcript cues, spreadsheet rows) play the paragraph's part
 and are never cut. *Header* prefixes the embedded ``text`` with
@@ -40,9 +41,8 @@ import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
-from citeline.types import Chunk, Document, Locator, Region, RegionKind, Strategy
+from citeline.types import Chunk, Document, Heading, Locator, Region, RegionKind, Strategy
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
@@ -103,13 +103,6 @@ class Section:
 
 
 # --- sections -------------------------------------------------------------------------
-
-
-class Heading(NamedTuple):
-    start: int  # its first character: the title line, or an reStructuredText overline
-    level: int
-    title: str
-    end: int  # the end of its last line (a setext or reStructuredText underline)
 
 
 _LINE = re.compile(r"^.*$", re.M)
@@ -197,7 +190,7 @@ def sections(doc: Document) -> list[Section]:
         return _sheet_sections(doc, rows)
     if doc.headings == "none":
         return [Section(0, len(doc.text), ())]
-    heads = headings(doc.text, doc.headings)
+    heads = list(doc.outline) if doc.headings == "outline" else headings(doc.text, doc.headings)
     out: list[Section] = []
     if not heads or heads[0].start > 0:
         first = heads[0].start if heads else len(doc.text)

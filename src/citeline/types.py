@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Strategy = Literal["A", "B", "C", "D", "E", "F"]
 STRATEGIES: tuple[Strategy, ...] = ("A", "B", "C", "D", "E", "F")
@@ -68,6 +68,15 @@ class Region:
     header: str | None = None  # for rows: the sheet's header row, repeated in embedded text
 
 
+class Heading(NamedTuple):
+    """A heading of a document's canonical text (see :func:`citeline.chunk.headings`)."""
+
+    start: int  # its first character: the title line, or an reStructuredText overline
+    level: int
+    title: str
+    end: int  # the end of its last line (a setext or reStructuredText underline)
+
+
 @dataclass(frozen=True)
 class Document:
     """One extracted document: a canonical text plus its locator map."""
@@ -81,8 +90,10 @@ class Document:
     regions: tuple[Region, ...] = ()  # in text order, non-overlapping (locate() bisects)
     warnings: tuple[str, ...] = ()  # visible problems that did not fail the document
     # how the chunker finds sections (chunk.headings): "markdown" (ATX and setext),
-    # "atx" (the "# Title" lines an extractor wrote), "rst", or "none"
-    headings: Literal["markdown", "atx", "rst", "none"] = "markdown"
+    # "atx" (the "# Title" lines an extractor wrote), "rst", "outline" (the
+    # extractor found them: ``outline``, e.g. a PDF's bookmarks), or "none"
+    headings: Literal["markdown", "atx", "rst", "outline", "none"] = "markdown"
+    outline: tuple[Heading, ...] = ()  # in text order; only with headings="outline"
 
 
 @dataclass(frozen=True)

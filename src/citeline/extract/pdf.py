@@ -20,6 +20,11 @@ records both pages — it never spans one silently).
   :data:`LOW_OCR_CONFIDENCE` is flagged in the document's warnings. Without
   OCR such a page is reported ("page 3 has no text layer; install OCR to index
   it"); a PDF with no text at all fails with that reason.
+- **Bookmarks** (the outline LaTeX, Word and LibreOffice write) are the document's
+  headings: each bookmark's title is looked for as a line of the page it points
+  to (a section number may precede it), and the ones found give the chunker its
+  sections, so a hit names its section as well as its page. A bookmark whose title
+  is not a line of its page (a bookmark to a figure, a title reworded) is left out.
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
 
 Text is PDFium's, in content-stream order (which is reading order for what
@@ -43,7 +48,7 @@ import pypdfium2 as pdfium
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE, TextBuilder
-from citeline.types import Document, Region, RegionKind
+from citeline.types import Document, Heading, Region, RegionKind
 
 # A header/footer sits in the first or last lines of a page; two covers a
 # running title plus a page-number line.
@@ -54,6 +59,12 @@ FURNITURE_SHARE = 0.5
 # ... and on at least three of them, so a two-page letter whose pages both
 # start with the same salutation keeps it.
 FURNITURE_MIN_PAGES = 3
+# Bookmarks deeper than this are rare and too fine for a heading path (a
+# figure or a paragraph); the outline's first levels are the sections.
+OUTLINE_DEPTH = 6
+# Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
+_SECTION_NUMBER = r"(?:(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?[ \t]+)?"
+
 # A baseline gap over 1.3 line pitches is paragraph spacing: word processors add
 # 30-100% of a line between paragraphs, while line spacing inside one varies by
 # a few percent.
@@ -154,6 +165,32 @@ def paragraph_text(textpage: pdfium.PdfTextPage) -> str:
             out.append("")
         out.append(line)
     return "\n".join(out)
+
+
+def find_outline(pdf: pdfium.PdfDocument, text: str, pages: list[Region]) -> tuple[Heading, ...]:
+    """The bookmarks whose titles are lines of the pages they point to, as headings
+    of ``text`` (levels from the outline's depth, 1 at the top), in text order."""
+    spans = {r.page: (r.start, r.end) for r in pages}
+    found: dict[int, Heading] = {}
+    after: dict[int, int] = {}  # page -> end of the last heading found on it
+    try:
+        for bm in pdf.get_toc(max_depth=OUTLINE_DEPTH):
+            title = " ".join(bm.get_title().split())
+            dest = bm.get_dest()
+            page = None if dest is None else dest.get_index()
+            if not title or page is None or (page + 1) not in spans:
+                continue
+            start, end = spans[page + 1]
+            words = r"\s+".join(re.escape(w) for w in title.split())
+            line = re.compile(rf"^[ \t]*{_SECTION_NUMBER}{words}[ \t]*$", re.M | re.I)
+            m = line.search(text, after.get(page + 1, start), end) or line.search(text, start, end)
+            if m is None or m.start() in found:
+                continue
+            found[m.start()] = Heading(m.start(), bm.level + 1, title, m.end())
+            after[page + 1] = m.end()
+    except pdfium.PdfiumError:
+        return ()  # a damaged outline: the text is still good, without sections
+    return tuple(found[k] for k in sorted(found))
 
 
 def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int) -> bool:
@@ -270,7 +307,7 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
 
 class PdfExtractor:
     name = "pdf"
-    version = "1"
+    version = "2"  # 2: bookmarks make sections
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -331,6 +368,7 @@ class PdfExtractor:
             warnings.append(f"{msg} ({ocr_missing})")
         if not regions:
             raise ExtractionError(rel, "no text on any page (OCR found none either)")
+        outline = find_outline(pdf, out.text(), regions)
         low = [p for p, c in conf.items() if c is not None and c < LOW_OCR_CONFIDENCE]
         if low:
             warnings.append(
@@ -346,7 +384,8 @@ class PdfExtractor:
             extractor_version=self.version,
             regions=tuple(regions),
             warnings=tuple(warnings),
-            headings="none",
+            headings="outline" if outline else "none",
+            outline=outline,
         )
 
     def _ocr(
