@@ -73,9 +73,10 @@ local unwrap = {
 
 local function cell_line(blocks)
   -- a table cell's blocks as one line of inlines (pipe tables hold no blocks or
-  -- line breaks)
+  -- line breaks; with --wrap=preserve even a soft break would split the row)
   blocks = pandoc.walk_block(pandoc.Div(blocks), {
     LineBreak = function() return pandoc.Space() end,
+    SoftBreak = function() return pandoc.Space() end,
   }).content
   local out = pandoc.List()
   for i, b in ipairs(blocks) do
