@@ -161,7 +161,7 @@ for d in mdocs:
         fail(f"{d['file']}: chars {d.get('chars')} != {len(text)}")
     if d.get("sections") != secs:
         fail(f"{d['file']}: sections {d.get('sections')} != {secs}")
-    first_h1 = next((l[2:].strip() for l in text.split("\n") if l.startswith("# ")), None)
+    first_h1 = next((ln[2:].strip() for ln in text.split("\n") if ln.startswith("# ")), None)
     if d.get("title") != first_h1:
         fail(f"{d['file']}: title {d.get('title')!r} != first '# ' heading {first_h1!r}")
     tot_c += len(text)
@@ -362,7 +362,7 @@ print("per doc  : " + ", ".join(f"{f[:2]}:{c}" for f, c in sorted(per_doc.items(
 print(f"position : early {buckets['early']}, middle {buckets['middle']}, late {buckets['late']}")
 if lengths:
     print(f"length   : {min(lengths)}..{max(lengths)} chars (limit {NEEDLE_MIN}..{NEEDLE_MAX})")
-print(f"uniqueness: every needle occurs exactly once in the concatenated corpus"
+print("uniqueness: every needle occurs exactly once in the concatenated corpus"
       if not any('occurs' in e and e.startswith('q') for e in errors) else "uniqueness: FAILURES")
 print(f"copying  : longest shared word run course={max_run['course'][0]} ({max_run['course'][1]}), "
       f"ticket={max_run['ticket'][0]} ({max_run['ticket'][1]}); "

@@ -13,7 +13,7 @@ for f in sorted(os.listdir(os.path.join(HERE, "docs"))):
     lines = text.split("\n")
     assert lines[0].startswith("# "), f
     docs.append({"file": f, "title": lines[0][2:].strip(), "chars": len(text),
-                 "sections": sum(1 for l in lines if l.startswith("## "))})
+                 "sections": sum(1 for line in lines if line.startswith("## "))})
 manifest = {
     "source": "Debian package sqlite3-doc (the SQLite documentation for SQLite 3.40.1), 14 pages "
               "from /usr/share/doc/sqlite3/*.html (datatype3, lang_createtable, withoutrowid, "
