@@ -56,7 +56,8 @@ eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
 	$(BIN)/citeline eval eval/pytutorial --strategies EC --out reports/eval-pytutorial
 	$(BIN)/citeline eval eval/debpolicy --strategies EC --out reports/eval-debpolicy
-	$(BIN)/python benchmarks/pooled_eval.py rustbook=reports/eval/report.json pytutorial=reports/eval-pytutorial/report.json debpolicy=reports/eval-debpolicy/report.json --by-phrasing --out reports/eval/pooled.json
+	$(BIN)/citeline eval eval/sqlitedoc --strategies EC --out reports/eval-sqlitedoc
+	$(BIN)/python benchmarks/pooled_eval.py rustbook=reports/eval/report.json pytutorial=reports/eval-pytutorial/report.json debpolicy=reports/eval-debpolicy/report.json sqlitedoc=reports/eval-sqlitedoc/report.json --by-phrasing --out reports/eval/pooled.json
 	$(BIN)/python benchmarks/eval_stores.py eval/rustbook --sqlite-report reports/eval/report.json --out reports/eval/stores.json
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
 
