@@ -12,7 +12,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from citeline import scale
 from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
@@ -161,12 +160,10 @@ def cmd_remove(args: argparse.Namespace) -> int:
         print("remove: name the documents to remove, or pass --missing", file=sys.stderr)
         return 2
     idx = _open(args)
-    records = {r.path: r for r in idx.store.documents()}
-    unknown = [d for d in args.documents if d not in records]
-    targets = [d for d in dict.fromkeys(args.documents) if d in records]
+    unknown = [d for d in args.documents if idx.document(d) is None]
+    targets = [d for d in dict.fromkeys(args.documents) if d not in unknown]
     if args.missing:
-        targets += [p for p, r in records.items() if p not in targets and r.root
-                    and not (Path(r.root) / p).exists()]
+        targets += [p for p in idx.gone() if p not in targets]
     for d in targets:
         idx.remove(d)
         print(f"removed {d}")

@@ -430,8 +430,7 @@ class Index:
             for rec in self.store.documents():
                 gone = rec.root == str(base) and rec.path not in seen
                 # a subfolder indexed on its own whose file is gone: this walk covers it
-                orphan = (rec.root != str(base) and _below(Path(rec.root), base)
-                          and not (Path(rec.root) / rec.path).exists())
+                orphan = rec.root != str(base) and _below(Path(rec.root), base) and _gone(rec)
                 if gone or orphan:
                     self.store.remove_document(rec.path)
                     report.removed.append(rec.path)
@@ -473,6 +472,10 @@ class Index:
             return False
         self.store.remove_document(path)
         return True
+
+    def gone(self) -> list[str]:
+        """The documents whose original file is no longer there (``remove --missing``)."""
+        return [r.path for r in self.store.documents() if _gone(r)]
 
     def document(self, path: str) -> DocRecord | None:
         """The index's record of ``path`` (None if it holds none)."""
@@ -964,6 +967,11 @@ def _check_strategy(strategy: str) -> None:
 def _check_budget(budget: int) -> None:
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise ConfigError(f"--budget: must be within {MIN_BUDGET}..{MAX_BUDGET} characters, got {budget}")
+
+
+def _gone(rec: DocRecord) -> bool:
+    """Whether the file a document was indexed from is no longer there."""
+    return bool(rec.root) and not (Path(rec.root) / rec.path).exists()
 
 
 def _below(folder: Path, root: Path) -> bool:
