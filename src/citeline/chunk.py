@@ -14,10 +14,11 @@ F      bounds     yes       yes
 *Blind* cuts every ``budget`` characters of a document without looking at it.
 *Boundaries* split the document at its headings into sections (the heading
 path is kept): Markdown's ATX (``## Title``) and setext (a line underlined with
-``===`` or ``---``) headings, or reStructuredText's underlined (and overlined)
-titles, whose levels follow the order their adornment styles first appear;
-or the headings the extractor found (a PDF's bookmarks, located in its text); packs whole paragraphs up to the budget, and falls back
-to sentence (then word) boundaries only when one paragraph is over the budget.
+``===`` or ``---``) headings, reStructuredText's underlined (and overlined)
+titles, whose levels follow the order their adornment styles first appear, or
+the headings the extractor found (a PDF's bookmarks, located in its text); it
+packs whole paragraphs up to the budget, and falls back to sentence (then word)
+boundaries only when one paragraph is over the budget.
 Atomic regions (transcript cues, spreadsheet rows) play the paragraph's part
 and are never cut. *Header* prefixes the embedded ``text`` with
 ``[Title > Section > Subsection]``. *Overlap* starts a chunk ``overlap``
@@ -197,7 +198,7 @@ def sections(doc: Document) -> list[Section]:
         out.append(Section(0, first, ()))
     stack: list[tuple[int, str]] = []
     for i, (at, level, title, _) in enumerate(heads):
-        end = heads[i + 1][0] if i + 1 < len(heads) else len(doc.text)
+        end = heads[i + 1].start if i + 1 < len(heads) else len(doc.text)
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, title))

@@ -368,7 +368,8 @@ class PdfExtractor:
             warnings.append(f"{msg} ({ocr_missing})")
         if not regions:
             raise ExtractionError(rel, "no text on any page (OCR found none either)")
-        outline = find_outline(pdf, out.text(), regions)
+        canonical = out.text()
+        outline = find_outline(pdf, canonical, regions)
         low = [p for p, c in conf.items() if c is not None and c < LOW_OCR_CONFIDENCE]
         if low:
             warnings.append(
@@ -378,7 +379,7 @@ class PdfExtractor:
         return Document(
             path=rel,
             title=self._title(pdf, path),
-            text=out.text(),
+            text=canonical,
             media_type="application/pdf",
             extractor=self.name,
             extractor_version=self.version,
