@@ -101,6 +101,11 @@ class StoredChunk:
     # without a header. ``bare_hash`` is its text's hash, the embedding cache's key.
     bare_vector: np.ndarray | None = None
     bare_hash: str = ""
+    # The content's token vectors, int8 (citeline.retrieve.late.quantize), one row per
+    # wordpiece (special tokens and punctuation dropped): the "late" fusion's fourth
+    # list (docs/retrieval-experiments.md, section 23). Stored with the sentence
+    # vectors; None when the index keeps none.
+    token_vectors: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,23 @@ class Store(Protocol):
     def remove_document(self, path: str) -> None: ...
 
     def cached_vectors(self, text_hashes: Sequence[str], model_key: str) -> dict[str, np.ndarray]: ...
+
+    def cached_token_vectors(self, text_hashes: Sequence[str],
+                             model_key: str) -> dict[str, np.ndarray]:
+        """The int8 token vectors of stored chunks whose embedded text has one of these
+        hashes (same header and content, so the same content), by hash; chunks without
+        token vectors are left out."""
+        ...
+
+    def token_vectors(self, ids: Sequence[int], model_key: str) -> dict[int, np.ndarray]:
+        """The int8 token vectors, (n, dim), of the given chunks embedded with
+        ``model_key``; chunks without them (or gone) are left out."""
+        ...
+
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(number of chunks, {term: chunks holding it}) for BM25 terms: the IDF the
+        "late" fusion weighs query tokens by."""
+        ...
 
     def dense(self, query: np.ndarray, k: int, model_key: str,
               bare: bool = False) -> list[tuple[int, float]]:
