@@ -382,8 +382,8 @@ def test_migration_5_indexes_the_sentences_of_an_older_store(pg_url: str):
     with psycopg.connect(pg_url, autocommit=True) as c:  # as a store at version 4 was
         c.execute(f"DROP INDEX {name}")
         c.execute("DELETE FROM schema_migrations WHERE version >= 5")
-    s = PostgresStore(pg_url)  # 5, and 6 again (a no-op on a table that has its column)
-    assert s.schema_version == len(MIGRATIONS) == 6
+    s = PostgresStore(pg_url)  # 5, and 6 and 7 again (no-ops on a table with their columns)
+    assert s.schema_version == len(MIGRATIONS) == 7
     with psycopg.connect(pg_url, autocommit=True) as c:
         (defn,) = c.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
                             (name,)).fetchone()
@@ -449,9 +449,9 @@ def test_migration_6_gives_an_older_store_header_less_vectors(pg_url: str):
     s.close()
     with psycopg.connect(pg_url, autocommit=True) as c:  # as a store at version 5 was
         c.execute(f"ALTER TABLE {table} DROP COLUMN bare_embedding")  # drops its index too
-        c.execute("DELETE FROM schema_migrations WHERE version = 6")
+        c.execute("DELETE FROM schema_migrations WHERE version >= 6")
     s = PostgresStore(pg_url)
-    assert s.schema_version == len(MIGRATIONS) == 6
+    assert s.schema_version == len(MIGRATIONS) == 7
     q = _chunks(["a"])[0].vector
     assert s.dense(q, 3, _key(), bare=True) == [] and len(s.dense(q, 3, _key())) == 3
     s.write_document(_record("b.md"), "x", _with_bare(_chunks(["d", "e"], seed=4), seed=5))
@@ -460,4 +460,147 @@ def test_migration_6_gives_an_older_store_header_less_vectors(pg_url: str):
         (defn,) = c.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
                             (f"{table}_bare_hnsw",)).fetchone()
     assert "hnsw" in defn and "bare_embedding" in defn
+    s.close()
+
+
+def _with_tokens(chunks: list[StoredChunk], seed: int) -> list[StoredChunk]:
+    """Each chunk with a random int8 token matrix of its own row count (1..12)."""
+    from dataclasses import replace
+
+    from citeline.retrieve.late import quantize
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for sc in chunks:
+        v = rng.normal(size=(int(rng.integers(1, 13)), sc.vector.shape[0]))
+        out.append(replace(sc, token_vectors=quantize(v / np.linalg.norm(v, axis=1,
+                                                                           keepdims=True))))
+    return out
+
+
+def _doc_ids(s: PostgresStore, path: str) -> list[int]:
+    return [r[0] for r in s.conn.execute(
+        "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.path = %s "
+        "ORDER BY c.ordinal", (path,))]
+
+
+def test_token_vectors_come_back_byte_identical_by_chunk_and_by_text_hash(pg_url: str):
+    s = PostgresStore(pg_url)
+    a = _with_tokens(_chunks([f"alpha {i}" for i in range(6)], seed=1), seed=11)
+    s.write_document(_record("a.md"), "x", a)
+    plain = _chunks(["no token vectors", "none here"], seed=2)
+    s.write_document(_record("plain.md"), "x", plain)
+    b = _with_tokens(_chunks(["other model", "eight dims"], dim=8, seed=3), seed=13)
+    s.write_document(_record("b.md", KEY_B), "x", b)
+    a_ids, plain_ids, b_ids = (_doc_ids(s, p) for p in ("a.md", "plain.md", "b.md"))
+    assert len({sc.token_vectors.shape[0] for sc in a}) > 1  # row counts differ
+
+    got = s.token_vectors(a_ids + plain_ids + b_ids + [10**9], _key())
+    assert set(got) == set(a_ids)  # not the plain chunks, nor the other model's, nor a gone id
+    for cid, sc in zip(a_ids, a, strict=True):
+        assert got[cid].dtype == np.int8 and got[cid].shape == sc.token_vectors.shape
+        assert got[cid].tobytes() == sc.token_vectors.tobytes()
+    got_b = s.token_vectors(a_ids + b_ids, _key(KEY_B))
+    assert set(got_b) == set(b_ids)
+    for cid, sc in zip(b_ids, b, strict=True):
+        assert got_b[cid].shape == sc.token_vectors.shape == (sc.token_vectors.shape[0], 8)
+        assert got_b[cid].tobytes() == sc.token_vectors.tobytes()
+    assert s.token_vectors(a_ids, "never-seen@x/384") == {}
+    assert s.token_vectors([], _key()) == {}
+
+    hashes = [sc.text_hash for sc in a + plain + b] + ["nope"]
+    cached = s.cached_token_vectors(hashes, _key())
+    assert set(cached) == {sc.text_hash for sc in a}
+    for sc in a:
+        assert cached[sc.text_hash].tobytes() == sc.token_vectors.tobytes()
+        assert cached[sc.text_hash].shape == sc.token_vectors.shape
+    assert set(s.cached_token_vectors(hashes, _key(KEY_B))) == {sc.text_hash for sc in b}
+    assert s.cached_token_vectors([], _key()) == {}
+
+    with pytest.raises(ModelMismatch):  # token vectors that are not the model's dimension
+        s.write_document(_record("c.md"), "x",
+                         [replace_tokens(_chunks(["x"])[0], np.zeros((2, 8), np.int8))])
+    with pytest.raises(ValueError, match="int8"):
+        s.write_document(_record("c.md"), "x",
+                         [replace_tokens(_chunks(["x"])[0], np.zeros((2, 384), np.float32))])
+    assert s.document("c.md") is None
+    s.close()
+
+
+def replace_tokens(sc: StoredChunk, tokens: np.ndarray) -> StoredChunk:
+    from dataclasses import replace
+
+    return replace(sc, token_vectors=tokens)
+
+
+def test_token_vectors_go_with_their_chunks(pg_url: str):
+    s = PostgresStore(pg_url)
+    old = _with_tokens(_chunks(["first version", "of a"], seed=1), seed=1)
+    s.write_document(_record("a.md"), "x", old)
+    keep = _with_tokens(_chunks(["another document"], seed=2), seed=2)
+    s.write_document(_record("b.md"), "x", keep)
+    old_ids = _doc_ids(s, "a.md")
+    (keep_id,) = _doc_ids(s, "b.md")
+    # re-written: the new chunks' token vectors (the second one has none), not the old
+    new = _with_tokens(_chunks(["second version", "of a", "here"], seed=5), seed=5)
+    new[1] = replace_tokens(new[1], None)  # type: ignore[arg-type]
+    s.write_document(_record("a.md"), "x", new)
+    new_ids = _doc_ids(s, "a.md")
+    assert not set(old_ids) & set(new_ids)
+    got = s.token_vectors(old_ids + new_ids + [keep_id], _key())
+    assert set(got) == {new_ids[0], new_ids[2], keep_id}
+    assert got[new_ids[2]].tobytes() == new[2].token_vectors.tobytes()
+    assert set(s.cached_token_vectors([sc.text_hash for sc in old + new], _key())) == {
+        new[0].text_hash, new[2].text_hash}
+    s.remove_document("a.md")
+    assert set(s.token_vectors(new_ids + [keep_id], _key())) == {keep_id}
+    assert s.cached_token_vectors([sc.text_hash for sc in new], _key()) == {}
+    (table, _), = s.vector_spaces().values()
+    (n,) = s.conn.execute(f"SELECT COUNT(*) FROM {table} WHERE token_vectors IS NOT NULL"
+                          ).fetchone()
+    assert n == 1
+    s.close()
+
+
+def test_document_frequencies_are_the_bm25_postings_counts(pg_url: str):
+    s = PostgresStore(pg_url)
+    assert s.document_frequencies(["w0"]) == (0, {})
+    texts = _zipf_corpus(90, seed=4)
+    docs = [texts[i : i + 30] for i in range(0, 90, 30)]
+    for n, d in enumerate(docs):
+        s.write_document(_record(f"d{n}.md"), "", _chunks(d, seed=n))
+    s.write_document(_record("d1.md"), "", _chunks(docs[1][:10], seed=1))  # replaced
+    s.remove_document("d2.md")
+    live = docs[0] + docs[1][:10]
+    terms = ["w0", "w1", "w7", "w33", "w59", "absent", "the"]
+    n, df = s.document_frequencies(terms)
+    assert n == len(live) == len(s.all_chunks())
+    by_hand = {t: sum(t in set(tokenize(x)) for x in live) for t in terms}
+    assert {t: df.get(t, 0) for t in terms} == by_hand
+    assert by_hand["w0"] > 0 and "absent" not in df
+    assert s.document_frequencies([]) == (n, {})
+    s.close()
+
+
+def test_migration_7_gives_an_older_store_token_vectors(pg_url: str):
+    s = PostgresStore(pg_url)
+    s.write_document(_record("a.md"), "x", _chunks(["a", "b", "c"]))
+    (table, _), = s.vector_spaces().values()
+    s.close()
+    with psycopg.connect(pg_url, autocommit=True) as c:  # as a store at version 6 was
+        c.execute(f"ALTER TABLE {table} DROP COLUMN token_vectors")
+        c.execute("DROP INDEX chunks_text_hash")
+        c.execute("DELETE FROM schema_migrations WHERE version = 7")
+    s = PostgresStore(pg_url)
+    assert s.schema_version == len(MIGRATIONS) == 7
+    ids = [r.id for r in s.all_chunks()]
+    assert s.token_vectors(ids, _key()) == {}  # the old chunks have none
+    b = _with_tokens(_chunks(["d", "e"], seed=4), seed=5)
+    s.write_document(_record("b.md"), "x", b)
+    got = s.token_vectors(_doc_ids(s, "b.md") + ids, _key())
+    assert [got[i].tobytes() for i in _doc_ids(s, "b.md")] == [
+        sc.token_vectors.tobytes() for sc in b]
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        assert c.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'chunks_text_hash'"
+                         ).fetchone()
     s.close()

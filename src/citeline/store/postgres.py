@@ -20,6 +20,10 @@ them apart; what differs is where the work happens:
 * Sentence vectors (the default fusion's third list): one ``sentences`` table
   for every model, with a partial HNSW index per model on the cast to its
   dimension; each chunk's best among the nearest sentences (exact re-score).
+* Token vectors (the "late" fusion's fourth list): each chunk's int8 matrix as
+  raw bytes in a ``token_vectors bytea`` column of the model's ``vectors_<n>``
+  table (rows = length / the space's dimension), written and dropped with the
+  chunk.
 * BM25 inside PostgreSQL with the same tokenizer, k1, b and IDF as the SQLite
   backend: postings (term, chunk, tf) and chunk lengths are written with the
   chunks, N and the total length in a one-row table updated in the same
@@ -290,6 +294,21 @@ MIGRATIONS: tuple[str, ...] = (
         END LOOP;
     END $$;
     """,
+    # 7: each chunk's content token vectors (the "late" fusion's fourth list), int8
+    # (citeline.retrieve.late.quantize) as raw bytes, rows x the model's dim, beside its
+    # vectors in the model's table (NULL: written before this, or kept without them);
+    # and the chunks' text hash indexed, the key cached_token_vectors looks them up by.
+    """
+    DO $$
+    DECLARE s record;
+    BEGIN
+        FOR s IN SELECT id FROM vector_spaces ORDER BY id LOOP
+            EXECUTE format('ALTER TABLE %I ADD COLUMN IF NOT EXISTS token_vectors bytea',
+                           'vectors_' || s.id);
+        END LOOP;
+    END $$;
+    CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks (text_hash);
+    """,
 )
 
 _OPTION_KEYS = ("exact", "ef_search")
@@ -558,7 +577,8 @@ class PostgresStore:
                         sql.SQL(
                             "CREATE TABLE {} (chunk_id bigint PRIMARY KEY "
                             "REFERENCES chunks(id) ON DELETE CASCADE, "
-                            "embedding vector({}) NOT NULL, bare_embedding vector({}))"
+                            "embedding vector({}) NOT NULL, bare_embedding vector({}), "
+                            "token_vectors bytea)"
                         ).format(sql.Identifier(table), sql.Literal(dim), sql.Literal(dim))
                     )
                     if index:
@@ -680,7 +700,21 @@ class PostgresStore:
                         f"{record.path}: chunk {sc.chunk.ordinal} has a {bare.shape} header-less "
                         f"vector beside a {vec.shape} one"
                     )
-            prepared.append((sc, tf, length, vec, bare))
+            tokens = None
+            if sc.token_vectors is not None:
+                tv = np.asarray(sc.token_vectors)
+                if tv.dtype != np.int8:
+                    raise ValueError(
+                        f"{record.path}: chunk {sc.chunk.ordinal} has {tv.dtype} token vectors, "
+                        "not int8 (citeline.retrieve.late.quantize)"
+                    )
+                if tv.ndim != 2 or tv.shape[1] != vec.shape[0]:
+                    raise ModelMismatch(
+                        f"{record.path}: chunk {sc.chunk.ordinal} has {tv.shape} token vectors "
+                        f"beside a {vec.shape} vector"
+                    )
+                tokens = np.ascontiguousarray(tv).tobytes()
+            prepared.append((sc, tf, length, vec, bare, tokens))
         c = self.conn
         try:
             with c.transaction():
@@ -709,7 +743,7 @@ class PostgresStore:
                     "content, locator, tokens, header_tokens, text_hash, model_key, length) "
                     "FROM STDIN"
                 ) as cp:
-                    for cid, (sc, _, length, _, _) in zip(ids, prepared, strict=True):
+                    for cid, (sc, _, length, *_) in zip(ids, prepared, strict=True):
                         ch = sc.chunk
                         cp.write_row((
                             cid, doc_id, ch.ordinal, ch.start, ch.end, ch.section, ch.text,
@@ -718,14 +752,14 @@ class PostgresStore:
                         ))
                 assert space is not None
                 with cur.copy(
-                    sql.SQL("COPY {} (chunk_id, embedding, bare_embedding) FROM STDIN").format(
-                        sql.Identifier(space[0])
-                    )
+                    sql.SQL(
+                        "COPY {} (chunk_id, embedding, bare_embedding, token_vectors) FROM STDIN"
+                    ).format(sql.Identifier(space[0]))
                 ) as cp:
-                    for cid, (_, _, _, vec, bare) in zip(ids, prepared, strict=True):
-                        cp.write_row((cid, vec, bare))
+                    for cid, (_, _, _, vec, bare, tokens) in zip(ids, prepared, strict=True):
+                        cp.write_row((cid, vec, bare, tokens))
                 with cur.copy("COPY postings (term, chunk_id, tf) FROM STDIN") as cp:
-                    for cid, (_, tf, _, _, _) in zip(ids, prepared, strict=True):
+                    for cid, (_, tf, *_) in zip(ids, prepared, strict=True):
                         for term, n in tf.items():
                             cp.write_row((term, cid, n))
                 sentence_cache: dict[str, bytes] = {}
@@ -746,8 +780,8 @@ class PostgresStore:
                                 cp.write_row((cid, st.start, st.end, st.text_hash, model_key, sv))
                                 sentence_cache[st.text_hash] = sv.tobytes()
                 # sorted, so two writers sharing texts lock cache rows in one order (no deadlock)
-                cache = sorted(({sc.text_hash: vec.tobytes() for sc, _, _, vec, _ in prepared}
-                                | {sc.bare_hash: bare.tobytes() for sc, _, _, _, bare in prepared
+                cache = sorted(({sc.text_hash: vec.tobytes() for sc, _, _, vec, *_ in prepared}
+                                | {sc.bare_hash: bare.tobytes() for sc, _, _, _, bare, _ in prepared
                                    if bare is not None}
                                 | sentence_cache).items())
                 cur.executemany(
@@ -800,7 +834,59 @@ class PostgresStore:
         ).fetchall()
         return {h: np.frombuffer(bytes(blob), dtype=np.float32) for h, blob in rows}
 
+    @_db
+    def cached_token_vectors(self, text_hashes: Sequence[str],
+                             model_key: str) -> dict[str, np.ndarray]:
+        """Token vectors of stored chunks by their embedded text's hash (header and
+        content: the same hash, the same content, so the same token vectors). Unlike
+        :meth:`cached_vectors` they live only with their chunks."""
+        hashes = list(dict.fromkeys(text_hashes))
+        space = self._space(model_key)
+        if space is None or not hashes:
+            return {}
+        table, dim = space
+        rows = self.conn.execute(
+            sql.SQL(
+                "SELECT DISTINCT ON (c.text_hash) c.text_hash, v.token_vectors "
+                "FROM chunks c JOIN {} v ON v.chunk_id = c.id "
+                "WHERE c.text_hash = ANY(%s) AND v.token_vectors IS NOT NULL "
+                "ORDER BY c.text_hash, c.id"
+            ).format(sql.Identifier(table)),
+            (hashes,),
+        ).fetchall()
+        return {h: _token_matrix(blob, dim) for h, blob in rows}
+
     # --- reads ------------------------------------------------------------------------
+
+    @_db
+    def token_vectors(self, ids: Sequence[int], model_key: str) -> dict[int, np.ndarray]:
+        ids = list(dict.fromkeys(int(i) for i in ids))
+        space = self._space(model_key)
+        if space is None or not ids:
+            return {}
+        table, dim = space
+        rows = self.conn.execute(
+            sql.SQL(
+                "SELECT chunk_id, token_vectors FROM {} "
+                "WHERE chunk_id = ANY(%s) AND token_vectors IS NOT NULL"
+            ).format(sql.Identifier(table)),
+            (ids,),
+        ).fetchall()
+        return {int(i): _token_matrix(blob, dim) for i, blob in rows}
+
+    @_db
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """N from the BM25 totals row and each term's postings count, in one statement
+        (one snapshot), as :meth:`bm25` reads them. Absent terms are left out."""
+        terms = list(dict.fromkeys(terms))
+        rows = self.conn.execute(
+            "SELECT NULL::text, n_chunks FROM bm25_totals WHERE id = 1 "
+            "UNION ALL "
+            "SELECT term, COUNT(*) FROM postings WHERE term = ANY(%s::text[]) GROUP BY term",
+            (terms,),
+        ).fetchall()
+        n = next((int(v) for t, v in rows if t is None), 0)
+        return n, {t: int(v) for t, v in rows if t is not None}
 
     def dense(self, query: np.ndarray, k: int, model_key: str,
               bare: bool = False) -> list[tuple[int, float]]:
@@ -1139,6 +1225,11 @@ class PostgresStore:
              "outcome": outcome, "error": error}
             for id_, path, state, attempts, worker, outcome, error in rows
         ])
+
+
+def _token_matrix(blob: bytes, dim: int) -> np.ndarray:
+    """A stored token-vector column back to its (n, dim) int8 matrix."""
+    return np.frombuffer(bytes(blob), dtype=np.int8).reshape(-1, dim)
 
 
 def locator_json(loc: Locator) -> dict[str, object]:
