@@ -7,7 +7,7 @@ Figures: documents, chunks, index wall time and ms per chunk, peak RSS, query
 latency (median / p95 over every query phrasing) split into query embedding,
 BM25, dense scan, fusion; R@1/4/8/20, MRR and destroyed answers for dense,
 bm25 and hybrid. Each hybrid fusion (the faithful port "rrf", the sentence-level
-list "sentence" and the default "section") is timed on the same queries, alternating
+list "sentence", "section" and the default "late") is timed on the same queries, alternating
 query by query so load drift hits them alike, with the ratio of each one's p50/p95
 to the port's (issue 7: within 2x). Index
 cost of the sentence list: sentences stored and embedded, and the model's time per
@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import resource
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -42,9 +43,10 @@ from citeline.eval.metrics import first_correct_rank, is_destroyed, mrr, recall_
 from citeline.pipeline import Index
 from citeline.rerank import load_reranker
 from citeline.sentences import sentence_text, split_sentences
+from citeline.store.sqlite import DB_NAME
 
 KS = (1, 4, 8, 20)
-BENCH_FUSIONS = ("rrf", "sentence", "section")
+BENCH_FUSIONS = ("rrf", "sentence", "section", "late")
 # Chunks whose texts (and sentences) time the model's per-text cost: enough for a
 # stable mean, few enough to take seconds.
 SAMPLE = 60
@@ -104,6 +106,19 @@ def main() -> int:
             idx = Index(Path(tmp) / "index", embedder=model, rerank_model=args.rerank_model,
                         rerank_candidates=args.rerank_candidates)
         chunks = report.chunks_written
+        # what the index holds on disk, and how much of it is the late fusion's token vectors
+        db = sqlite3.connect(Path(tmp) / "index" / DB_NAME)
+        tok_bytes, n_tok_chunks = db.execute(
+            "SELECT COALESCE(SUM(length(token_vectors)), 0), COUNT(token_vectors) FROM chunks"
+        ).fetchone()
+        db.close()
+        disk = {
+            "folder_mb": round(sum(f.stat().st_size for f in (Path(tmp) / "index").iterdir()
+                                   if f.is_file()) / 2**20, 1),
+            "token_vectors_mb": round(tok_bytes / 2**20, 1),
+            "tokens_per_chunk": round(tok_bytes / max(1, n_tok_chunks) / model.identity.dim, 1),
+            "tokens_embedded": report.tokens_embedded,
+        }
         contents = [c.content for c in idx.store.all_chunks()]  # type: ignore[attr-defined]
 
         queries = [(q, ph, text) for q in gt.questions for ph, text in q.queries]
@@ -184,6 +199,7 @@ def main() -> int:
         "index_wall_s": round(index_s, 2),
         "index_ms_per_chunk": round(index_s * 1000 / max(chunks, 1), 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "index_disk": disk,
         "queries": len(queries),
         "query_ms": _summary({**stage_ms, "total": total_ms}),
         "query_ms_by_fusion": {

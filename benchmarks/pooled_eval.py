@@ -21,7 +21,7 @@ from citeline.errors import ConfigError
 from citeline.eval.pool import pool, pooled_figures, render
 
 COMPARISONS = ("E/hybrid:E/hybrid+rrf", "E/hybrid:E/dense", "E/hybrid:E/bm25",
-               "E/hybrid:E/hybrid+sentence")
+               "E/hybrid:E/hybrid+sentence", "E/hybrid:E/hybrid+section")
 
 
 def main(argv: list[str] | None = None) -> int:

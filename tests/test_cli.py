@@ -51,7 +51,7 @@ def test_index_search_ask_status_json(run, corpus: Path, tmp_path: Path):
 
     code, out, _ = run("status", "--index", ix, "--json")
     st = json.loads(out)
-    assert st["sentence_vectors"] is True and st["hybrid_fusion"] == "section"
+    assert st["sentence_vectors"] is True and st["hybrid_fusion"] == "late"
     docs = {d["document"]: d for d in st["documents"]}
     assert docs["latin1.txt"]["state"] == "failed" and "UTF-8" in docs["latin1.txt"]["reason"]
     assert docs["kettle.md"]["state"] == "indexed" and docs["kettle.md"]["chunks"] > 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citeline.pipeline import BARE_SIGNATURE, DEFAULT_FUSION, Index
+from citeline.pipeline import BARE_SIGNATURE, TOKENS_SIGNATURE, Index
 from citeline.retrieve.dense import chunk_max
 from citeline.retrieve.fuse import SECTION_WEIGHT, SENTENCE_RRF_K, rrf, section_lift
 from citeline.sentences import (
@@ -166,13 +166,11 @@ def test_sentence_fusion_ranks_three_lists_and_gates_on_chunk_cosine(
     assert [c for c, _ in sent] == sorted(best, key=lambda c: (-best[c], c))[: len(sent)]
 
 
-def test_section_fusion_is_the_default_and_lifts_by_the_stores_sections(
-    index: Index, clean_corpus: Path
-):
+def test_section_fusion_lifts_by_the_stores_sections(index: Index, clean_corpus: Path):
     index.index(clean_corpus)
     q = "how often should the chain be oiled"
-    res = index.search(q, k=10)
-    assert res.fusion == "section" == DEFAULT_FUSION and res.hits
+    res = index.search(q, k=10, fusion="section")
+    assert res.fusion == "section" and res.hits
     qv = index.embedder.embed([q])[0]
     key = index.embedder.identity.key
     from citeline.retrieve.bm25 import tokenize
@@ -207,11 +205,12 @@ def test_section_fusion_is_the_default_and_lifts_by_the_stores_sections(
                                            [i for i, _ in index.store.bm25(tokenize(other), 200)],
                                            [i for i, _ in section_lift(sent_o, g, SECTION_WEIGHT)]],
                                           k=SENTENCE_RRF_K)[:10]]
-        assert [h.chunk_id for h in index.search(other, k=10).hits] == by[True] != by[False]
+        assert [h.chunk_id for h in index.search(other, k=10, fusion="section").hits] == \
+            by[True] != by[False]
     # on this tiny corpus the lift changes the order of these queries' tails, so the
     # test tells the two fusions apart
     for other in ("limescale", "brake pads worn"):
-        lifted = [h.chunk_id for h in index.search(other, k=10).hits]
+        lifted = [h.chunk_id for h in index.search(other, k=10, fusion="section").hits]
         plain = [h.chunk_id for h in index.search(other, k=10, fusion="sentence").hits]
         assert lifted != plain and sorted(lifted) == sorted(plain)
     # the gate's distance is still the chunk's own cosine distance
@@ -228,9 +227,10 @@ def _downgrade_to_schema_1(folder: Path) -> None:
     with con:
         con.execute("DROP TABLE sentences")
         con.execute("ALTER TABLE chunks DROP COLUMN bare_vector")
+        con.execute("ALTER TABLE chunks DROP COLUMN token_vectors")
         con.execute(
             "UPDATE documents SET pipeline_version = replace(pipeline_version, ?, '')",
-            (f"|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}",),
+            (f"|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}|{TOKENS_SIGNATURE}",),
         )
     con.execute("PRAGMA user_version = 1")
     con.close()
@@ -273,9 +273,10 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
 
     idx = Index(folder, embedder=embedder)  # migrations 2 and 3 run on open
     con = sqlite3.connect(folder / DB_NAME)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
+    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 4
     assert con.execute("SELECT COUNT(*) FROM sentences").fetchone()[0] == 0
     assert con.execute("SELECT COUNT(bare_vector) FROM chunks").fetchone()[0] == 0
+    assert con.execute("SELECT COUNT(token_vectors) FROM chunks").fetchone()[0] == 0
     states = {s.state for s in idx.status()}
     assert states == {"stale"}
     assert all("pipeline" in s.to_json()["reason"] for s in idx.status())
@@ -292,8 +293,13 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
     n_chunks = con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     assert con.execute("SELECT COUNT(bare_vector) FROM chunks").fetchone()[0] == n_chunks
     assert report.bare_embedded == 0
+    # and its token vectors (the late fusion's list), which no cache held
+    assert con.execute("SELECT COUNT(token_vectors) FROM chunks").fetchone()[0] == n_chunks
+    n_texts = con.execute("SELECT COUNT(DISTINCT text_hash) FROM chunks").fetchone()[0]
+    assert report.tokens_embedded == n_texts
     assert {s.state for s in idx.status()} == {"indexed"}
     assert idx.search("descaling vinegar", fusion="sentence").fusion == "sentence"
+    assert idx.search("descaling vinegar").fusion == "late"
     con.close()
     idx.close()
 
@@ -305,7 +311,7 @@ def test_sentence_vectors_are_on_for_a_new_index_and_an_option(
     report = index.index(clean_corpus)
     assert index.sentence_vectors and report.sentences_written == len(_sentences(index)) > 0
     assert SENTENCE_SIGNATURE in index.pipeline_version()
-    assert index.search("descaling vinegar").fusion == "section"
+    assert index.search("descaling vinegar").fusion == "late"
     # --no-sentences drops them at the next index run; hybrid search then runs the port
     code, _, _ = run("index", str(clean_corpus), "--index", index.location, "--no-sentences")
     assert code == 0 and not index.sentence_vectors and _sentences(index) == []

@@ -119,7 +119,8 @@ def _summary(report: IndexReport, json_out: bool) -> int:
     if report.sentences_written:
         print(f"sentence vectors written: {report.sentences_written} "
               f"({report.sentences_embedded} embedded, the rest from cache); header-less "
-              f"chunk vectors: {report.bare_embedded} embedded, the rest from cache")
+              f"chunk vectors: {report.bare_embedded} embedded, the rest from cache; token "
+              f"vectors: {report.tokens_embedded} chunks embedded, the rest reused")
     for path, reason in report.failed:
         print(f"FAILED  {path}: {reason}")
     for path, reason in report.skipped:
@@ -192,7 +193,11 @@ def cmd_search(args: argparse.Namespace) -> int:
     result = idx.search(args.query, k=settings.k if args.k is None else args.k,
                         mode=args.mode or settings.mode, fusion=args.fusion)
     wanted = args.fusion or DEFAULT_FUSION
-    if (result.mode == "hybrid" and wanted in SENTENCE_FUSIONS and result.fusion != wanted
+    if result.mode == "hybrid" and wanted == "late" and result.fusion == "section" and result.hits:
+        print(f"citeline: note: {_shown(idx.location)} holds no token vectors (an index "
+              "built before them: `citeline reindex --stale` adds them); fused with section "
+              "instead of late", file=sys.stderr)
+    elif (result.mode == "hybrid" and wanted in SENTENCE_FUSIONS and result.fusion != wanted
             and result.hits):  # (an empty index has no sentence vectors either)
         print(f"citeline: note: {_shown(idx.location)} holds no sentence vectors (an index "
               f"built before they were the default: `citeline index PATH --index DIR "
@@ -661,6 +666,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         rep = adapted.reindex_stale(progress=not args.quiet)
         print(f"re-embedded {len(rep.indexed)} documents with it ({rep.embedded} chunk texts, "
               f"{rep.bare_embedded} header-less chunks, {rep.sentences_embedded} sentences, "
+              f"{rep.tokens_embedded} chunks' token vectors, "
               f"{rep.seconds:.1f}s)")
         print(f"pass --model {report.out} to search/ask/serve from now on "
               "(or set model_path in the config)")
@@ -806,9 +812,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="characters per chunk, kept as the index's setting (default 512; "
                          "768 measured in docs/retrieval-experiments.md)")
     sp.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
-                    help="store sentence vectors, the third list of the default fusion, and "
-                         "each chunk's header-less vector, its dense list (~3.5x the "
-                         "embedding work, ~3.5x the disk); kept as the index's "
+                    help="store sentence vectors, the third list of the default fusion, "
+                         "each chunk's header-less vector, its dense list, and each chunk's "
+                         "token vectors, its fourth list (~4.5x the embedding work of the "
+                         "chunks alone, ~15x the disk); kept as the index's "
                          "setting (default on for a new index; without them hybrid search "
                          "fuses with rrf, the chapter's port)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -827,7 +834,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mode", choices=ALL_MODES, default=None, help=MODE_HELP)
     _add_rerank_model(sp)
     sp.add_argument("--fusion", choices=FUSIONS, default=None,
-                    help="how hybrid merges its lists (default section): section = RRF k=10 "
+                    help="how hybrid merges its lists (default late): late = section, its "
+                         "top 100 re-scored by late interaction over the model's token vectors "
+                         "as a fourth list; section = RRF k=10 "
                          "over dense, BM25 and best-sentence similarity, the dense and sentence "
                          "lists lifted by their section's best; sentence = the same without the "
                          "lift; rrf = dense + BM25 by RRF k=60 (the chapter's faithful port); "
@@ -981,14 +990,15 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                          "(default dense,bm25,hybrid; rerank needs --rerank-model)")
     sp.add_argument("--fusion", choices=FUSIONS, default=None,
                     help="how hybrid (and rerank's shortlist) merge their lists "
-                         "(default: search's default, section)")
+                         "(default: search's default, late)")
     sp.add_argument("--budget", type=int, default=None, metavar="CHARS",
                     help="characters per chunk for every strategy's index (default 512)")
     _add_rerank_model(sp)
-    sp.add_argument("--fusions", default="rrf,sentence,section", metavar="LIST",
+    sp.add_argument("--fusions", default="rrf,sentence,section,late", metavar="LIST",
                     help="hybrid fusions scored side by side on strategy E as runs "
-                         "E/hybrid+NAME (default rrf,sentence,section: the faithful port, the "
-                         "sentence-level list and the default; empty for none)")
+                         "E/hybrid+NAME (default rrf,sentence,section,late: the faithful port, "
+                         "the sentence-level list, the previous default and the default; "
+                         "empty for none)")
     sp.add_argument("--query-map", action="store_true",
                     help="also fit a query map (adapt --query-map) on strategy E's index and "
                          "score runs E/dense+qmap and E/hybrid+qmap against the same index "

@@ -48,9 +48,12 @@ from citeline.rerank import (
     rerank_order,
     shortlist_size,
 )
+from citeline.retrieve import late
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
 from citeline.retrieve.fuse import (
     FUSIONS,
+    LATE_CANDIDATES,
+    LATE_WEIGHT,
     SECTION_WEIGHT,
     SENTENCE_FUSIONS,
     SENTENCE_RRF_K,
@@ -72,6 +75,8 @@ PIPELINE_VERSION = "1"
 # "section" fusion's dense list, docs/retrieval-experiments.md section 21), so a document
 # indexed before shows as stale and `reindex --stale` adds them.
 BARE_SIGNATURE = "bare-v1"
+# And so, since section 23, each chunk's content token vectors (the "late" fusion).
+TOKENS_SIGNATURE = "tok-v1"
 # Each ranked list handed to RRF is cut at this depth: deep enough that a chunk
 # ranked well by one retriever and ~200th by the other still gets both votes,
 # shallow enough that the fusion costs microseconds.
@@ -80,10 +85,12 @@ FUSION_DEPTH = 200
 ASK_CANDIDATES = 25
 # Hybrid search's fusion: dense + BM25 + best-sentence lists, the dense and sentence
 # lists lifted by their section's best (issue 7; docs/retrieval-experiments.md,
-# section 15). On an index without sentence vectors it falls back to "rrf", the
-# chapter's faithful port (dense + BM25, k = 60: the SPEC's fusion, still one flag
-# away); the others are in retrieve/fuse.py.
-DEFAULT_FUSION: Fusion = "section"
+# section 15), and the top 100 of those re-scored by late interaction over the
+# model's token vectors as a fourth list (section 23). On an index without token
+# vectors it runs "section", without sentence vectors "rrf", the chapter's faithful
+# port (dense + BM25, k = 60: the SPEC's fusion, still one flag away); the others
+# are in retrieve/fuse.py.
+DEFAULT_FUSION: Fusion = "late"
 # A new index stores sentence vectors (the default fusion's third list), on a
 # backend that can search them fast enough (Store.default_sentences: SQLite by a
 # numpy scan, PostgreSQL through an HNSW index per model).
@@ -106,6 +113,7 @@ class IndexReport:
     sentences_written: int = 0  # sentence vectors stored (the sentence-level list)
     sentences_embedded: int = 0  # of which computed by the model in this run
     bare_embedded: int = 0  # header-less chunk vectors computed by the model in this run
+    tokens_embedded: int = 0  # chunks whose token vectors the model computed in this run
     warnings: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -127,6 +135,7 @@ class IndexReport:
             "sentences_written": self.sentences_written,
             "sentences_embedded": self.sentences_embedded,
             "bare_embedded": self.bare_embedded,
+            "tokens_embedded": self.tokens_embedded,
             "warnings": [{"document": p, "warning": w} for p, w in self.warnings],
             "seconds": round(self.seconds, 3),
         }
@@ -342,8 +351,8 @@ class Index:
 
     def pipeline_version(self) -> str:
         version = f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
-        return (f"{version}|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}" if self.sentence_vectors
-                else version)
+        return (f"{version}|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}|{TOKENS_SIGNATURE}"
+                if self.sentence_vectors else version)
 
     # --- status -----------------------------------------------------------------------
 
@@ -609,6 +618,7 @@ class Index:
         sentences: list[tuple[StoredSentence, ...]] = [() for _ in chunks]
         bare: list[np.ndarray | None] = [None for _ in chunks]
         bare_hashes = ["" for _ in chunks]
+        tokens: list[np.ndarray | None] = [None for _ in chunks]
         if self.sentence_vectors:
             sentences = self._embed_sentences(doc, chunks, ident, report)
             # a chunk without a header has its own vector as its header-less one
@@ -617,6 +627,7 @@ class Index:
                 [c.content for c in chunks], ident, known)
             bare = list(bare_list)
             report.bare_embedded += n
+            tokens = self._embed_tokens(chunks, hashes, ident, report)
         return [
             StoredChunk(
                 chunk=c,
@@ -628,12 +639,31 @@ class Index:
                 sentences=ss,
                 bare_vector=bv,
                 bare_hash=bh,
+                token_vectors=tv,
             )
-            for c, v, n, m, h, ss, bv, bh in zip(
+            for c, v, n, m, h, ss, bv, bh, tv in zip(
                 chunks, vectors, counts, content_counts, hashes, sentences, bare, bare_hashes,
-                strict=True,
+                tokens, strict=True,
             )
         ]
+
+    def _embed_tokens(
+        self, chunks: list, hashes: list[str], ident: ModelIdentity, report: IndexReport
+    ) -> list[np.ndarray | None]:
+        """Each chunk's content token vectors (int8), reused from any stored chunk with
+        the same embedded text (so the same content); None for all when the embedder
+        cannot give token vectors (the index then searches by "section")."""
+        embed_tokens = getattr(self.embedder, "embed_tokens", None)
+        if embed_tokens is None:
+            return [None for _ in chunks]
+        known = self.store.cached_token_vectors(hashes, ident.key)
+        todo = list(dict.fromkeys(h for h in hashes if h not in known))
+        if todo:
+            first = {h: i for i, h in reversed(list(enumerate(hashes)))}
+            fresh = embed_tokens([chunks[first[h]].content for h in todo])
+            known.update((h, late.quantize(tv.vectors)) for h, tv in zip(todo, fresh, strict=True))
+            report.tokens_embedded += len(todo)
+        return [known[h] for h in hashes]
 
     def _embed_sentences(
         self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport
@@ -730,7 +760,7 @@ class Index:
             t = time.perf_counter()
             # the section fusion's dense list ranks chunks by their content embedded
             # without the header, where the index has those vectors (section 21)
-            if mode == "hybrid" and fusion == "section":
+            if mode == "hybrid" and fusion in ("section", "late"):
                 bare = self.store.dense(dense_q, depth, ident.key, bare=True)
             dense = bare or self.store.dense(dense_q, depth, ident.key)
             timings["dense"] = _ms(t)
@@ -765,14 +795,26 @@ class Index:
         elif fusion == "sentence":
             lists = [[i for i, _ in dense], [i for i, _ in bm25], [i for i, _ in sentence]]
             ranked = rrf(lists, k=SENTENCE_RRF_K)[:k]
-        elif fusion == "section":
+        elif fusion in ("section", "late"):
             groups = self.store.sections([i for i, _ in dense] + [i for i, _ in sentence])
             lists = [
                 [i for i, _ in section_lift(dense, groups, SECTION_WEIGHT)],
                 [i for i, _ in bm25],
                 [i for i, _ in section_lift(sentence, groups, SECTION_WEIGHT)],
             ]
-            ranked = rrf(lists, k=SENTENCE_RRF_K)[:k]
+            ranked = rrf(lists, k=SENTENCE_RRF_K)
+            if fusion == "late":
+                t_late = time.perf_counter()
+                scored = self._late_list(query, [i for i, _ in ranked[:LATE_CANDIDATES]], ident)
+                if scored:
+                    groups.update(self.store.sections(
+                        [i for i, _ in scored if i not in groups]))
+                    lists.append([i for i, _ in section_lift(scored, groups, SECTION_WEIGHT)])
+                    ranked = rrf(lists, k=SENTENCE_RRF_K, weights=(1.0, 1.0, 1.0, LATE_WEIGHT))
+                else:  # no token vectors in this index (built before them): "section"
+                    fusion = "section"
+                timings["late"] = _ms(t_late)
+            ranked = ranked[:k]
         elif fusion == "convex":
             # Convex fusion needs a cosine for every BM25 candidate; a chunk with no
             # vector of this model (stale) has none and is left out of the fusion.
@@ -806,6 +848,19 @@ class Index:
         timings["fetch"] = _ms(t)
         return SearchResult(query, mode, tuple(hits), timings,
                             fusion=fusion if mode == "hybrid" else "")
+
+    def _late_list(self, query: str, candidates: list[int],
+                   ident: ModelIdentity) -> list[tuple[int, float]]:
+        """The candidates re-scored by late interaction (citeline.retrieve.late), best
+        first; [] when none has token vectors or the embedder cannot give them."""
+        embed_tokens = getattr(self.embedder, "embed_tokens", None)
+        stored = self.store.token_vectors(candidates, ident.key) if embed_tokens else {}
+        if not stored:
+            return []
+        q = embed_tokens([query])[0]
+        n_chunks, df = self.store.document_frequencies(tokenize(query))
+        weights = late.query_weights(query, q.spans, n_chunks, df)
+        return late.maxsim(q.vectors, weights, stored)
 
     def _search_reranked(self, query: str, k: int, fusion: Fusion) -> SearchResult:
         """Hybrid search, then the reranker re-scores the top

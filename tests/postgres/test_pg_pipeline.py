@@ -62,7 +62,7 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
             want = _hits(lite, q, mode)
             _same(_hits(pg_exact, q, mode), want, f"exact {mode} {q!r}")
             _same(_hits(pg_hnsw, q, mode), want, f"hnsw {mode} {q!r}")
-        for fusion in ("rrf", "sentence", "section"):
+        for fusion in ("rrf", "sentence", "section", "late"):
             want = _hits(lite, q, "hybrid", fusion)
             _same(_hits(pg_exact, q, "hybrid", fusion), want, f"exact {fusion} {q!r}")
         qv = embedder.embed([q])[0]
@@ -239,7 +239,7 @@ def test_new_store_defaults_and_adapt_never_writes_the_password(
     assert lite.sentence_vectors and pg.sentence_vectors
     for q in ("descaling vinegar", "how often should the kettle be cleaned"):
         a, b = lite.search(q), pg.search(q)
-        assert a.fusion == b.fusion == "section"
+        assert a.fusion == b.fusion == "late"
         assert [(h.document, h.start) for h in a.hits] == [(h.document, h.start) for h in b.hits]
     assert [len(p) for p in training_pairs(pg)] == [len(p) for p in training_pairs(lite)]
     # a query map is stored in the store's settings and applied like on SQLite

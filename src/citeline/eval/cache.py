@@ -19,6 +19,7 @@ import numpy as np
 
 from citeline.embed import Embedder
 from citeline.errors import CiteError
+from citeline.retrieve.late import TokenVectors
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
@@ -74,6 +75,13 @@ class CachingEmbedder:
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return self.inner.count_tokens(texts)
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """Token vectors are not cached (an index stores and reuses its own): passed on."""
+        embed_tokens = getattr(self.inner, "embed_tokens", None)
+        if embed_tokens is None:
+            raise AttributeError("embed_tokens")
+        return embed_tokens(texts)
 
     def _lookup(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}

@@ -97,8 +97,10 @@ def render_markdown(data: dict[str, Any]) -> str:
         lines += ["", "## Hybrid fusions side by side", "",
                   "`hybrid+rrf` is the chapter's faithful port (RRF k=60 over dense + BM25); "
                   "`hybrid+sentence` adds each chunk's best sentence similarity as a third "
-                  "list (RRF k=10); `hybrid+section` (the default) also lifts the dense and "
-                  "sentence lists by their section's best score. `hybrid` above is whichever "
+                  "list (RRF k=10); `hybrid+section` also lifts the dense and "
+                  "sentence lists by their section's best score; `hybrid+late` (the default) "
+                  "re-scores section's top 100 by late interaction over the model's token "
+                  "vectors as a fourth list. `hybrid` above is whichever "
                   "the pipeline uses by default.",
                   "", *_table(header, rows)]
 

@@ -20,9 +20,12 @@ the meaning the needle's own chunk lacks)::
 
     lift(d) = s(d) + weight * max_{d' in the list, section(d') = section(d)} s(d')
 
-The "section" fusion (the default) is RRF k = 10 over the lifted dense list,
-BM25, and the lifted sentence-max list. See docs/retrieval-experiments.md,
-section 15.
+The "section" fusion is RRF k = 10 over the lifted dense list, BM25, and the
+lifted sentence-max list (docs/retrieval-experiments.md, section 15). The "late"
+fusion (the default) re-scores the section fusion's top :data:`LATE_CANDIDATES`
+by late interaction over token vectors (:mod:`citeline.retrieve.late`), lifts that
+list by section too, and fuses the four lists by RRF k = 10 with the new list
+counted :data:`LATE_WEIGHT` times (section 23).
 """
 
 from __future__ import annotations
@@ -32,10 +35,10 @@ from typing import Literal
 
 RRF_K = 60
 
-Fusion = Literal["rrf", "convex", "sentence", "section"]
-FUSIONS: tuple[Fusion, ...] = ("rrf", "convex", "sentence", "section")
+Fusion = Literal["rrf", "convex", "sentence", "section", "late"]
+FUSIONS: tuple[Fusion, ...] = ("rrf", "convex", "sentence", "section", "late")
 # The fusions that need the index's sentence vectors (without them: "rrf").
-SENTENCE_FUSIONS: tuple[Fusion, ...] = ("sentence", "section")
+SENTENCE_FUSIONS: tuple[Fusion, ...] = ("sentence", "section", "late")
 
 # "sentence": RRF over three lists (dense chunk, BM25, and each chunk's best
 # sentence similarity). k = 10 trusts each list's top more than the paper's 60:
@@ -51,6 +54,16 @@ SENTENCE_RRF_K = 10
 # section 15, and benchmarks/fusion_cv.py.
 SECTION_WEIGHT = 1.5
 
+# "late": how many of the section fusion's best chunks the late-interaction list
+# re-scores, and its weight in the four-list RRF. Chosen on the held-out corpora
+# (pytutorial and debpolicy pick weight 2 with the lift from {1, 1.5, 2} x {lift,
+# none}, by R@4 then MRR, under both of their cross-validation schemes), then
+# measured on rustbook and sqlitedoc; re-scoring the top 100 ranks as re-scoring
+# every chunk did, to the query, on three corpora. docs/retrieval-experiments.md,
+# section 23.
+LATE_CANDIDATES = 100
+LATE_WEIGHT = 2.0
+
 # Weight of the dense cosine in `convex`. Chosen by cross-validation on
 # eval/rustbook: fitting R@4 on the "course" phrasings and on the "ticket" ones
 # both pick 0.7 from {0.5, ..., 1.0} (held-out R@4 0.609 vs RRF's 0.547); the
@@ -58,12 +71,18 @@ SECTION_WEIGHT = 1.5
 CONVEX_ALPHA = 0.7
 
 
-def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
-    """Fuse ranked id lists; returns (id, fused score), best first, ties by id."""
+def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K,
+        weights: Sequence[float] | None = None) -> list[tuple[int, float]]:
+    """Fuse ranked id lists, each counted ``weights[i]`` times (default once); returns
+    (id, fused score), best first, ties by id."""
+    if weights is None:
+        weights = [1.0] * len(rankings)
+    if len(weights) != len(rankings):
+        raise ValueError(f"rrf: {len(weights)} weights for {len(rankings)} lists")
     acc: dict[int, float] = {}
-    for ranking in rankings:
+    for ranking, w in zip(rankings, weights, strict=True):
         for r, doc_id in enumerate(ranking, start=1):
-            acc[doc_id] = acc.get(doc_id, 0.0) + 1.0 / (k + r)
+            acc[doc_id] = acc.get(doc_id, 0.0) + w / (k + r)
     return sorted(acc.items(), key=lambda kv: (-kv[1], kv[0]))
 
 

@@ -103,15 +103,17 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
 
         for key, table in spaces.items():
             with cur.copy(
-                sql.SQL("COPY {} (chunk_id, embedding, bare_embedding) FROM STDIN").format(
-                    sql.Identifier(table))
+                sql.SQL("COPY {} (chunk_id, embedding, bare_embedding, token_vectors) "
+                        "FROM STDIN").format(sql.Identifier(table))
             ) as cp:
-                for cid, blob, bare in _batches(s.execute(
-                    "SELECT id, vector, bare_vector FROM chunks WHERE model_key = ? ORDER BY id",
+                for cid, blob, bare, toks in _batches(s.execute(
+                    "SELECT id, vector, bare_vector, token_vectors FROM chunks "
+                    "WHERE model_key = ? ORDER BY id",
                     (key,),
                 )):
                     cp.write_row((cid, np.frombuffer(blob, dtype=np.float32),
-                                  None if bare is None else np.frombuffer(bare, dtype=np.float32)))
+                                  None if bare is None else np.frombuffer(bare, dtype=np.float32),
+                                  toks))
                     report.vectors += 1
         with cur.copy(
             "COPY sentences (id, chunk_id, start_char, end_char, text_hash, model_key, "

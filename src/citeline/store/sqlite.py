@@ -122,6 +122,11 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE chunks ADD COLUMN bare_vector BLOB;
     """,
+    # 4: the content's token vectors, int8, one row per wordpiece (the "late" fusion's
+    # fourth list); NULL as bare_vector is.
+    """
+    ALTER TABLE chunks ADD COLUMN token_vectors BLOB;
+    """,
 )
 
 
@@ -284,11 +289,12 @@ class SQLiteStore:
                 cid = c.execute(
                     "INSERT INTO chunks (doc_id, ordinal, start, end, section, text, content, "
                     "locator, tokens, header_tokens, text_hash, model_key, vector, length, "
-                    "bare_vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "bare_vector, token_vectors) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         doc_id, ch.ordinal, ch.start, ch.end, ch.section, ch.text, ch.content,
                         json.dumps(_locator_json(sc.locator)), sc.tokens, sc.header_tokens,
                         sc.text_hash, model_key, vec.tobytes(), length, bare,
+                        _token_blob(sc.token_vectors, vec.shape[-1], record.path),
                     ),
                 ).lastrowid
                 c.executemany(
@@ -370,6 +376,21 @@ class SQLiteStore:
             )
             for h, blob in rows:
                 out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def cached_token_vectors(self, text_hashes: Sequence[str],
+                             model_key: str) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        hashes = list(dict.fromkeys(text_hashes))
+        for i in range(0, len(hashes), 500):
+            batch = hashes[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            for h, n, blob in self.conn.execute(
+                f"SELECT text_hash, length(vector), token_vectors FROM chunks WHERE model_key = ? "
+                f"AND token_vectors IS NOT NULL AND text_hash IN ({marks})",
+                (model_key, *batch),
+            ):
+                out[h] = _token_matrix(blob, n // 4)
         return out
 
     # --- reads ------------------------------------------------------------------------
@@ -505,6 +526,25 @@ class SQLiteStore:
                 out[cid] = ChunkRow(cid, path, title, sec, s, e, content, text, _locator(loc))
         return out
 
+    def token_vectors(self, ids: Sequence[int], model_key: str) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        ids = list(dict.fromkeys(int(i) for i in ids))
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            for cid, n, blob in self.conn.execute(
+                f"SELECT id, length(vector), token_vectors FROM chunks WHERE model_key = ? "
+                f"AND token_vectors IS NOT NULL AND id IN ({marks})",
+                (model_key, *batch),
+            ):
+                out[cid] = _token_matrix(blob, n // 4)
+        return out
+
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        snap = self._snapshot()
+        return len(snap.ids), {t: len(snap.postings[t][0]) for t in set(terms)
+                               if t in snap.postings}
+
     def sections(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
         out: dict[int, tuple[int, str]] = {}
         ids = list(dict.fromkeys(int(i) for i in ids))
@@ -534,6 +574,19 @@ class SQLiteStore:
         ).fetchone()
         by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
         return IndexStats(n, over, tok, htok, by_state)
+
+
+def _token_blob(matrix: np.ndarray | None, dim: int, path: str) -> bytes | None:
+    if matrix is None:
+        return None
+    if matrix.dtype != np.int8 or matrix.ndim != 2 or matrix.shape[1] != dim or not len(matrix):
+        raise ValueError(f"{path}: token vectors must be a non-empty int8 (n, {dim}) matrix, "
+                         f"got {matrix.dtype} {matrix.shape}")
+    return np.ascontiguousarray(matrix).tobytes()
+
+
+def _token_matrix(blob: bytes, dim: int) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.int8).reshape(-1, dim)
 
 
 def _use_wal(c: sqlite3.Connection) -> None:
