@@ -15,7 +15,8 @@ pick a candidate on some queries and score it on the others:
 * leave one document out: fit on a corpus's other documents' questions.
 
 The criterion is R@4, then MRR, then the order of the grid. Held-out figures are
-compared, paired, with the section fusion (the previous default) and the chapter's port.
+compared, paired, with the section fusion (the previous default) and the chapter's port;
+the late list alone (the top 100 ranked by it) is in the grid as a component.
 
     python benchmarks/late_cv.py eval/rustbook=reports/eval/indexes/E \\
         eval/pytutorial=reports/eval-pytutorial/indexes/E ... [--out cv.json]
@@ -66,11 +67,12 @@ def rankings(idx: Index, query: str) -> dict[str, list[int]]:
     lists = [ids(section_lift(dense, groups, SECTION_WEIGHT)), ids(bm25),
              ids(section_lift(sent, groups, SECTION_WEIGHT))]
     section = rrf(lists, k=SENTENCE_RRF_K)
-    scored = idx._late_list(query, ids(section[:LATE_CANDIDATES]), emb.identity)
+    scored = idx._late_list(query, emb.embed_query(query)[1], ids(section[:LATE_CANDIDATES]),
+                            emb.identity)
     if not scored:
         raise SystemExit(f"{idx.location}: no token vectors; re-index with this citeline")
     groups.update(idx.store.sections([i for i in ids(scored) if i not in groups]))
-    out = {"section": ids(section)[:20],
+    out = {"section": ids(section)[:20], "late list alone": ids(scored)[:20],
            "port": ids(rrf([ids(header_dense), ids(bm25)], k=RRF_K))[:20]}
     for w in WEIGHTS:
         for lift in LIFTS:
@@ -145,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out: dict[str, object] = {"grid": {}, "schemes": {}}
     for name, rows in scored.items():
         out["grid"][name] = {c: summary([r[c] for r in rows])  # type: ignore[index]
-                             for c in ("port", "section", *GRID)}
+                             for c in ("port", "section", "late list alone", *GRID)}
     schemes: dict[str, dict[str, list[tuple[str, int]]]] = {}  # scheme -> fold -> (corpus, i)
     every = [(n, i) for n, rows in scored.items() for i in range(len(rows))]
     if len(scored) > 1:

@@ -140,6 +140,14 @@ class SentenceTransformerEmbedder:
         unit length, with their character spans in the text; special tokens and
         pieces without a letter or digit are dropped (one is kept if none is left).
         The "late" fusion's input (citeline.retrieve.late)."""
+        return [tv for _, tv in self._encode_with_tokens(texts)]
+
+    def embed_query(self, text: str) -> tuple[np.ndarray, TokenVectors]:
+        """``embed([text])[0]`` and ``embed_tokens([text])[0]`` from one forward pass
+        (what a "late" search needs of its query)."""
+        return self._encode_with_tokens([text])[0]
+
+    def _encode_with_tokens(self, texts: Sequence[str]) -> list[tuple[np.ndarray, TokenVectors]]:
         if not texts:
             return []
         with self._lock:
@@ -150,7 +158,7 @@ class SentenceTransformerEmbedder:
             # shift the spans back by the stripped lead
             encs = tok([t.strip() for t in texts], truncation=True, max_length=self.window,
                        return_offsets_mapping=True)
-        out: list[TokenVectors] = []
+        out: list[tuple[np.ndarray, TokenVectors]] = []
         for j, (text, row) in enumerate(zip(texts, rows, strict=True)):
             n = int(row["attention_mask"].sum())
             ids = encs["input_ids"][j]
@@ -164,7 +172,9 @@ class SentenceTransformerEmbedder:
             vecs = row["token_embeddings"][:n].float().numpy()[keep]
             vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
             spans = tuple((offsets[i][0] + lead, offsets[i][1] + lead) for i in keep)
-            out.append(TokenVectors(vecs.astype(np.float32), spans))
+            pooled = row["sentence_embedding"].float().numpy()
+            pooled = (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
+            out.append((pooled, TokenVectors(vecs.astype(np.float32), spans)))
         return out
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:

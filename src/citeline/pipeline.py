@@ -742,7 +742,13 @@ class Index:
             raise ConfigError(f"-k: must be at least 1, got {k}")
         timings: dict[str, float] = {}
         t = time.perf_counter()
-        qvec = self.embedder.embed([query])[0]
+        # a "late" search takes the query's token vectors from the same forward pass
+        embed_query = getattr(self.embedder, "embed_query", None)
+        qtok: late.TokenVectors | None = None
+        if mode == "hybrid" and fusion == "late" and embed_query is not None:
+            qvec, qtok = embed_query(query)
+        else:
+            qvec = self.embedder.embed([query])[0]
         timings["embed"] = _ms(t)
         ident = self.embedder.identity
         depth = max(k, FUSION_DEPTH)
@@ -805,7 +811,8 @@ class Index:
             ranked = rrf(lists, k=SENTENCE_RRF_K)
             if fusion == "late":
                 t_late = time.perf_counter()
-                scored = self._late_list(query, [i for i, _ in ranked[:LATE_CANDIDATES]], ident)
+                scored = self._late_list(query, qtok, [i for i, _ in ranked[:LATE_CANDIDATES]],
+                                         ident)
                 if scored:
                     groups.update(self.store.sections(
                         [i for i, _ in scored if i not in groups]))
@@ -849,15 +856,14 @@ class Index:
         return SearchResult(query, mode, tuple(hits), timings,
                             fusion=fusion if mode == "hybrid" else "")
 
-    def _late_list(self, query: str, candidates: list[int],
+    def _late_list(self, query: str, q: late.TokenVectors | None, candidates: list[int],
                    ident: ModelIdentity) -> list[tuple[int, float]]:
-        """The candidates re-scored by late interaction (citeline.retrieve.late), best
-        first; [] when none has token vectors or the embedder cannot give them."""
-        embed_tokens = getattr(self.embedder, "embed_tokens", None)
-        stored = self.store.token_vectors(candidates, ident.key) if embed_tokens else {}
+        """The candidates re-scored by late interaction (citeline.retrieve.late) with
+        the query's token vectors ``q``, best first; [] when no candidate has token
+        vectors or the embedder cannot give them."""
+        stored = self.store.token_vectors(candidates, ident.key) if q is not None else {}
         if not stored:
             return []
-        q = embed_tokens([query])[0]
         n_chunks, df = self.store.document_frequencies(tokenize(query))
         weights = late.query_weights(query, q.spans, n_chunks, df)
         return late.maxsim(q.vectors, weights, stored)

@@ -83,6 +83,13 @@ class CachingEmbedder:
             raise AttributeError("embed_tokens")
         return embed_tokens(texts)
 
+    def embed_query(self, text: str) -> tuple[np.ndarray, TokenVectors]:
+        """The inner model's query vector and token vectors from one pass (not cached)."""
+        embed_query = getattr(self.inner, "embed_query", None)
+        if embed_query is None:
+            raise AttributeError("embed_query")
+        return embed_query(text)
+
     def _lookup(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(hashes))
