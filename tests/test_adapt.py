@@ -117,7 +117,7 @@ def test_adapt_a_real_index_then_reindex_and_search_with_it(
     rep = adapted.reindex_stale()
     assert rep.embedded > 0 and {s.state for s in adapted.status()} == {"indexed"}
     res = adapted.search("how do I descale the kettle")
-    assert res.fusion == "section" and "kettle" in res.hits[0].document
+    assert res.fusion == "late" and "kettle" in res.hits[0].document
     adapted.close()
 
     # the CLI: bad input is refused before any training, with the flag named

@@ -66,7 +66,7 @@ def test_report_files(evaluated):
 def test_numbers_are_consistent(evaluated):
     _, data = evaluated
     assert set(data["runs"]) == {f"{s}/{m}" for s in "EA" for m in ("dense", "bm25", "hybrid")} | {
-        "E/hybrid+rrf", "E/hybrid+sentence", "E/hybrid+section"}  # side by side, on E only
+        "E/hybrid+rrf", "E/hybrid+sentence", "E/hybrid+section", "E/hybrid+late"}  # on E only
     ranks_of = lambda rid: [q["ranks"][rid] for q in data["queries"]]  # noqa: E731
     assert ranks_of("E/hybrid") == ranks_of(f"E/hybrid+{DEFAULT_FUSION}")  # hybrid = the default
     for rid, run in data["runs"].items():
@@ -111,12 +111,13 @@ def test_numbers_are_consistent(evaluated):
             assert sum(q["within"][rid][b] for q in data["queries"]) == run["budgeted"][b]["hits"]
     assert [c["label"] for c in data["comparisons"]] == [
         "E/dense vs A/dense @ R@20", "E/hybrid vs E/dense @ R@4", "E/hybrid vs E/bm25 @ R@4",
-        "E/hybrid+section vs E/hybrid+rrf @ R@1", "E/hybrid+section vs E/hybrid+rrf @ R@4",
-        "E/hybrid+section vs E/hybrid+rrf @ R@20", "E/hybrid+section vs E/hybrid+rrf @ R@2000ch",
-        "E/hybrid+section vs E/hybrid+sentence @ R@4",
-        "E/hybrid+section vs E/hybrid+sentence @ R@2000ch",
-        "E/hybrid+section vs E/dense @ R@4", "E/hybrid+section vs E/dense @ R@20",
-        "E/hybrid+section vs E/dense @ R@2000ch", "E/hybrid+section vs E/bm25 @ R@4"]
+        "E/hybrid+late vs E/hybrid+rrf @ R@1", "E/hybrid+late vs E/hybrid+rrf @ R@4",
+        "E/hybrid+late vs E/hybrid+rrf @ R@20", "E/hybrid+late vs E/hybrid+rrf @ R@2000ch",
+        "E/hybrid+late vs E/hybrid+section @ R@1", "E/hybrid+late vs E/hybrid+section @ R@4",
+        "E/hybrid+late vs E/hybrid+section @ R@20", "E/hybrid+late vs E/hybrid+section @ R@2000ch",
+        "E/hybrid+section vs E/hybrid+rrf @ R@4", "E/hybrid+section vs E/hybrid+sentence @ R@4",
+        "E/hybrid+late vs E/dense @ R@4", "E/hybrid+late vs E/dense @ R@20",
+        "E/hybrid+late vs E/dense @ R@2000ch", "E/hybrid+late vs E/bm25 @ R@4"]
 
 
 def test_destroyed_and_token_accounting(evaluated):
@@ -241,7 +242,8 @@ def test_fusion_runs_parse_and_are_validated():
         parse_fusions("rrf,nope")
     assert parse_fusions("") == () and parse_fusions("sentence, rrf") == ("sentence", "rrf")
     cfg = EvalConfig(out=Path("x"), strategies=("A", "E"), modes=("dense", "hybrid"))
-    assert cfg.runs[-3:] == ["E/hybrid+rrf", "E/hybrid+sentence", "E/hybrid+section"]
+    assert cfg.runs[-4:] == ["E/hybrid+rrf", "E/hybrid+sentence", "E/hybrid+section",
+                            "E/hybrid+late"]
     assert EvalConfig(out=Path("x"), modes=("dense",)).fusion_runs("E") == []
     assert EvalConfig(out=Path("x"), fusions=()).fusion_runs("E") == []
 
