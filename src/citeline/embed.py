@@ -150,6 +150,8 @@ class SentenceTransformerEmbedder:
     def _encode_with_tokens(self, texts: Sequence[str]) -> list[tuple[np.ndarray, TokenVectors]]:
         if not texts:
             return []
+        import torch
+
         with self._lock:
             rows = self.model.encode(list(texts), batch_size=BATCH_SIZE, output_value=None,
                                      convert_to_numpy=False)
@@ -172,8 +174,10 @@ class SentenceTransformerEmbedder:
             vecs = row["token_embeddings"][:n].float().numpy()[keep]
             vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
             spans = tuple((offsets[i][0] + lead, offsets[i][1] + lead) for i in keep)
-            pooled = row["sentence_embedding"].float().numpy()
-            pooled = (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
+            # normalised as encode(normalize_embeddings=True) does, so the vector is
+            # bit-identical to embed()'s and a late search ranks its lists as the others
+            pooled = torch.nn.functional.normalize(
+                row["sentence_embedding"].float().unsqueeze(0), p=2, dim=1)[0].numpy()
             out.append((pooled, TokenVectors(vecs.astype(np.float32), spans)))
         return out
 

@@ -821,6 +821,7 @@ class Index:
                 else:  # no token vectors in this index (built before them): "section"
                     fusion = "section"
                 timings["late"] = _ms(t_late)
+                t += timings["late"] / 1000  # "fuse" is the fusion's own time, "late" its own
             ranked = ranked[:k]
         elif fusion == "convex":
             # Convex fusion needs a cosine for every BM25 candidate; a chunk with no
