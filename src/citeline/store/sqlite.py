@@ -380,17 +380,22 @@ class SQLiteStore:
 
     def cached_token_vectors(self, text_hashes: Sequence[str],
                              model_key: str) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        hashes = list(dict.fromkeys(text_hashes))
-        for i in range(0, len(hashes), 500):
-            batch = hashes[i : i + 500]
+        return self._token_vectors_by("text_hash", list(dict.fromkeys(text_hashes)), model_key)
+
+    def _token_vectors_by(self, column: str, keys: list, model_key: str) -> dict:
+        """{chunks.<column>: int8 token matrix} of the chunks of ``model_key`` whose
+        ``column`` is one of ``keys`` (the id, or the embedded text's hash), with
+        token vectors; each reshaped by its chunk vector's dimension (float32 bytes / 4)."""
+        out: dict = {}
+        for i in range(0, len(keys), 500):  # stay under SQLite's bound-variable limit
+            batch = keys[i : i + 500]
             marks = ",".join("?" * len(batch))
-            for h, n, blob in self.conn.execute(
-                f"SELECT text_hash, length(vector), token_vectors FROM chunks WHERE model_key = ? "
-                f"AND token_vectors IS NOT NULL AND text_hash IN ({marks})",
+            for key, n, blob in self.conn.execute(
+                f"SELECT {column}, length(vector), token_vectors FROM chunks WHERE model_key = ? "
+                f"AND token_vectors IS NOT NULL AND {column} IN ({marks})",
                 (model_key, *batch),
             ):
-                out[h] = _token_matrix(blob, n // 4)
+                out[key] = _token_matrix(blob, n // 4)
         return out
 
     # --- reads ------------------------------------------------------------------------
@@ -527,18 +532,7 @@ class SQLiteStore:
         return out
 
     def token_vectors(self, ids: Sequence[int], model_key: str) -> dict[int, np.ndarray]:
-        out: dict[int, np.ndarray] = {}
-        ids = list(dict.fromkeys(int(i) for i in ids))
-        for i in range(0, len(ids), 500):
-            batch = ids[i : i + 500]
-            marks = ",".join("?" * len(batch))
-            for cid, n, blob in self.conn.execute(
-                f"SELECT id, length(vector), token_vectors FROM chunks WHERE model_key = ? "
-                f"AND token_vectors IS NOT NULL AND id IN ({marks})",
-                (model_key, *batch),
-            ):
-                out[cid] = _token_matrix(blob, n // 4)
-        return out
+        return self._token_vectors_by("id", list(dict.fromkeys(int(i) for i in ids)), model_key)
 
     def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         snap = self._snapshot()
