@@ -22,6 +22,8 @@ from citeline.retrieve.fuse import (
 )
 from citeline.store.sqlite import DB_NAME
 
+FIXTURES_CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+
 
 def _unit(rows: list[list[float]]) -> np.ndarray:
     m = np.array(rows, dtype=np.float32)
@@ -189,3 +191,20 @@ def test_an_index_without_token_vectors_searches_by_section(tmp_path: Path, clea
     assert cli.main(["search", "descaling vinegar", "--index", str(tmp_path / "i")]) == 0
     err = capsys.readouterr().err
     assert "holds no token vectors" in err and "fused with section instead of late" in err
+
+
+def test_the_evaluations_caching_embedder_passes_token_vectors_on(tmp_path: Path, embedder):
+    from citeline.eval.cache import CachingEmbedder
+
+    cached = CachingEmbedder(embedder, tmp_path / "cache.sqlite3")
+    vec, qt = cached.embed_query("descaling vinegar")
+    want_vec, want_qt = embedder.embed_query("descaling vinegar")
+    np.testing.assert_array_equal(vec, want_vec)
+    np.testing.assert_array_equal(qt.vectors, want_qt.vectors)
+    (tv,) = cached.embed_tokens(["descaling vinegar"])
+    assert tv.spans == want_qt.spans
+    # so an index built and searched through it runs the late fusion, not its fallback
+    idx = Index(tmp_path / "i", embedder=cached)
+    idx.index(FIXTURES_CORPUS / "kettle.md")
+    assert idx.search("descaling vinegar").fusion == "late"
+    idx.close()

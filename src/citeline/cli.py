@@ -815,7 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="store sentence vectors, the third list of the default fusion, "
                          "each chunk's header-less vector, its dense list, and each chunk's "
                          "token vectors, its fourth list (~4.5x the embedding work of the "
-                         "chunks alone, ~15x the disk); kept as the index's "
+                         "chunks alone, ~7x the disk); kept as the index's "
                          "setting (default on for a new index; without them hybrid search "
                          "fuses with rrf, the chapter's port)")
     sp.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -19,7 +19,6 @@ import numpy as np
 
 from citeline.embed import Embedder
 from citeline.errors import CiteError
-from citeline.retrieve.late import TokenVectors
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
@@ -47,6 +46,12 @@ class CachingEmbedder:
             self._db.execute(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise CiteError(f"{self.path}: cannot open the embedding cache: {exc}") from exc
+        # Token vectors (the late fusion's) are not cached: an index stores and reuses
+        # its own. The inner model's methods are passed on where it has them, so an
+        # index sees exactly what the model can do.
+        for name in ("embed_tokens", "embed_query"):
+            if hasattr(inner, name):
+                setattr(self, name, getattr(inner, name))
         self.hits = 0  # texts served from the cache
         self.misses = 0  # texts the model embedded
         self.model_seconds = 0.0  # time spent inside the model on misses
@@ -75,20 +80,6 @@ class CachingEmbedder:
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return self.inner.count_tokens(texts)
-
-    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
-        """Token vectors are not cached (an index stores and reuses its own): passed on."""
-        embed_tokens = getattr(self.inner, "embed_tokens", None)
-        if embed_tokens is None:
-            raise AttributeError("embed_tokens")
-        return embed_tokens(texts)
-
-    def embed_query(self, text: str) -> tuple[np.ndarray, TokenVectors]:
-        """The inner model's query vector and token vectors from one pass (not cached)."""
-        embed_query = getattr(self.inner, "embed_query", None)
-        if embed_query is None:
-            raise AttributeError("embed_query")
-        return embed_query(text)
 
     def _lookup(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
