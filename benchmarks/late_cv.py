@@ -67,8 +67,8 @@ def rankings(idx: Index, query: str) -> dict[str, list[int]]:
     lists = [ids(section_lift(dense, groups, SECTION_WEIGHT)), ids(bm25),
              ids(section_lift(sent, groups, SECTION_WEIGHT))]
     section = rrf(lists, k=SENTENCE_RRF_K)
-    scored = idx._late_list(query, emb.embed_query(query)[1], ids(section[:LATE_CANDIDATES]),
-                            emb.identity)
+    scored = idx._late_list(query, tokenize(query), emb.embed_query(query)[1],
+                            ids(section[:LATE_CANDIDATES]), emb.identity)
     if not scored:
         raise SystemExit(f"{idx.location}: no token vectors; re-index with this citeline")
     groups.update(idx.store.sections([i for i in ids(scored) if i not in groups]))

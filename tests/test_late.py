@@ -20,7 +20,9 @@ from citeline.retrieve.fuse import (
     rrf,
     section_lift,
 )
+from citeline.store import StoredChunk
 from citeline.store.sqlite import DB_NAME
+from citeline.types import Chunk
 
 FIXTURES_CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 
@@ -208,3 +210,27 @@ def test_the_evaluations_caching_embedder_passes_token_vectors_on(tmp_path: Path
     idx.index(FIXTURES_CORPUS / "kettle.md")
     assert idx.search("descaling vinegar").fusion == "late"
     idx.close()
+
+
+def test_sqlite_refuses_token_vectors_of_another_shape_and_keeps_the_old_version(
+        index: Index, clean_corpus: Path):
+    from dataclasses import replace
+
+    from citeline.errors import ModelMismatch
+
+    index.index(clean_corpus)
+    before = index.store.document("kettle.md")
+    kept = index.store.chunks([h.chunk_id for h in index.search("descaling", k=20).hits])
+    row = next(r for r in kept.values() if r.document == "kettle.md")
+    sc = StoredChunk(Chunk(text=row.text, content=row.content, start=row.start, end=row.end,
+                           section=row.section, ordinal=0),
+                     row.locator, index.embedder.embed([row.text])[0], 10, 0, "h")
+    for bad, error in ((np.zeros((2, 8), np.int8), ModelMismatch),
+                       (np.zeros((0, 384), np.int8), ModelMismatch),
+                       (np.zeros((2, 384), np.float32), ValueError)):
+        with pytest.raises(error, match="kettle.md: chunk 0"):
+            index.store.write_document(before, "x", [replace(sc, token_vectors=bad)])
+    # the document indexed before is still there, whole
+    assert index.store.document("kettle.md") == before
+    assert index.search("descaling vinegar").hits[0].document == "kettle.md"
+

@@ -762,6 +762,7 @@ class Index:
             dense_q = qmap @ qvec
             dense_q = (dense_q / np.linalg.norm(dense_q)).astype(np.float32)
         bare: list[tuple[int, float]] = []
+        terms = tokenize(query)  # BM25's, and the late list's token weights
         if mode in ("dense", "hybrid"):
             t = time.perf_counter()
             # the section fusion's dense list ranks chunks by their content embedded
@@ -779,7 +780,7 @@ class Index:
                 )
         if mode in ("bm25", "hybrid"):
             t = time.perf_counter()
-            bm25 = self.store.bm25(tokenize(query), depth)
+            bm25 = self.store.bm25(terms, depth)
             timings["bm25"] = _ms(t)
         sentence: list[tuple[int, float]] = []
         if mode == "hybrid" and fusion in SENTENCE_FUSIONS:
@@ -811,8 +812,8 @@ class Index:
             ranked = rrf(lists, k=SENTENCE_RRF_K)
             if fusion == "late":
                 t_late = time.perf_counter()
-                scored = self._late_list(query, qtok, [i for i, _ in ranked[:LATE_CANDIDATES]],
-                                         ident)
+                scored = self._late_list(query, terms, qtok,
+                                         [i for i, _ in ranked[:LATE_CANDIDATES]], ident)
                 if scored:
                     groups.update(self.store.sections(
                         [i for i, _ in scored if i not in groups]))
@@ -857,15 +858,15 @@ class Index:
         return SearchResult(query, mode, tuple(hits), timings,
                             fusion=fusion if mode == "hybrid" else "")
 
-    def _late_list(self, query: str, q: late.TokenVectors | None, candidates: list[int],
-                   ident: ModelIdentity) -> list[tuple[int, float]]:
+    def _late_list(self, query: str, terms: Sequence[str], q: late.TokenVectors | None,
+                   candidates: list[int], ident: ModelIdentity) -> list[tuple[int, float]]:
         """The candidates re-scored by late interaction (citeline.retrieve.late) with
-        the query's token vectors ``q``, best first; [] when no candidate has token
-        vectors or the embedder cannot give them."""
+        the query's token vectors ``q`` (its BM25 ``terms`` give their weights), best
+        first; [] when no candidate has token vectors or the embedder cannot give them."""
         stored = self.store.token_vectors(candidates, ident.key) if q is not None else {}
         if not stored:
             return []
-        n_chunks, df = self.store.document_frequencies(tokenize(query))
+        n_chunks, df = self.store.document_frequencies(terms)
         weights = late.query_weights(query, q.spans, n_chunks, df)
         return late.maxsim(q.vectors, weights, stored)
 

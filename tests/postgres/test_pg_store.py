@@ -523,6 +523,9 @@ def test_token_vectors_come_back_byte_identical_by_chunk_and_by_text_hash(pg_url
     with pytest.raises(ValueError, match="int8"):
         s.write_document(_record("c.md"), "x",
                          [replace_tokens(_chunks(["x"])[0], np.zeros((2, 384), np.float32))])
+    with pytest.raises(ModelMismatch):  # no token at all: the late list needs one
+        s.write_document(_record("c.md"), "x",
+                         [replace_tokens(_chunks(["x"])[0], np.zeros((0, 384), np.int8))])
     assert s.document("c.md") is None
     s.close()
 

@@ -123,6 +123,29 @@ class ChunkRow:
     locator: Locator
 
 
+def token_blob(sc: StoredChunk, dim: int, path: str) -> bytes | None:
+    """A chunk's token vectors as the bytes both stores keep (int8, row-major), or None.
+    A matrix that is not int8, not ``dim`` wide (another model's) or empty (the late
+    list's maximum over a chunk's tokens needs one) is refused, naming the chunk."""
+    if sc.token_vectors is None:
+        return None
+    tv = np.asarray(sc.token_vectors)
+    where = f"{path}: chunk {sc.chunk.ordinal}"
+    if tv.dtype != np.int8:
+        raise ValueError(f"{where} has {tv.dtype} token vectors, not int8 "
+                         "(citeline.retrieve.late.quantize)")
+    if tv.ndim != 2 or tv.shape[1] != dim or not len(tv):
+        from citeline.errors import ModelMismatch
+
+        raise ModelMismatch(f"{where} has {tv.shape} token vectors beside a {dim}-d vector")
+    return np.ascontiguousarray(tv).tobytes()
+
+
+def token_matrix(blob: bytes, dim: int) -> np.ndarray:
+    """Stored token-vector bytes back to their (n, dim) int8 matrix."""
+    return np.frombuffer(bytes(blob), dtype=np.int8).reshape(-1, dim)
+
+
 @dataclass
 class IndexStats:
     chunks: int = 0

@@ -68,6 +68,8 @@ from citeline.store import (
     IndexStats,
     StoredChunk,
     document_row,
+    token_blob,
+    token_matrix,
 )
 from citeline.store.jobs import Job, JobState
 from citeline.types import Locator
@@ -700,20 +702,7 @@ class PostgresStore:
                         f"{record.path}: chunk {sc.chunk.ordinal} has a {bare.shape} header-less "
                         f"vector beside a {vec.shape} one"
                     )
-            tokens = None
-            if sc.token_vectors is not None:
-                tv = np.asarray(sc.token_vectors)
-                if tv.dtype != np.int8:
-                    raise ValueError(
-                        f"{record.path}: chunk {sc.chunk.ordinal} has {tv.dtype} token vectors, "
-                        "not int8 (citeline.retrieve.late.quantize)"
-                    )
-                if tv.ndim != 2 or tv.shape[1] != vec.shape[0]:
-                    raise ModelMismatch(
-                        f"{record.path}: chunk {sc.chunk.ordinal} has {tv.shape} token vectors "
-                        f"beside a {vec.shape} vector"
-                    )
-                tokens = np.ascontiguousarray(tv).tobytes()
+            tokens = token_blob(sc, vec.shape[0], record.path)
             prepared.append((sc, tf, length, vec, bare, tokens))
         c = self.conn
         try:
@@ -854,7 +843,7 @@ class PostgresStore:
             ).format(sql.Identifier(table)),
             (hashes,),
         ).fetchall()
-        return {h: _token_matrix(blob, dim) for h, blob in rows}
+        return {h: token_matrix(blob, dim) for h, blob in rows}
 
     # --- reads ------------------------------------------------------------------------
 
@@ -872,7 +861,7 @@ class PostgresStore:
             ).format(sql.Identifier(table)),
             (ids,),
         ).fetchall()
-        return {int(i): _token_matrix(blob, dim) for i, blob in rows}
+        return {int(i): token_matrix(blob, dim) for i, blob in rows}
 
     @_db
     def document_frequencies(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
@@ -1225,11 +1214,6 @@ class PostgresStore:
              "outcome": outcome, "error": error}
             for id_, path, state, attempts, worker, outcome, error in rows
         ])
-
-
-def _token_matrix(blob: bytes, dim: int) -> np.ndarray:
-    """A stored token-vector column back to its (n, dim) int8 matrix."""
-    return np.frombuffer(bytes(blob), dtype=np.int8).reshape(-1, dim)
 
 
 def locator_json(loc: Locator) -> dict[str, object]:

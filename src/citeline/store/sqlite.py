@@ -36,6 +36,8 @@ from citeline.store import (
     IndexStats,
     StoredChunk,
     document_row,
+    token_blob,
+    token_matrix,
 )
 from citeline.types import Locator
 
@@ -294,7 +296,7 @@ class SQLiteStore:
                         doc_id, ch.ordinal, ch.start, ch.end, ch.section, ch.text, ch.content,
                         json.dumps(_locator_json(sc.locator)), sc.tokens, sc.header_tokens,
                         sc.text_hash, model_key, vec.tobytes(), length, bare,
-                        _token_blob(sc.token_vectors, vec.shape[-1], record.path),
+                        token_blob(sc, vec.shape[-1], record.path),
                     ),
                 ).lastrowid
                 c.executemany(
@@ -395,7 +397,7 @@ class SQLiteStore:
                 f"AND token_vectors IS NOT NULL AND {column} IN ({marks})",
                 (model_key, *batch),
             ):
-                out[key] = _token_matrix(blob, n // 4)
+                out[key] = token_matrix(blob, n // 4)
         return out
 
     # --- reads ------------------------------------------------------------------------
@@ -568,19 +570,6 @@ class SQLiteStore:
         ).fetchone()
         by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
         return IndexStats(n, over, tok, htok, by_state)
-
-
-def _token_blob(matrix: np.ndarray | None, dim: int, path: str) -> bytes | None:
-    if matrix is None:
-        return None
-    if matrix.dtype != np.int8 or matrix.ndim != 2 or matrix.shape[1] != dim or not len(matrix):
-        raise ValueError(f"{path}: token vectors must be a non-empty int8 (n, {dim}) matrix, "
-                         f"got {matrix.dtype} {matrix.shape}")
-    return np.ascontiguousarray(matrix).tobytes()
-
-
-def _token_matrix(blob: bytes, dim: int) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.int8).reshape(-1, dim)
 
 
 def _use_wal(c: sqlite3.Connection) -> None:
