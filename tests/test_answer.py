@@ -23,6 +23,8 @@ from citeline.answer.citations import (
 from citeline.answer.extractive import needle_kept, sentence_spans
 from citeline.errors import ConfigError, ModelUnavailable
 from citeline.pipeline import Index
+from citeline.retrieve import late
+from citeline.retrieve.bm25 import tokenize
 from replay_llm import Replay
 
 # --- citation checking (pure) ----------------------------------------------------------
@@ -138,6 +140,38 @@ def test_extractive_answer_spans_are_exact_document_slices(kettle: Index):
     assert ans.uncited_sentences == () and ans.timings["select"] > 0
     j = ans.to_json()
     assert j["spans"][0]["text"] == ans.spans[0].text and j["generator"] == "extractive"
+
+
+def test_sentences_weigh_by_their_hits_late_score_when_the_late_fusion_ranked_them(
+        kettle: Index):
+    from dataclasses import replace
+
+    import numpy as np
+
+    from citeline.answer.extractive import HIT_LATE_WEIGHT, HIT_WEIGHT, candidates, score
+
+    q = "How long does the kettle warranty last?"
+    res = kettle.search(q, k=4)
+    assert res.fusion == "late" and all(h.late is not None for h in res.hits)
+    # each hit's late score is the late list's: the query's tokens against the chunk's
+    qt = kettle.embedder.embed_query(q)[1]
+    n, df = kettle.store.document_frequencies(tokenize(q))
+    stored = kettle.store.token_vectors([h.chunk_id for h in res.hits], kettle.embedder.identity.key)
+    want = dict(late.maxsim(qt.vectors, late.query_weights(q, qt.spans, n, df), stored))
+    assert [h.late for h in res.hits] == pytest.approx([want[h.chunk_id] for h in res.hits],
+                                                      abs=1e-6)
+    assert res.hits[0].to_json()["late"] == round(res.hits[0].late, 6)
+    cands = candidates(res.hits)
+    vecs = kettle.embedder.embed([q, *(c.text for c in cands)])
+    cos = vecs[1:] @ vecs[0]
+    by_late = (1 - HIT_LATE_WEIGHT) * cos + HIT_LATE_WEIGHT * np.array([c.hit.late for c in cands])
+    assert score(q, cands, kettle.embedder) == pytest.approx(list(by_late), abs=1e-5)
+    # a hit without a late score (another fusion, an older index): every sentence is
+    # weighed by its hit's cosine instead, with the cosine's own weight
+    cands = candidates([replace(res.hits[0], late=None), *res.hits[1:]])
+    by_cos = (1 - HIT_WEIGHT) * cos + HIT_WEIGHT * np.array([1 - c.hit.distance for c in cands])
+    assert score(q, cands, kettle.embedder) == pytest.approx(list(by_cos), abs=1e-5)
+    assert all(h.late is None for h in kettle.search(q, k=4, fusion="section").hits)
 
 
 # --- a real OpenAI-compatible server on loopback -------------------------------------

@@ -793,6 +793,7 @@ class Index:
                     dense, bare = self.store.dense(dense_q, depth, ident.key), []
         t = time.perf_counter()
         scores = dict(dense)  # the dense list's own scores (convex fuses them)
+        late_scores: dict[int, float] = {}  # each late-scored chunk's own score, for its Hit
         # the embedded text's raw cosines, for distances and the gate
         sims = scores if qmap is None and not bare else {}
         if mode == "dense":
@@ -815,6 +816,7 @@ class Index:
                 scored = self._late_list(query, terms, qtok,
                                          [i for i, _ in ranked[:LATE_CANDIDATES]], ident)
                 if scored:
+                    late_scores = dict(scored)
                     groups.update(self.store.sections(
                         [i for i, _ in scored if i not in groups]))
                     lists.append([i for i, _ in section_lift(scored, groups, SECTION_WEIGHT)])
@@ -852,6 +854,7 @@ class Index:
                     rank=rank, chunk_id=cid, document=row.document, title=row.title,
                     section=row.section, start=row.start, end=row.end, locator=row.locator,
                     content=row.content, distance=1.0 - sims.get(cid, 0.0), score=score,
+                    late=late_scores.get(cid),
                 )
             )
         timings["fetch"] = _ms(t)

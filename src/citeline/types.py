@@ -171,6 +171,9 @@ class Hit:
     content: str
     distance: float  # cosine distance of the chunk's embedding to the query's, every mode
     score: float  # the mode's own score: cosine similarity, BM25, RRF, or the cross-encoder's
+    # the late-interaction score of the chunk's content (citeline.retrieve.late) when the
+    # "late" fusion ranked it, else None; the extractive answer weighs its sentences by it
+    late: float | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -186,6 +189,7 @@ class Hit:
             "content": self.content,
             "distance": round(self.distance, 6),
             "score": round(self.score, 6),
+            "late": None if self.late is None else round(self.late, 6),
         }
 
 

@@ -10,8 +10,9 @@ own locator (``#char=`` of the sentence itself), so a reader can check every
 sentence against the document in one click.
 
 Trade-off named: a sentence scored alone loses its context ("It does this by
-..."), so a hit's own similarity is blended in (``HIT_WEIGHT``) and the
-sentence right after a selected one is preferred when the budget allows.
+..."), so its hit's own match with the question is blended in: the hit's
+late-interaction score when the "late" fusion ranked it (``HIT_LATE_WEIGHT``),
+else the hit's cosine similarity (``HIT_WEIGHT``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ MAX_GAP = 0.2
 # from a chunk that matched well is more likely relevant than an equally similar
 # sentence from a chunk that barely passed the gate.
 HIT_WEIGHT = 0.3
+# The same, when the hits carry their late-interaction score (the "late" fusion, the
+# default): that score is what ranked them, and it tells the answering chunk from its
+# neighbours better than their pooled cosine. Chosen by leave-one-corpus-out over four
+# corpora among {0, .15, .3, .45} (every fold picked .45), with MAX_GAP and the
+# budget as they were: needles kept 131 / 256 held out vs 120 with the cosine at .3
+# (+15/-4, p = .019; docs/retrieval-experiments.md, section 24).
+HIT_LATE_WEIGHT = 0.45
 # A "sentence" shorter than this is a fragment ("Listing 3-1.", "}") not an answer.
 MIN_SENTENCE = 12
 
@@ -146,13 +154,19 @@ def select(
 
 
 def score(question: str, cands: Sequence[Candidate], embedder: Embedder) -> list[float]:
-    """Cosine similarity of each sentence to the question, blended with its hit's."""
+    """Cosine similarity of each sentence to the question, blended with its hit's
+    match: the hit's late-interaction score when every hit has one, else its cosine."""
     if not cands:
         return []
     vecs = embedder.embed([question, *(c.text for c in cands)])
     sims = vecs[1:] @ vecs[0]
-    hit_sims = np.array([1.0 - c.hit.distance for c in cands], dtype=np.float32)
-    return [float(x) for x in (1 - HIT_WEIGHT) * sims + HIT_WEIGHT * hit_sims]
+    if all(c.hit.late is not None for c in cands):
+        weight = HIT_LATE_WEIGHT
+        hit = np.array([c.hit.late for c in cands], dtype=np.float32)
+    else:  # another fusion, or an index without token vectors
+        weight = HIT_WEIGHT
+        hit = np.array([1.0 - c.hit.distance for c in cands], dtype=np.float32)
+    return [float(x) for x in (1 - weight) * sims + weight * hit]
 
 
 def spans(picked: Sequence[Candidate], locate_span) -> tuple[Span, ...]:  # type: ignore[no-untyped-def]
