@@ -1,0 +1,223 @@
+"""Variants of the "late" fusion measured against it (docs/retrieval-experiments.md,
+section 24): none was adopted; this script is how the claims can be checked.
+
+For each ground truth, the product's lists are read from an index built with token
+vectors (e.g. the E index ``citeline eval`` leaves in OUT/indexes/E), as ``Index.search``
+builds them, and each variant changes one thing:
+
+* ``rrf k=5`` / ``rrf k=20``: the final RRF's constant (10 in the product);
+* ``candidates 200``: the late list re-scores the section fusion's top 200, not 100;
+* ``+ precision .25/.5``: the late score plus that share of its precision side (each
+  chunk token's best cosine against the query's tokens, averaged: BERTScore's P);
+* ``sentence late``: the late score computed within each sentence of the chunk
+  (``citeline.sentences.split_sentences``; the best sentence counts), replacing the
+  chunk's, or as a fifth list of weight 1, or averaged with the chunk's;
+* ``dense PRF b/m``: the dense list searched again with the query vector plus b times
+  the mean header-less vector of the default ranking's top m chunks (Rocchio).
+
+Every variant is paired, query by query, with the default (R@1, R@4, R@20, R@2000ch,
+first-correct rank), per corpus and pooled.
+
+    python benchmarks/late_variants.py eval/rustbook=reports/late/rustbook/indexes/E \\
+        eval/pytutorial=... [--out variants.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from citeline.embed import _WORDLIKE, load_embedder
+from citeline.eval import metrics, stats
+from citeline.eval.groundtruth import load_ground_truth
+from citeline.pipeline import FUSION_DEPTH, Index
+from citeline.retrieve import late
+from citeline.retrieve.bm25 import tokenize
+from citeline.retrieve.fuse import (
+    LATE_CANDIDATES,
+    LATE_WEIGHT,
+    SECTION_WEIGHT,
+    SENTENCE_RRF_K,
+    rrf,
+    section_lift,
+)
+from citeline.sentences import split_sentences
+
+MISS = 99
+Scored = list[tuple[int, float]]
+
+
+def ids(scored: Sequence[tuple[int, float]]) -> list[int]:
+    return [i for i, _ in scored]
+
+
+def ranked(scores: dict[int, float]) -> Scored:
+    return sorted(scores.items(), key=lambda t: (-t[1], t[0]))
+
+
+class Query:
+    """One query's lists and the token material its variants need."""
+
+    def __init__(self, idx: Index, text: str) -> None:
+        emb = idx.embedder
+        self.idx, self.key = idx, emb.identity.key
+        self.v, qt = emb.embed_query(text)
+        terms = tokenize(text)
+        n, df = idx.store.document_frequencies(terms)
+        self.q, self.w = qt.vectors, late.query_weights(text, qt.spans, n, df)
+        self.bm25 = idx.store.bm25(terms, FUSION_DEPTH)
+        self.dense = idx.store.dense(self.v, FUSION_DEPTH, self.key, bare=True)
+        self.sent = idx.store.sentence_max(self.v, FUSION_DEPTH, self.key)
+
+    def groups(self, *lists: Scored) -> dict[int, tuple[int, str]]:
+        return self.idx.store.sections(sorted({i for s in lists for i, _ in s}))
+
+    def three(self, dense: Scored, sent: Scored) -> tuple[list[list[int]], Scored, dict]:
+        g = self.groups(dense, sent, self.bm25)
+        lists = [ids(section_lift(dense, g, SECTION_WEIGHT)), ids(self.bm25),
+                 ids(section_lift(sent, g, SECTION_WEIGHT))]
+        return lists, rrf(lists, k=SENTENCE_RRF_K), g
+
+    def final(self, lists: list[list[int]], extra: Sequence[Scored], g: dict,
+              weights: Sequence[float], k: int = SENTENCE_RRF_K) -> list[int]:
+        g = {**g, **self.groups(*extra)}
+        fourth = [ids(section_lift(s, g, SECTION_WEIGHT)) for s in extra]
+        return ids(rrf([*lists, *fourth], k=k, weights=[1, 1, 1, *weights]))
+
+
+def chunk_scores(qr: Query, cands: Sequence[int], sentence_of: Callable[[int], np.ndarray] | None
+                 ) -> dict[str, dict[int, float]]:
+    """Per candidate: late (recall), its precision side, and the best sentence's late."""
+    stored = qr.idx.store.token_vectors(list(cands), qr.key)
+    out: dict[str, dict[int, float]] = {"late": {}, "precision": {}, "sentence": {}}
+    wsum = float(qr.w.sum())
+    for c in cands:
+        if c not in stored:
+            continue
+        sims = qr.q @ late.dequantize(stored[c]).T  # (query tokens, chunk tokens)
+        out["late"][c] = float(qr.w @ sims.max(axis=1)) / wsum
+        out["precision"][c] = float(sims.max(axis=0).mean())
+        if sentence_of is not None:
+            sid = sentence_of(c)
+            out["sentence"][c] = max(float(qr.w @ sims[:, sid == j].max(axis=1)) / wsum
+                                     for j in np.unique(sid))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("corpora", nargs="+", metavar="GT=INDEX")
+    ap.add_argument("--out", default=None, help="write the result as JSON here")
+    args = ap.parse_args(argv)
+    emb = load_embedder()
+    tok = emb.model.tokenizer
+    rows: dict[str, list[dict[str, tuple[int | None, bool]]]] = {}
+    for spec in args.corpora:
+        gt_dir, _, index_dir = spec.partition("=")
+        gt = load_ground_truth(gt_dir)
+        idx = Index(index_dir, embedder=emb, create=False)
+        contents = {r.id: r.content for r in idx.store.all_chunks()}
+        bare_ids, bare = idx.store._snapshot().bare[emb.identity.key]
+        bare_row = {int(c): j for j, c in enumerate(bare_ids)}
+        sentence_ids: dict[int, np.ndarray] = {}
+
+        def sentence_of(c: int, contents: dict[int, str] = contents,
+                        sentence_ids: dict[int, np.ndarray] = sentence_ids) -> np.ndarray:
+            """Each stored token's sentence number, as embed_tokens keeps the tokens."""
+            if c not in sentence_ids:
+                text = contents[c]
+                body, lead = text.strip(), len(text) - len(text.lstrip())
+                offs = tok(body, truncation=True, max_length=emb.window,
+                           return_offsets_mapping=True)["offset_mapping"]
+                keep = [a + lead for a, b in offs if b > a and _WORDLIKE.search(body[a:b])]
+                keep = keep or [next((a + lead for a, b in offs if b > a), 0)]
+                starts = [s for s, _ in split_sentences(text)] or [0]
+                sentence_ids[c] = np.maximum(np.searchsorted(starts, keep, side="right") - 1, 0)
+            return sentence_ids[c]
+
+        per_query = []
+        for q in gt.queries():
+            qr = Query(idx, q.text)
+            lists, section, g = qr.three(qr.dense, qr.sent)
+            cands = ids(section[:2 * LATE_CANDIDATES])
+            s = chunk_scores(qr, cands, sentence_of)
+            top = set(cands[:LATE_CANDIDATES])
+
+            def only(d: dict[int, float], keep: set[int] = top) -> Scored:
+                return ranked({c: x for c, x in d.items() if c in keep})
+
+            base_late = only(s["late"])
+            runs = {"default (late)": qr.final(lists, [base_late], g, [LATE_WEIGHT])}
+            for k in (5, 20):
+                runs[f"rrf k={k}"] = qr.final(lists, [base_late], g, [LATE_WEIGHT], k=k)
+            runs["candidates 200"] = qr.final(lists, [only(s["late"], set(cands))], g, [LATE_WEIGHT])
+            for lam in (0.25, 0.5):
+                mix = {c: s["late"][c] + lam * s["precision"][c] for c in s["late"]}
+                runs[f"+ precision {lam:g}"] = qr.final(lists, [only(mix)], g, [LATE_WEIGHT])
+            sent_late = only(s["sentence"])
+            runs["sentence late (replaces)"] = qr.final(lists, [sent_late], g, [LATE_WEIGHT])
+            runs["sentence late (5th list)"] = qr.final(lists, [base_late, sent_late], g,
+                                                         [LATE_WEIGHT, 1.0])
+            avg = {c: (s["late"][c] + s["sentence"][c]) / 2 for c in s["late"]}
+            runs["sentence late (averaged)"] = qr.final(lists, [only(avg)], g, [LATE_WEIGHT])
+            default = runs["default (late)"]
+            for b in (0.3, 0.7):
+                for m in (3, 5):
+                    fb = np.mean([bare[bare_row[c]] for c in default[:m]], axis=0)
+                    v2 = qr.v + b * fb
+                    v2 = (v2 / np.linalg.norm(v2)).astype(np.float32)
+                    dense2 = idx.store.dense(v2, FUSION_DEPTH, qr.key, bare=True)
+                    lists2, section2, g2 = qr.three(dense2, qr.sent)
+                    s2 = chunk_scores(qr, ids(section2[:LATE_CANDIDATES]), None)
+                    runs[f"dense PRF b={b:g} m={m}"] = qr.final(lists2, [ranked(s2["late"])], g2,
+                                                                [LATE_WEIGHT])
+            per_query.append({
+                run: (metrics.first_correct_rank([contents[i] for i in order[:20]], q.gt.needle),
+                      metrics.within_budget([contents[i] for i in order[:20]], q.gt.needle, 2000))
+                for run, order in runs.items()})
+        rows[Path(gt_dir).name] = per_query
+        idx.close()
+
+    def summary(rs: Sequence[tuple[int | None, bool]]) -> dict[str, float]:
+        ranks = [r for r, _ in rs]
+        return {**{f"R@{k}": round(metrics.recall_at_k(ranks, k), 3) for k in (1, 4, 20)},
+                "MRR": round(metrics.mrr(ranks), 3),
+                "R@2000ch": round(sum(b for _, b in rs) / len(rs), 3)}
+
+    def paired(x: Sequence[tuple[int | None, bool]], y: Sequence[tuple[int | None, bool]]
+               ) -> dict[str, str]:
+        out = {}
+        for k in (1, 4, 20):
+            p = stats.paired([r is not None and r <= k for r, _ in x],
+                             [r is not None and r <= k for r, _ in y])
+            out[f"R@{k}"] = f"+{p.wins}/-{p.losses}"
+        p = stats.paired([b for _, b in x], [b for _, b in y])
+        out["R@2000ch"] = f"+{p.wins}/-{p.losses} p={p.p:.3f}"
+        a, b = [r or MISS for r, _ in x], [r or MISS for r, _ in y]
+        better, worse = sum(u < v for u, v in zip(a, b)), sum(u > v for u, v in zip(a, b))
+        out["rank better/worse"] = f"{better}/{worse} p={stats.sign_test(better, worse):.3f}"
+        return out
+
+    runs = list(next(iter(rows.values()))[0])
+    out: dict[str, object] = {}
+    for run in runs:
+        entry: dict[str, object] = {n: summary([r[run] for r in rs]) for n, rs in rows.items()}
+        pooled = [r[run] for rs in rows.values() for r in rs]
+        entry["pooled"] = summary(pooled)
+        if run != runs[0]:
+            entry["pooled vs default"] = paired(
+                pooled, [r[runs[0]] for rs in rows.values() for r in rs])
+        out[run] = entry
+    text = json.dumps(out, indent=1)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
