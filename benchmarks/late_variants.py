@@ -30,9 +30,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from late_cv import ids, paired, summary  # benchmarks/: the same figures and paired tests
 
 from citeline.embed import _WORDLIKE, load_embedder
-from citeline.eval import metrics, stats
+from citeline.eval import metrics
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.pipeline import FUSION_DEPTH, Index
 from citeline.retrieve import late
@@ -47,12 +48,7 @@ from citeline.retrieve.fuse import (
 )
 from citeline.sentences import split_sentences
 
-MISS = 99
 Scored = list[tuple[int, float]]
-
-
-def ids(scored: Sequence[tuple[int, float]]) -> list[int]:
-    return [i for i, _ in scored]
 
 
 def ranked(scores: dict[int, float]) -> Scored:
@@ -181,26 +177,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for run, order in runs.items()})
         rows[Path(gt_dir).name] = per_query
         idx.close()
-
-    def summary(rs: Sequence[tuple[int | None, bool]]) -> dict[str, float]:
-        ranks = [r for r, _ in rs]
-        return {**{f"R@{k}": round(metrics.recall_at_k(ranks, k), 3) for k in (1, 4, 20)},
-                "MRR": round(metrics.mrr(ranks), 3),
-                "R@2000ch": round(sum(b for _, b in rs) / len(rs), 3)}
-
-    def paired(x: Sequence[tuple[int | None, bool]], y: Sequence[tuple[int | None, bool]]
-               ) -> dict[str, str]:
-        out = {}
-        for k in (1, 4, 20):
-            p = stats.paired([r is not None and r <= k for r, _ in x],
-                             [r is not None and r <= k for r, _ in y])
-            out[f"R@{k}"] = f"+{p.wins}/-{p.losses}"
-        p = stats.paired([b for _, b in x], [b for _, b in y])
-        out["R@2000ch"] = f"+{p.wins}/-{p.losses} p={p.p:.3f}"
-        a, b = [r or MISS for r, _ in x], [r or MISS for r, _ in y]
-        better, worse = sum(u < v for u, v in zip(a, b)), sum(u > v for u, v in zip(a, b))
-        out["rank better/worse"] = f"{better}/{worse} p={stats.sign_test(better, worse):.3f}"
-        return out
 
     runs = list(next(iter(rows.values()))[0])
     out: dict[str, object] = {}
