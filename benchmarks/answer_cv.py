@@ -62,15 +62,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             cands = candidates(decision.kept) if not decision.refused else []
             if cands and any(c.hit.late is None for c in cands):
                 raise SystemExit(f"{index_dir}: hits without a late score; index with this citeline")
-            vecs = emb.embed([q.text, *(c.text for c in cands)]) if cands else None
+            if not cands:  # refused, or no sentence to pick: no needle
+                for c in GRID:
+                    per[c].append(False)
+                continue
+            vecs = emb.embed([q.text, *(c.text for c in cands)])
+            cos = vecs[1:] @ vecs[0]
+            hits = {"late": np.array([c.hit.late for c in cands], dtype=np.float32),
+                    "cosine": np.array([1.0 - c.hit.distance for c in cands], dtype=np.float32)}
             for signal, w in GRID:
-                if not cands:
-                    per[(signal, w)].append(False)
-                    continue
-                cos = vecs[1:] @ vecs[0]
-                hit = np.array([c.hit.late if signal == "late" else 1.0 - c.hit.distance
-                                for c in cands], dtype=np.float32)
-                picked = spans(select(cands, list((1 - w) * cos + w * hit)), sub_locator)
+                picked = spans(select(cands, list((1 - w) * cos + w * hits[signal])), sub_locator)
                 per[(signal, w)].append(
                     needle_kept(q.gt.doc, gt.texts[q.gt.doc], picked, q.gt.needle))
         idx.close()
