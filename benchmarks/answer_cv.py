@@ -20,11 +20,11 @@ cosine at weight 0.3).
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from figures import emit  # benchmarks/: prints and writes the result
 
 from citeline.answer.extractive import candidates, needle_kept, select, spans, sub_locator
 from citeline.embed import load_embedder
@@ -97,11 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out["leave one corpus out"] = {
             **folds, "pooled": {"held-out kept": sum(held), f"{name(BEFORE)} kept": sum(before),
                                 "n": len(held), "paired": f"+{p.wins}/-{p.losses} p={p.p:.4f}"}}
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    return 0
+    return emit(out, args.out)
 
 
 if __name__ == "__main__":

@@ -39,10 +39,11 @@ Indexes are kept under --work, so a re-run only queries (indexing is incremental
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from figures import emit  # benchmarks/: prints and writes the result
 
 from citeline.embed import load_embedder
 from citeline.eval import metrics, stats
@@ -274,12 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     component_check(held, picked, comps, queries),
             }
     out["port"] = {"name": name(PORT), **by_phrasing(port, queries)}
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    return 0
+    return emit(out, args.out)
 
 
 if __name__ == "__main__":

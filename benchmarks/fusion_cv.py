@@ -36,10 +36,10 @@ The index must be built with sentence vectors (any current ``citeline index``).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
+
+from figures import emit  # benchmarks/: prints and writes the result
 
 from citeline.embed import load_embedder
 from citeline.eval import metrics, stats
@@ -217,11 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "held-out minus component (negative = hybrid worse)": comp,
             }
         out["families"][fam] = res  # type: ignore[index]
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    return 0
+    return emit(out, args.out)
 
 
 if __name__ == "__main__":

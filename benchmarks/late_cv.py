@@ -25,13 +25,14 @@ the late list alone (the top 100 ranked by it) is in the grid as a component.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from figures import emit, paired, summary  # benchmarks/: shared figures and paired tests
+
 from citeline.embed import load_embedder
-from citeline.eval import metrics, stats
+from citeline.eval import metrics
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.pipeline import FUSION_DEPTH, Index
 from citeline.retrieve.bm25 import tokenize
@@ -47,7 +48,6 @@ from citeline.retrieve.fuse import (
 WEIGHTS: tuple[float, ...] = (1.0, 1.5, 2.0)
 LIFTS: tuple[bool, ...] = (False, True)
 GRID = [f"w={w:g} lift={int(lift)}" for w in WEIGHTS for lift in LIFTS]
-MISS = 99
 
 
 def ids(scored: Sequence[tuple[int, float]]) -> list[int]:
@@ -79,32 +79,6 @@ def rankings(idx: Index, query: str) -> dict[str, list[int]]:
             fourth = ids(section_lift(scored, groups, SECTION_WEIGHT) if lift else scored)
             out[f"w={w:g} lift={int(lift)}"] = ids(
                 rrf([*lists, fourth], k=SENTENCE_RRF_K, weights=[1, 1, 1, w]))[:20]
-    return out
-
-
-def summary(rows: Sequence[tuple[int | None, bool]]) -> dict[str, float]:
-    ranks = [r for r, _ in rows]
-    return {**{f"R@{k}": round(metrics.recall_at_k(ranks, k), 3) for k in (1, 4, 20)},
-            "MRR": round(metrics.mrr(ranks), 3),
-            "R@2000ch": round(sum(b for _, b in rows) / max(1, len(rows)), 3)}
-
-
-def paired(x: Sequence[tuple[int | None, bool]], y: Sequence[tuple[int | None, bool]]
-           ) -> dict[str, str]:
-    def hit(rows: Sequence[tuple[int | None, bool]], k: int) -> list[bool]:
-        return [r is not None and r <= k for r, _ in rows]
-
-    out = {}
-    for k in (1, 4, 20):
-        p = stats.paired(hit(x, k), hit(y, k))
-        out[f"R@{k}"] = f"+{p.wins}/-{p.losses} p={p.p:.3f}"
-    p = stats.paired([b for _, b in x], [b for _, b in y])
-    out["R@2000ch"] = f"+{p.wins}/-{p.losses} p={p.p:.3f}"
-    a = [r or MISS for r, _ in x]
-    b = [r or MISS for r, _ in y]
-    better = sum(u < v for u, v in zip(a, b, strict=True))
-    worse = sum(u > v for u, v in zip(a, b, strict=True))
-    out["rank better/worse"] = f"{better}/{worse} p={stats.sign_test(better, worse):.4f}"
     return out
 
 
@@ -182,11 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "vs section": paired(h_all, [scored[n][i]["section"] for n, i in every]),
                          "vs port": paired(h_all, [scored[n][i]["port"] for n, i in every])}
         out["schemes"][scheme] = res  # type: ignore[index]
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    return 0
+    return emit(out, args.out)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,12 @@ first-correct rank), per corpus and pooled.
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from late_cv import ids, paired, summary  # benchmarks/: the same figures and paired tests
+from figures import emit, paired, summary  # benchmarks/: shared figures and paired tests
+from late_cv import ids
 
 from citeline.embed import _WORDLIKE, load_embedder
 from citeline.eval import metrics
@@ -188,11 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             entry["pooled vs default"] = paired(
                 pooled, [r[runs[0]] for rs in rows.values() for r in rs])
         out[run] = entry
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    return 0
+    return emit(out, args.out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,57 @@
+"""What the cross-validation and variant scripts of benchmarks/ share: per-query rows
+(first correct rank, needle within the first 2,000 characters), their figures, paired
+sign tests between two runs of the same queries, and the JSON they print and write."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from citeline.eval import metrics, stats
+
+MISS = 99  # the rank a query with no correct hit in the top 20 counts as
+Row = tuple[int | None, bool]  # (first correct rank or None, needle in 2,000 chars)
+Rows = Sequence[Row]
+
+
+def summary(rows: Rows) -> dict[str, float]:
+    ranks = [r for r, _ in rows]
+    return {**{f"R@{k}": round(metrics.recall_at_k(ranks, k), 3) for k in (1, 4, 20)},
+            "MRR": round(metrics.mrr(ranks), 3),
+            "R@2000ch": round(sum(b for _, b in rows) / max(1, len(rows)), 3)}
+
+
+def paired(x: Rows, y: Rows) -> dict[str, str]:
+    """x against y, query by query: wins/losses and the exact sign test's p."""
+    def hit(rows: Rows, k: int) -> list[bool]:
+        return [r is not None and r <= k for r, _ in rows]
+
+    out = {}
+    for k in (1, 4, 20):
+        p = stats.paired(hit(x, k), hit(y, k))
+        out[f"R@{k}"] = f"+{p.wins}/-{p.losses} p={p.p:.3f}"
+    p = stats.paired([b for _, b in x], [b for _, b in y])
+    out["R@2000ch"] = f"+{p.wins}/-{p.losses} p={p.p:.3f}"
+    a = [r or MISS for r, _ in x]
+    b = [r or MISS for r, _ in y]
+    better = sum(u < v for u, v in zip(a, b, strict=True))
+    worse = sum(u > v for u, v in zip(a, b, strict=True))
+    out["rank better/worse"] = f"{better}/{worse} p={stats.sign_test(better, worse):.4f}"
+    return out
+
+
+def report_rows(report: Path, run: str) -> list[Row]:
+    """One run's rows from a `citeline eval` report.json."""
+    queries = json.loads(report.read_text(encoding="utf-8"))["queries"]
+    return [(q["ranks"][run], q["within"][run]["2000"]) for q in queries]
+
+
+def emit(result: object, out: str | None) -> int:
+    """Print ``result`` as JSON and, given a path, write it there too; exit status 0."""
+    text = json.dumps(result, indent=1)
+    print(text)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text + "\n", encoding="utf-8")
+    return 0
