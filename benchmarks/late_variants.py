@@ -1,5 +1,5 @@
 """Variants of the "late" fusion measured against it (docs/retrieval-experiments.md,
-section 24): none was adopted; this script is how the claims can be checked.
+sections 24 and 25): none was adopted; this script is how the claims can be checked.
 
 For each ground truth, the product's lists are read from an index built with token
 vectors (e.g. the E index ``citeline eval`` leaves in OUT/indexes/E), as ``Index.search``
@@ -13,7 +13,10 @@ builds them, and each variant changes one thing:
   (``citeline.sentences.split_sentences``; the best sentence counts), replacing the
   chunk's, or as a fifth list of weight 1, or averaged with the chunk's;
 * ``dense PRF b/m``: the dense list searched again with the query vector plus b times
-  the mean header-less vector of the default ranking's top m chunks (Rocchio).
+  the mean header-less vector of the default ranking's top m chunks (Rocchio);
+* ``length-normalised a``: the late score minus a times the log of the chunk's number
+  of stored tokens (MaxSim's best match grows with the number of tokens to pick from;
+  the eleventh session, section 25).
 
 Every variant is paired, query by query, with the default (R@1, R@4, R@20, R@2000ch,
 first-correct rank), per corpus and pooled.
@@ -87,15 +90,18 @@ class Query:
 
 def chunk_scores(qr: Query, cands: Sequence[int], sentence_of: Callable[[int], np.ndarray] | None
                  ) -> dict[str, dict[int, float]]:
-    """Per candidate: late (recall), its precision side, and the best sentence's late."""
+    """Per candidate: late (recall), its precision side, the best sentence's late, and
+    the number of stored tokens."""
     stored = qr.idx.store.token_vectors(list(cands), qr.key)
-    out: dict[str, dict[int, float]] = {"late": {}, "precision": {}, "sentence": {}}
+    out: dict[str, dict[int, float]] = {"late": {}, "precision": {}, "sentence": {},
+                                        "tokens": {}}
     wsum = float(qr.w.sum())
     for c in cands:
         if c not in stored:
             continue
         sims = qr.q @ late.dequantize(stored[c]).T  # (query tokens, chunk tokens)
         out["late"][c] = float(qr.w @ sims.max(axis=1)) / wsum
+        out["tokens"][c] = sims.shape[1]
         out["precision"][c] = float(sims.max(axis=0).mean())
         if sentence_of is not None:
             sid = sentence_of(c)
@@ -160,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                          [LATE_WEIGHT, 1.0])
             avg = {c: (s["late"][c] + s["sentence"][c]) / 2 for c in s["late"]}
             runs["sentence late (averaged)"] = qr.final(lists, [only(avg)], g, [LATE_WEIGHT])
+            for a in (0.02, 0.05, 0.08):
+                norm = {c: s["late"][c] - a * np.log(s["tokens"][c]) for c in s["late"]}
+                runs[f"length-normalised a={a:g}"] = qr.final(lists, [only(norm)], g,
+                                                              [LATE_WEIGHT])
             default = runs["default (late)"]
             for b in (0.3, 0.7):
                 for m in (3, 5):
