@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from figures import Row, emit, paired, report_rows, summary  # benchmarks/
+from figures import Row, emit, paired, read_report, report_rows, summary  # benchmarks/
 
 RUNS = ("E/hybrid", "E/dense", "E/hybrid+rrf")
 
@@ -24,16 +24,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("outs", nargs="+", metavar="ADAPT_EVAL_OUT")
     ap.add_argument("--out", default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
+    reports = {out.name: (read_report(out / "base" / "report.json"),
+                          read_report(out / "adapted" / "report.json"))
+               for out in map(Path, args.outs)}
     result: dict[str, object] = {}
     for run in RUNS:
         entry: dict[str, object] = {}
         bundled: list[Row] = []
         adapted: list[Row] = []
-        for out in map(Path, args.outs):
-            b = report_rows(out / "base" / "report.json", run)
-            a = report_rows(out / "adapted" / "report.json", run)
-            entry[out.name] = {"bundled": summary(b), "adapted": summary(a),
-                               "adapted vs bundled": paired(a, b)}
+        for name, (base, adapt) in reports.items():
+            b, a = report_rows(base, run), report_rows(adapt, run)
+            entry[name] = {"bundled": summary(b), "adapted": summary(a),
+                           "adapted vs bundled": paired(a, b)}
             bundled += b
             adapted += a
         entry["pooled"] = {"bundled": summary(bundled), "adapted": summary(adapted),

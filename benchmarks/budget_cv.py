@@ -16,11 +16,10 @@ Every corpus must have a report for every budget named.
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from figures import Row, emit, paired, report_rows, summary  # benchmarks/
+from figures import Row, emit, paired, read_report, report_rows, summary  # benchmarks/
 
 from citeline.chunk import DEFAULT_BUDGET
 
@@ -29,8 +28,8 @@ RUN = "E/hybrid"
 
 def load(path: str) -> tuple[list[Row], int]:
     """Per query (first correct rank, within 2,000 characters), and destroyed needles."""
-    report = json.loads(Path(path).read_text(encoding="utf-8"))
-    return report_rows(Path(path), RUN), len(report["strategies"]["E"]["destroyed"])
+    report = read_report(Path(path))
+    return report_rows(report, RUN), len(report["strategies"]["E"]["destroyed"])
 
 
 def key(rows: list[Row], budget: int) -> tuple[float, ...]:

@@ -5,8 +5,9 @@ sign tests between two runs of the same queries, and the JSON they print and wri
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from citeline.eval import metrics, stats
 
@@ -41,10 +42,14 @@ def paired(x: Rows, y: Rows) -> dict[str, str]:
     return out
 
 
-def report_rows(report: Path, run: str) -> list[Row]:
-    """One run's rows from a `citeline eval` report.json."""
-    queries = json.loads(report.read_text(encoding="utf-8"))["queries"]
-    return [(q["ranks"][run], q["within"][run]["2000"]) for q in queries]
+def read_report(path: Path) -> dict[str, Any]:
+    """A `citeline eval` report.json."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def report_rows(report: Mapping[str, Any], run: str) -> list[Row]:
+    """One run's rows from a `citeline eval` report."""
+    return [(q["ranks"][run], q["within"][run]["2000"]) for q in report["queries"]]
 
 
 def emit(result: object, out: str | None) -> int:
