@@ -62,13 +62,15 @@ eval: $(STAMP)
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
 
 # `citeline adapt` (the model fine-tuned on each corpus's own chunks, no queries) against
-# the bundled model, paired query by query, on rustbook and the held-out pytutorial and
-# debpolicy; then `adapt --query-map` (the light option) by `citeline eval --query-map`.
-# ~55 minutes on 2 cores (the training); not part of `make eval`.
+# the bundled model, paired query by query, on the four bundled corpora, then pooled;
+# then `adapt --query-map` (the light option) by `citeline eval --query-map`.
+# ~75 minutes on 2 cores (the training); not part of `make eval`.
 eval-adapt: $(STAMP)
 	$(BIN)/python benchmarks/adapt_eval.py eval/pytutorial --out reports/eval-adapt/pytutorial
 	$(BIN)/python benchmarks/adapt_eval.py eval/rustbook --out reports/eval-adapt/rustbook
 	$(BIN)/python benchmarks/adapt_eval.py eval/debpolicy --out reports/eval-adapt/debpolicy
+	$(BIN)/python benchmarks/adapt_eval.py eval/sqlitedoc --out reports/eval-adapt/sqlitedoc
+	$(BIN)/python benchmarks/adapt_pooled.py reports/eval-adapt/rustbook reports/eval-adapt/pytutorial reports/eval-adapt/debpolicy reports/eval-adapt/sqlitedoc --out reports/eval-adapt/pooled.json
 	$(BIN)/citeline eval eval/pytutorial --strategies E --query-map --fusions "" --out reports/eval-adapt/pytutorial/query-map -q
 	$(BIN)/citeline eval eval/rustbook --strategies E --query-map --fusions "" --out reports/eval-adapt/rustbook/query-map -q
 	$(BIN)/citeline eval eval/debpolicy --strategies E --query-map --fusions "" --out reports/eval-adapt/debpolicy/query-map -q
