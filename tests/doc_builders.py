@@ -268,6 +268,75 @@ NARRATOR: A longer waggle means a more distant meadow.
 """
 
 
+SIZED_RUNNING_HEADER = "Pump station handbook - internal"
+# (font size, lines as printed): a handbook exported without bookmarks
+SIZED_LINES = [
+    (22, ["Pump station handbook"]),
+    (13, ["Contents . . . . . . . . . . . . . . . 2"]),
+    (11, ["The station lifts river water to the treatment works on the hill."]),
+    (16, ["Intake and screening", "of river water"]),  # a heading that wraps
+    (11, ["Water enters through two intake bays below the weir."]),
+    (13, ["Screens"]),
+    (11, ["The coarse screen rake runs every forty minutes in autumn.",
+          "Leaves clog the fine screen first; clear it by hand after storms."]),
+    (None, []),  # a page break
+    (16, ["Maintenance"]),
+    (11, ["Grease the pump bearings every three hundred running hours.",
+          "Log each greasing in the blue binder beside the control panel."]),
+    (None, []),
+    (11, ["The standby diesel is test-run on the first Monday of each month."]),
+]
+
+
+def sized_pdf(folder: Path) -> Path:
+    """A PDF without bookmarks whose headings are only larger print (SIZED_LINES), with
+    a 14 pt running header on each of its three pages and a contents line in 13 pt."""
+    from reportlab.pdfgen import canvas
+
+    path = folder / "pump-handbook.pdf"
+    c = canvas.Canvas(str(path))
+    c.setTitle("Pump station handbook")
+
+    def header() -> float:
+        c.setFont("Helvetica", 14)
+        c.drawString(72, 810, SIZED_RUNNING_HEADER)
+        return 760
+
+    y = header()
+    for size, lines in SIZED_LINES:
+        if size is None:
+            c.showPage()
+            y = header()
+            continue
+        c.setFont("Helvetica-Bold" if size > 11 else "Helvetica", size)
+        for line in lines:
+            c.drawString(72, y, line)
+            y -= size * 1.25
+        y -= 14  # paragraph spacing
+    c.save()
+    return path
+
+
+def scaled_heading_pdf(folder: Path) -> Path:
+    """A heading set in the body's 11 pt font but drawn under a 1.6x scale, as
+    generators that write ``Tf 1`` and size text with the matrix do."""
+    from reportlab.pdfgen import canvas
+
+    path = folder / "scaled.pdf"
+    c = canvas.Canvas(str(path))
+    c.saveState()
+    c.translate(72, 760)
+    c.scale(1.6, 1.6)
+    c.setFont("Helvetica", 11)
+    c.drawString(0, 0, "Tide tables")
+    c.restoreState()
+    c.setFont("Helvetica", 11)
+    c.drawString(72, 720, "High water at the north quay comes forty minutes after the south quay.")
+    c.drawString(72, 700, "Spring tides reach the second mooring ring twice a month.")
+    c.save()
+    return path
+
+
 OUTLINE_SECTIONS = [
     # (bookmark title, level, the heading line as printed, body lines)
     ("Kettle manual", 0, "Kettle manual", ["Read this manual before the first use."]),

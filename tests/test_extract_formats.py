@@ -658,6 +658,51 @@ def test_pdf_bookmarks_become_sections(tmp_path: Path):
     assert warranty.section == "Kettle manual > Warranty"
 
 
-def test_pdf_without_bookmarks_has_no_sections(tmp_path: Path):
-    doc = extract(b.two_column_pdf(tmp_path))
+def test_pdf_in_one_font_size_has_no_sections(tmp_path: Path):
+    doc = extract(b.two_column_pdf(tmp_path))  # no bookmarks, all body text
     assert doc.headings == "none" and doc.outline == ()
+
+
+def test_pdf_without_bookmarks_takes_its_sections_from_font_sizes(tmp_path: Path):
+    doc = extract(b.sized_pdf(tmp_path))
+    assert doc.headings == "outline"
+    # one level per size, largest first; the wrapped heading is one; the contents line
+    # (13 pt, dot leaders) and the 14 pt running header (page furniture) are none
+    assert [(h.level, h.title) for h in doc.outline] == [
+        (1, "Pump station handbook"), (2, "Intake and screening of river water"),
+        (3, "Screens"), (2, "Maintenance")]
+    assert [doc.text[h.start : h.end] for h in doc.outline][1] == (
+        "Intake and screening\nof river water")
+    assert b.SIZED_RUNNING_HEADER not in doc.text
+    chunks = chunk_document(doc)
+    assert "".join(c.content for c in chunks).count("Contents . . .") == 1  # kept as text
+    rake = next(c for c in chunks if "screen rake" in c.content)
+    assert rake.section == "Pump station handbook > Intake and screening of river water > Screens"
+    assert rake.text.startswith(f"[{rake.section}]\n")
+    grease = next(c for c in chunks if "pump bearings" in c.content)
+    assert grease.section == "Pump station handbook > Maintenance"
+    assert locate(doc, grease.start, grease.end).fragment == "#page=2"
+    diesel = next(c for c in chunks if "standby diesel" in c.content)  # page 3, same section
+    assert diesel.section == "Pump station handbook > Maintenance"
+
+
+def test_pdf_font_size_counts_the_scale_text_is_drawn_at(tmp_path: Path):
+    doc = extract(b.scaled_heading_pdf(tmp_path))  # 11 pt x 1.6 over 11 pt body text
+    assert [(h.level, h.title) for h in doc.outline] == [(1, "Tide tables")]
+
+
+def test_font_headings_need_a_body_size_to_stand_out_from():
+    body = [("Plain text set at the body size, long enough to be the body.", 11.0)] * 3
+    title = [("Annual report", 20.0)]
+    assert pdfmod.font_headings([title + body]) == [(1, 1, "Annual report")]
+    # a page of large print only (a poster, a slide of titles): no body, no headings
+    slide = [("Quarterly results", 28.0), ("Revenue up four percent", 24.0),
+             ("Costs flat", 24.0), ("Small print", 11.0)]
+    assert pdfmod.font_headings([slide]) == []
+    # too long to be a title; more lines than a heading wraps onto
+    long = [("A " * 70, 16.0)]
+    assert pdfmod.font_headings([long + body * 20]) == []
+    tall = [(f"Line {i} of a large quote", 16.0) for i in range(4)]
+    assert pdfmod.font_headings([tall + body * 20]) == []
+    assert pdfmod.font_headings([tall[:3] + body * 20]) == [
+        (1, 1, "Line 0 of a large quote Line 1 of a large quote Line 2 of a large quote")]

@@ -25,6 +25,14 @@ records both pages — it never spans one silently).
   to (a section number may precede it), and the ones found give the chunker its
   sections, so a hit names its section as well as its page. A bookmark whose title
   is not a line of its page (a bookmark to a figure, a title reworded) is left out.
+- **Font sizes** make the headings of a PDF without bookmarks (what most exports
+  from web pages, slides and simple writers are): the size most of the text is set
+  in is the body's; a line of at most :data:`HEADING_MAX_CHARS` set at least
+  :data:`HEADING_SIZE_RATIO` times larger is a heading, one level per distinct size,
+  the largest first (a wrapped heading's lines are one heading; a table-of-contents
+  line with dot leaders is not one). A document whose large print is more than
+  :data:`HEADING_MAX_SHARE` of its text has no body size to tell headings from, and
+  stays one section.
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
 
 Text is PDFium's, in content-stream order (which is reading order for what
@@ -35,6 +43,7 @@ quote matches what a reader sees on the page.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 import re
@@ -44,6 +53,7 @@ from collections import Counter
 from pathlib import Path
 
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 
 from citeline.errors import ExtractionError
 from citeline.extract import register
@@ -62,6 +72,25 @@ FURNITURE_MIN_PAGES = 3
 # Bookmarks deeper than this are rare and too fine for a heading path (a
 # figure or a paragraph); the outline's first levels are the sections.
 OUTLINE_DEPTH = 6
+# Headings from font sizes (PDFs without bookmarks): a line set 15% or more above
+# the body size is a heading. Body text varies by a point at most (10 vs 11 pt in
+# one document is a footnote or a code font, 9% of 11); a section heading is 1.2x
+# the body (LaTeX's \subsubsection, Word's Heading 3: 12 or 13 pt over 11) or more.
+HEADING_SIZE_RATIO = 1.15
+# ... and short: a heading is a title, not a paragraph set large (a pull quote, a
+# slide's bullet).
+HEADING_MAX_CHARS = 120
+# A heading wraps onto at most this many lines; longer runs of large print are prose.
+HEADING_MAX_LINES = 3
+# When more of the text than this is large print there is no body size to tell
+# headings from (a poster, a slide deck of titles): no headings then.
+HEADING_MAX_SHARE = 0.25
+# At most this many characters of a line, spread over it, have their size read
+# (PDFium answers for one character per call).
+SIZE_SAMPLES = 7
+# A table of contents line: the title, dot leaders, the page number.
+_LEADERS = re.compile(r"(?:\.\s?){4,}")
+_LETTER = re.compile(r"[^\W\d_]")
 # Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
 _SECTION_NUMBER = r"(?:(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?[ \t]+)?"
 
@@ -180,16 +209,104 @@ def find_outline(pdf: pdfium.PdfDocument, text: str, pages: list[Region]) -> tup
             page = None if dest is None else dest.get_index()
             if not title or page is None or (page + 1) not in spans:
                 continue
-            start, end = spans[page + 1]
-            words = r"\s+".join(re.escape(w) for w in title.split())
-            line = re.compile(rf"^[ \t]*{_SECTION_NUMBER}{words}[ \t]*$", re.M | re.I)
-            m = line.search(text, after.get(page + 1, start), end) or line.search(text, start, end)
+            m = _find_line(text, title, spans[page + 1], after.get(page + 1), _SECTION_NUMBER)
             if m is None or m.start() in found:
                 continue
             found[m.start()] = Heading(m.start(), bm.level + 1, title, m.end())
             after[page + 1] = m.end()
     except pdfium.PdfiumError:
         return ()  # a damaged outline: the text is still good, without sections
+    return tuple(found[k] for k in sorted(found))
+
+
+def _find_line(text: str, title: str, span: tuple[int, int], after: int | None,
+               prefix: str = "") -> re.Match[str] | None:
+    """``title`` as a whole line (or lines: any spacing between its words) of ``text``
+    inside ``span`` (optionally after ``prefix``), first looked for from ``after``."""
+    start, end = span
+    words = r"\s+".join(re.escape(w) for w in title.split())
+    line = re.compile(rf"^[ \t]*{prefix}{words}[ \t]*$", re.M | re.I)
+    return (after is not None and line.search(text, after, end)) or line.search(text, start, end)
+
+
+def line_sizes(textpage: pdfium.PdfTextPage) -> list[tuple[str, float]]:
+    """Each line of the page that has visible characters, with the size (points,
+    to the half point, the text matrix's scale included) most of them are set in,
+    read from :data:`SIZE_SAMPLES` of them (a line is set in one size but for an
+    inline code word or a footnote mark)."""
+    raw = textpage.get_text_range()
+    if len(raw) != textpage.count_chars():  # surrogate pairs: offsets differ
+        return []
+    out = []
+    pos = 0
+    matrix = pdfium_c.FS_MATRIX()
+    for line in raw.split("\r\n"):
+        sizes: Counter[float] = Counter()
+        seen = [j for j, ch in enumerate(line) if not ch.isspace()]
+        n = min(len(seen), SIZE_SAMPLES)
+        for j in (seen[k * len(seen) // n] for k in range(n)):
+            size = pdfium_c.FPDFText_GetFontSize(textpage.raw, pos + j)
+            if pdfium_c.FPDFText_GetMatrix(textpage.raw, pos + j, ctypes.byref(matrix)):
+                size *= math.hypot(matrix.b, matrix.d)  # the drawn scale (Tf 1 with Tm 11; a scaled CTM)
+            sizes[round(size * 2) / 2] += 1
+        if sizes:
+            out.append((line.strip(), sizes.most_common(1)[0][0]))
+        pos += len(line) + 2
+    return out
+
+
+def font_headings(pages: list[list[tuple[str, float]]]) -> list[tuple[int, int, str]]:
+    """(page, level, title) of the headings font sizes show (pure; see the module doc).
+
+    ``pages`` holds each page's visible lines with their sizes, page furniture
+    already left out. Consecutive heading lines of one size are one wrapped heading.
+    """
+    chars: Counter[float] = Counter()
+    for lines in pages:
+        for line, size in lines:
+            chars[size] += len(line)
+    if not chars:
+        return []
+    body = chars.most_common(1)[0][0]
+
+    def large(line: str, size: float) -> bool:
+        return size >= HEADING_SIZE_RATIO * body and len(line) <= HEADING_MAX_CHARS
+
+    runs: list[tuple[int, float, list[str]]] = []  # (page, size, lines)
+    for number, lines in enumerate(pages, start=1):
+        previous: float | None = None  # the size of the line before, when large
+        for line, size in lines:
+            if not large(line, size):
+                previous = None
+            elif previous == size:
+                runs[-1][2].append(line)
+            else:
+                runs.append((number, size, [line]))
+                previous = size
+    if sum(len(ln) for _, _, lines in runs for ln in lines) > HEADING_MAX_SHARE * sum(chars.values()):
+        return []
+    heads = [(page, size, " ".join(" ".join(lines).split()))
+             for page, size, lines in runs if len(lines) <= HEADING_MAX_LINES]
+    heads = [h for h in heads if _LETTER.search(h[2]) and not _LEADERS.search(h[2])]
+    levels = {s: min(i, OUTLINE_DEPTH) for i, s in
+              enumerate(sorted({size for _, size, _ in heads}, reverse=True), start=1)}
+    return [(page, levels[size], title) for page, size, title in heads]
+
+
+def find_font_headings(pages: list[list[tuple[str, float]]], text: str,
+                       regions: list[Region]) -> tuple[Heading, ...]:
+    """:func:`font_headings` found in ``text`` (each a line of its page), in text order."""
+    spans = {r.page: (r.start, r.end) for r in regions}
+    found: dict[int, Heading] = {}
+    after: dict[int, int] = {}
+    for page, level, title in font_headings(pages):
+        if page not in spans:
+            continue
+        m = _find_line(text, title, spans[page], after.get(page))
+        if m is None or m.start() in found:
+            continue
+        found[m.start()] = Heading(m.start(), level, title, m.end())
+        after[page] = m.end()
     return tuple(found[k] for k in sorted(found))
 
 
@@ -307,7 +424,7 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
 
 class PdfExtractor:
     name = "pdf"
-    version = "2"  # 2: bookmarks make sections
+    version = "3"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -327,11 +444,13 @@ class PdfExtractor:
         no_layer: list[int] = []
         warnings: list[str] = []
         ocr_missing = ocr_status()
+        sized: list[list[tuple[str, float]]] = []  # each page's lines and font sizes
         for i in range(n):
             page = pdf[i]
             try:
                 textpage = page.get_textpage()
                 text = clean_page_text(paragraph_text(textpage))
+                sized.append(line_sizes(textpage))
                 textpage.close()
                 if not text.strip():
                     if ocr_missing is None:
@@ -353,6 +472,8 @@ class PdfExtractor:
             shown = "; ".join(repr(s) for s in example.values())
             warnings.append(f"repeated page headers/footers left out of the text: {shown}")
             pages = [strip_furniture(p, furniture) for p in pages]
+            sized = [[(ln, size) for ln, size in lines if furniture_key(ln) not in furniture]
+                     for lines in sized]
 
         out = TextBuilder()
         regions: list[Region] = []
@@ -369,7 +490,8 @@ class PdfExtractor:
         if not regions:
             raise ExtractionError(rel, "no text on any page (OCR found none either)")
         canonical = out.text()
-        outline = find_outline(pdf, canonical, regions)
+        outline = find_outline(pdf, canonical, regions) or find_font_headings(
+            sized, canonical, regions)
         low = [p for p, c in conf.items() if c is not None and c < LOW_OCR_CONFIDENCE]
         if low:
             warnings.append(
