@@ -16,7 +16,16 @@ builds them, and each variant changes one thing:
   the mean header-less vector of the default ranking's top m chunks (Rocchio);
 * ``length-normalised a``: the late score minus a times the log of the chunk's number
   of stored tokens (MaxSim's best match grows with the number of tokens to pick from;
-  the eleventh session, section 25).
+  the eleventh session, section 25);
+* ``late over header+content`` / ``late over content in header context``: the chunk's
+  token vectors taken from its embedded ``text`` (header + content; all of them, or only
+  the content's, which then read the heading path as context) instead of its content
+  alone (section 26);
+* ``query + [MASK] x f``: the query padded to 32 wordpieces with [MASK] tokens, whose
+  output vectors join the query's tokens at f times their mean weight (ColBERT's query
+  augmentation, on a model not trained for it; section 26);
+* ``bm25 expansion +n``: the BM25 list searched again with the query's terms plus the n
+  terms of the default's top 3 chunks with the highest tf x IDF (section 26).
 
 Every variant is paired, query by query, with the default (R@1, R@4, R@20, R@2000ch,
 first-correct rank), per corpus and pooled.
@@ -32,6 +41,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+import torch
 from figures import emit, paired, summary  # benchmarks/: shared figures and paired tests
 from late_cv import ids
 
@@ -40,7 +50,7 @@ from citeline.eval import metrics
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.pipeline import FUSION_DEPTH, Index
 from citeline.retrieve import late
-from citeline.retrieve.bm25 import tokenize
+from citeline.retrieve.bm25 import idf, tokenize
 from citeline.retrieve.fuse import (
     LATE_CANDIDATES,
     LATE_WEIGHT,
@@ -110,6 +120,40 @@ def chunk_scores(qr: Query, cands: Sequence[int], sentence_of: Callable[[int], n
     return out
 
 
+def with_header(emb, rows: Sequence) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Each chunk's token vectors from its embedded text: all, and the content's only."""
+    every, content = {}, {}
+    for r, tv in zip(rows, emb.embed_tokens([r.text for r in rows]), strict=True):
+        own = np.array([a >= len(r.text) - len(r.content) for a, _ in tv.spans])
+        every[r.id] = late.quantize(tv.vectors)
+        content[r.id] = late.quantize(tv.vectors[own] if own.any() else tv.vectors)
+    return every, content
+
+
+def mask_tokens(emb, text: str, length: int = 32) -> np.ndarray:
+    """The output vectors of the [MASK] pieces that pad the query to ``length``."""
+    tok = emb.model.tokenizer
+    pieces = tok(text.strip(), truncation=True, max_length=emb.window)["input_ids"]
+    padded = pieces + [tok.mask_token_id] * max(0, length - len(pieces))
+    with torch.no_grad():
+        out = emb.model[0].auto_model(input_ids=torch.tensor([padded]),
+                                      attention_mask=torch.ones(1, len(padded), dtype=torch.long))
+    v = out.last_hidden_state[0, len(pieces):].float().numpy()
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def expanded_bm25(qr: Query, text: str, top: Sequence[str], n: int) -> Scored:
+    """BM25 for the query's terms plus the ``n`` terms of ``top`` with the highest tf x IDF."""
+    terms = tokenize(text)
+    tf: dict[str, int] = {}
+    for content in top:
+        for t in tokenize(content):
+            tf[t] = tf.get(t, 0) + 1
+    chunks, df = qr.idx.store.document_frequencies(list(tf))
+    new = sorted((t for t in tf if t not in terms), key=lambda t: -tf[t] * idf(chunks, df.get(t, 0)))
+    return qr.idx.store.bm25(terms + new[:n], FUSION_DEPTH)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpora", nargs="+", metavar="GT=INDEX")
@@ -122,7 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         gt_dir, _, index_dir = spec.partition("=")
         gt = load_ground_truth(gt_dir)
         idx = Index(index_dir, embedder=emb, create=False)
-        contents = {r.id: r.content for r in idx.store.all_chunks()}
+        chunk_rows = list(idx.store.all_chunks())
+        contents = {r.id: r.content for r in chunk_rows}
+        header_all, header_content = with_header(emb, chunk_rows)
         bare_ids, bare = idx.store._snapshot().bare[emb.identity.key]
         bare_row = {int(c): j for j, c in enumerate(bare_ids)}
         sentence_ids: dict[int, np.ndarray] = {}
@@ -171,6 +217,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 runs[f"length-normalised a={a:g}"] = qr.final(lists, [only(norm)], g,
                                                               [LATE_WEIGHT])
             default = runs["default (late)"]
+            for label, vectors in (("late over header+content", header_all),
+                                   ("late over content in header context", header_content)):
+                scored = late.maxsim(qr.q, qr.w, {c: vectors[c] for c in top})
+                runs[label] = qr.final(lists, [scored], g, [LATE_WEIGHT])
+            stored = qr.idx.store.token_vectors(list(top), qr.key)
+            masks = mask_tokens(emb, q.text)
+            for f in (0.25, 0.5, 1.0):
+                w = np.concatenate([qr.w, np.full(len(masks), f * qr.w.mean(), np.float32)])
+                scored = late.maxsim(np.concatenate([qr.q, masks]), w, stored)
+                runs[f"query + [MASK] x{f:g}"] = qr.final(lists, [scored], g, [LATE_WEIGHT])
+            for n in (5, 10):
+                bm25 = expanded_bm25(qr, q.text, [contents[c] for c in default[:3]], n)
+                runs[f"bm25 expansion +{n}"] = qr.final([lists[0], ids(bm25), lists[2]],
+                                                         [base_late], g, [LATE_WEIGHT])
             for b in (0.3, 0.7):
                 for m in (3, 5):
                     fb = np.mean([bare[bare_row[c]] for c in default[:m]], axis=0)
