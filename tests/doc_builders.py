@@ -196,6 +196,64 @@ def docx_file(folder: Path) -> Path:
     return path
 
 
+def docx_formatted(folder: Path) -> Path:
+    """A Word file whose titles are set by hand (no heading styles): 20 pt bold,
+    14 pt, bold at the body size; and bold that is not a title (a lead-in, a sentence)."""
+    from docx import Document
+    from docx.shared import Pt
+
+    path = folder / "allotment.docx"
+    d = Document()
+
+    def para(*runs: tuple[str, float | None, bool]) -> None:
+        p = d.add_paragraph()
+        for text, size, bold in runs:
+            r = p.add_run(text)
+            r.bold = bold or None
+            if size:
+                r.font.size = Pt(size)
+
+    para(("Allotment rules", 20, True))
+    para(("Plots are let from March to February and the rent is due at Easter.", None, False))
+    para(("Sheds and tools", 14, False))
+    para(("Each plot may have one shed no taller than two metres.", None, False))
+    para(("Padlocks", None, True))
+    para(("Note:", None, True), (" the committee keeps a spare key to every shed.", None, False))
+    para(("Always close the gate.", None, True))
+    para(("Combination padlocks are changed every October.", None, False))
+    para(("Water", 14, False))
+    para(("The troughs are filled from the mains between April and September.", None, False))
+    d.save(str(path))
+    return path
+
+
+def docx_outline_levels(folder: Path) -> Path:
+    """Headings from outline levels: a custom style not based on a Heading style but
+    given "Level 1", and a paragraph given "Level 2" directly; one bold line of body."""
+    from docx import Document
+    from docx.enum.style import WD_STYLE_TYPE
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    def outline(ppr, level: int) -> None:  # type: ignore[no-untyped-def]
+        el = OxmlElement("w:outlineLvl")
+        el.set(qn("w:val"), str(level))
+        ppr.append(el)
+
+    path = folder / "chapters.docx"
+    d = Document()
+    chapter = d.styles.add_style("Chapter Title", WD_STYLE_TYPE.PARAGRAPH)
+    outline(chapter.element.get_or_add_pPr(), 0)
+    d.add_paragraph("Beekeeping", style="Chapter Title")
+    d.add_paragraph("Hives are inspected weekly from April.")
+    sub = d.add_paragraph("Swarming")
+    outline(sub._p.get_or_add_pPr(), 1)
+    d.add_paragraph().add_run("Queen cells").bold = True
+    d.add_paragraph("Queen cells along the frame's bottom edge mean a swarm is near.")
+    d.save(str(path))
+    return path
+
+
 # --- HTML, CSV, transcripts -----------------------------------------------------------
 
 HTML_PAGE = """<!doctype html>

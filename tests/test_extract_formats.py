@@ -21,6 +21,7 @@ from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import REGISTRY, extractor_for, fingerprint
 from citeline.extract import pdf as pdfmod
 from citeline.extract.blocks import escape_markdown
+from citeline.extract.docx import formatted_levels as docx_formatted_levels
 from citeline.extract.sheet import cell_text
 from citeline.extract.transcript import clean_payload, parse_cues, parse_time, sidecar_for
 from citeline.types import Document
@@ -222,6 +223,37 @@ def test_docx_headings_become_the_section_path_and_tables_rows(tmp_path: Path):
     originals |= {" | ".join(c.text for c in r.cells) for t in d.tables for r in t.rows}
     for block in doc.text.split("\n\n"):
         assert re.sub(r"^#+ |^\\", "", block) in originals, block
+
+
+def test_docx_without_heading_styles_takes_headings_from_formatting(tmp_path: Path):
+    doc = extract(b.docx_formatted(tmp_path))
+    heads = [ln for ln in doc.text.split("\n") if ln.startswith("#")]
+    # 20 pt, then 14 pt, then bold at the body size; not the bold lead-in, nor the
+    # bold sentence
+    assert heads == ["# Allotment rules", "## Sheds and tools", "### Padlocks", "## Water"]
+    assert doc.title == "Allotment rules"
+    chunks = {c.content: c for c in chunk_document(doc)}
+    combo = next(c for c in chunks.values() if "Combination padlocks" in c.content)
+    assert combo.section == "Allotment rules > Sheds and tools > Padlocks"
+    assert "Always close the gate." in combo.content and "Note: the committee" in combo.content
+    troughs = next(c for c in chunks.values() if "troughs" in c.content)
+    assert troughs.section == "Allotment rules > Water"
+
+
+def test_docx_outline_levels_are_headings_and_then_bold_is_not(tmp_path: Path):
+    doc = extract(b.docx_outline_levels(tmp_path))
+    heads = [ln for ln in doc.text.split("\n") if ln.startswith("#")]
+    assert heads == ["# Beekeeping", "## Swarming"]  # "Queen cells" (bold) stays body text
+    near = next(c for c in chunk_document(doc) if "bottom edge" in c.content)
+    assert near.section == "Beekeeping > Swarming"
+
+
+def test_formatted_levels_need_a_body_to_stand_out_from():
+    body = ("Ordinary text at the body size, a sentence long.", [(48, 11.0, False)])
+    assert docx_formatted_levels([("Poster", [(6, 40.0, True)]), body]) == [1, None]
+    everything_large = [("Big", [(3, 30.0, False)]), ("Bigger words", [(12, 36.0, False)]),
+                        ("small", [(5, 11.0, False)])]
+    assert docx_formatted_levels(everything_large) == [None, None, None]
 
 
 def test_docx_text_inside_content_controls_is_kept(tmp_path: Path):

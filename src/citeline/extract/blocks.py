@@ -15,6 +15,19 @@ from pathlib import Path
 # noticeable share of words are wrong, so citations from that page are flagged.
 LOW_OCR_CONFIDENCE = 60.0
 
+# Headings from formatting (a PDF without bookmarks, a Word file without heading
+# styles): text set 15% or more above the body size is a heading. Body text varies
+# by a point at most (10 vs 11 pt in one document is a footnote or a code font, 9%
+# of 11); a section heading is 1.2x the body (LaTeX's \subsubsection, Word's
+# Heading 3: 12 or 13 pt over 11) or more.
+HEADING_SIZE_RATIO = 1.15
+# ... and short: a heading is a title, not a paragraph set large (a pull quote, a
+# slide's bullet).
+HEADING_MAX_CHARS = 120
+# When more of the text than this is large print there is no body size to tell
+# headings from (a poster, a slide deck of titles): no headings then.
+HEADING_MAX_SHARE = 0.25
+
 _MD_SPECIAL = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|```|~~~)", re.M)
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n+")

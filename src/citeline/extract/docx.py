@@ -1,12 +1,22 @@
 """Word documents (.docx), with python-docx (MIT).
 
 Canonical text is Markdown-shaped so the chunker's heading splitter gives each
-chunk its section path: a paragraph styled *Title* or *Heading N* becomes a
-``#``-heading line of that level (``# Handbook``, ``## Tools``), other
-paragraphs are blocks separated by a blank line, and a table becomes one block
-per row with its cells joined by `` | `` (so a row is never cut in two).
-Body text that merely *looks* like a heading is escaped (``\\# ...``).
-Locators are ``#char=`` on this text plus the heading path.
+chunk its section path: a paragraph styled *Title* or *Heading N*, or given an
+outline level (a custom style's "Level 1"), becomes a ``#``-heading line of that
+level (``# Handbook``, ``## Tools``), other paragraphs are blocks separated by a
+blank line, and a table becomes one block per row with its cells joined by
+`` | `` (so a row is never cut in two). Body text that merely *looks* like a
+heading is escaped (``\\# ...``). Locators are ``#char=`` on this text plus the
+heading path.
+
+A document written without heading styles (each title set large or bold by hand)
+gets its headings from that formatting, as a PDF without bookmarks gets them from
+font sizes: a short paragraph (at most ``HEADING_MAX_CHARS``, not ending like a
+sentence) set wholly at least ``HEADING_SIZE_RATIO`` times the body's size is a
+heading, one level per size, the largest first, and one set wholly in bold at the
+body's size is a level below those. This applies only when no paragraph has a
+heading style (the author's styles are then the headings, and bold is emphasis),
+and not when such paragraphs are over ``HEADING_MAX_SHARE`` of the text.
 
 Page headers/footers, comments and footnotes are not part of the body and are
 not indexed; a legacy binary ``.doc`` is not a .docx and fails with that reason.
@@ -16,6 +26,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +40,9 @@ from lxml.etree import XMLSyntaxError
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
+    HEADING_MAX_CHARS,
+    HEADING_MAX_SHARE,
+    HEADING_SIZE_RATIO,
     TextBuilder,
     escape_markdown,
     not_a_package,
@@ -40,21 +54,111 @@ from citeline.types import Document
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.I)
 # Markdown has six heading levels; Word's Heading 7-9 nest under the sixth.
 MAX_LEVEL = 6
+# Word's size when neither a run, its styles nor the document defaults give one
+# (ECMA-376: w:sz absent means 10 pt).
+DEFAULT_SIZE_PT = 10.0
+# A paragraph ending like this is a sentence set in bold, not a title.
+_SENTENCE_END = re.compile(r"[.,;:!]$")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _styles(paragraph: Paragraph) -> Iterator:  # type: ignore[type-arg]
+    """The paragraph's style and the ones it is based on (custom styles inherit)."""
+    style = paragraph.style
+    for _ in range(10):
+        if style is None:
+            return
+        yield style
+        style = style.base_style
+
+
+def _outline_level(element) -> int | None:  # type: ignore[no-untyped-def]
+    """A w:pPr's w:outlineLvl as a heading level (0 -> 1; 9 is body text)."""
+    ppr = None if element is None else element.find(qn("w:pPr"))
+    lvl = None if ppr is None else ppr.find(qn("w:outlineLvl"))
+    if lvl is None:
+        return None
+    try:
+        value = int(lvl.get(qn("w:val")))
+    except (TypeError, ValueError):
+        return None
+    return min(value + 1, MAX_LEVEL) if 0 <= value < 9 else None
 
 
 def heading_level(paragraph: Paragraph) -> int | None:
-    """1..6 for Title / Heading N (or a style based on one), else None."""
-    style = paragraph.style
-    depth = 0
-    while style is not None and depth < 10:  # custom styles inherit from built-ins
+    """1..6 for Title / Heading N (or a style based on one), or a paragraph (or
+    style) with an outline level, else None."""
+    if (level := _outline_level(paragraph._p)) is not None:
+        return level
+    for style in _styles(paragraph):
         name = (style.name or "").strip()
         if name.casefold() == "title":
             return 1
         if m := _HEADING_STYLE.fullmatch(name):
             return min(int(m.group(1)), MAX_LEVEL)
-        style = style.base_style
-        depth += 1
+        if (level := _outline_level(style.element)) is not None:
+            return level
     return None
+
+
+def _default_size(d) -> float:  # type: ignore[no-untyped-def]
+    """The document's default run size (styles.xml w:docDefaults), in points."""
+    sz = d.styles.element.find(f"{qn('w:docDefaults')}/{qn('w:rPrDefault')}/{qn('w:rPr')}/{qn('w:sz')}")
+    try:
+        return int(sz.get(qn("w:val"))) / 2 if sz is not None else DEFAULT_SIZE_PT
+    except (TypeError, ValueError):
+        return DEFAULT_SIZE_PT
+
+
+def run_formats(paragraph: Paragraph, default_size: float) -> list[tuple[int, float, bool]]:
+    """(characters, size in points, bold) of each run with visible text, direct
+    formatting first, then the paragraph's styles, then the document default."""
+    styles = list(_styles(paragraph))
+    size = next((s.font.size.pt for s in styles if s.font.size is not None), default_size)
+    bold = next((s.font.bold for s in styles if s.font.bold is not None), False)
+    out = []
+    for run in paragraph.runs:
+        n = len(run.text.strip())
+        if not n:
+            continue
+        # a character style ("Strong") sits between the run and the paragraph's style
+        char = run.style.font if run.style is not None else None
+        run_size = next((f.size.pt for f in (run.font, char) if f is not None and f.size is not None),
+                         size)
+        run_bold = next((f.bold for f in (run.font, char) if f is not None and f.bold is not None),
+                        bold)
+        out.append((n, run_size, bool(run_bold)))
+    return out
+
+
+def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]) -> list[int | None]:
+    """Each paragraph's heading level from its formatting alone (see the module doc):
+    pure, on (text, run formats) pairs."""
+    chars: Counter[float] = Counter()
+    for _, runs in paragraphs:
+        for n, size, _ in runs:
+            chars[size] += n
+    if not chars:
+        return [None] * len(paragraphs)
+    body = chars.most_common(1)[0][0]
+    kinds: list[float | None] = []  # a heading's size; 0.0 = bold at the body's size
+    for text, runs in paragraphs:
+        kind = None
+        title = squash(text)
+        if runs and len(title) <= HEADING_MAX_CHARS and _LETTER.search(title) \
+                and not _SENTENCE_END.search(title):
+            smallest = min(size for _, size, _ in runs)
+            if smallest >= HEADING_SIZE_RATIO * body:
+                kind = smallest
+            elif smallest >= body and all(bold for _, _, bold in runs):
+                kind = 0.0
+        kinds.append(kind)
+    total = sum(len(squash(t)) for t, _ in paragraphs)
+    if sum(len(squash(t)) for (t, _), k in zip(paragraphs, kinds) if k is not None) > \
+            HEADING_MAX_SHARE * total:
+        return [None] * len(paragraphs)
+    order = sorted({k for k in kinds if k is not None}, reverse=True)
+    return [None if k is None else min(order.index(k) + 1, MAX_LEVEL) for k in kinds]
 
 
 def _row_text(row) -> str:  # type: ignore[no-untyped-def]
@@ -84,7 +188,7 @@ def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-
 
 class DocxExtractor:
     name = "docx"
-    version = "1"
+    version = "2"  # 2: outline levels, and headings from formatting without heading styles
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -97,11 +201,18 @@ class DocxExtractor:
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, XMLSyntaxError) as exc:
             raise ExtractionError(rel, f"not a readable Word .docx file ({exc})") from exc
 
+        blocks = list(_blocks(d.element.body, d._body))
+        paragraphs = [b for b in blocks if isinstance(b, Paragraph)]
+        levels = {id(p): heading_level(p) for p in paragraphs}
+        if not any(levels.values()):  # no heading styles: the formatting shows them
+            size = _default_size(d)
+            formatted = formatted_levels([(p.text, run_formats(p, size)) for p in paragraphs])
+            levels = {id(p): lv for p, lv in zip(paragraphs, formatted, strict=True)}
         out = TextBuilder()
         first_heading: str | None = None
-        for block in _blocks(d.element.body, d._body):
+        for block in blocks:
             if isinstance(block, Paragraph):
-                level = heading_level(block)
+                level = levels[id(block)]
                 if level is not None:
                     title = squash(block.text)
                     if title:

@@ -57,7 +57,13 @@ import pypdfium2.raw as pdfium_c
 
 from citeline.errors import ExtractionError
 from citeline.extract import register
-from citeline.extract.blocks import LOW_OCR_CONFIDENCE, TextBuilder
+from citeline.extract.blocks import (
+    HEADING_MAX_CHARS,
+    HEADING_MAX_SHARE,
+    HEADING_SIZE_RATIO,
+    LOW_OCR_CONFIDENCE,
+    TextBuilder,
+)
 from citeline.types import Document, Heading, Region, RegionKind
 
 # A header/footer sits in the first or last lines of a page; two covers a
@@ -72,19 +78,9 @@ FURNITURE_MIN_PAGES = 3
 # Bookmarks deeper than this are rare and too fine for a heading path (a
 # figure or a paragraph); the outline's first levels are the sections.
 OUTLINE_DEPTH = 6
-# Headings from font sizes (PDFs without bookmarks): a line set 15% or more above
-# the body size is a heading. Body text varies by a point at most (10 vs 11 pt in
-# one document is a footnote or a code font, 9% of 11); a section heading is 1.2x
-# the body (LaTeX's \subsubsection, Word's Heading 3: 12 or 13 pt over 11) or more.
-HEADING_SIZE_RATIO = 1.15
-# ... and short: a heading is a title, not a paragraph set large (a pull quote, a
-# slide's bullet).
-HEADING_MAX_CHARS = 120
-# A heading wraps onto at most this many lines; longer runs of large print are prose.
+# Headings from font sizes (PDFs without bookmarks; the size rules are in blocks.py):
+# a heading wraps onto at most this many lines; longer runs of large print are prose.
 HEADING_MAX_LINES = 3
-# When more of the text than this is large print there is no body size to tell
-# headings from (a poster, a slide deck of titles): no headings then.
-HEADING_MAX_SHARE = 0.25
 # At most this many characters of a line, spread over it, have their size read
 # (PDFium answers for one character per call).
 SIZE_SAMPLES = 7
