@@ -665,13 +665,35 @@ def test_text_titles_come_from_the_first_level_one_heading_or_front_matter(tmp_p
         "page.md": ('---\ntitle: "Install guide"\nweight: 3\n---\n\nSteps.\n\n## First\n\nGo.\n',
                     "Install guide", "markdown"),
         "guide.rst": (".. _top:\n\n=======\n Guide\n=======\n\nText.\n", "Guide", "rst"),
-        "notes.txt": ("Notes\n=====\n\nPlain text has no headings.\n", "notes", "none"),
+        "notes.txt": ("Notes\n=====\n\nPlain text underlines its titles.\n", "Notes", "rst"),
+        "memo.txt": ("A memo with no title.\n\nNothing is underlined.\n", "memo", "rst"),
     }
     for name, (text, title, style) in cases.items():
         (tmp_path / name).write_text(text)
         doc = extract(tmp_path / name)
         assert (doc.title, doc.headings) == (title, style), name
     assert extract(tmp_path / "guide.rst").media_type == "text/x-rst"
+
+
+def test_plain_text_underlined_titles_are_sections_and_rules_are_not(tmp_path: Path):
+    text = (
+        "TRIGGERS\n========\n\n"
+        "Introduction\n------------\n\nA trigger records an event for another package.\n\n"
+        "Concepts\n--------\n\nEach trigger is named.\nA line of text right above a rule\n"
+        "----------------------------------\nis not a title: no blank line above it.\n\n"
+        "Name      Value\n----      -----\nkind      file\n"
+    )
+    path = tmp_path / "triggers.txt"
+    path.write_text(text)
+    doc = extract(path)
+    assert (doc.title, doc.media_type) == ("TRIGGERS", "text/plain")
+    chunks = chunk_document(doc)
+    assert "".join(c.content for c in chunks).replace("\n", "") == text.replace("\n", "")
+    named = next(c for c in chunks if "is named" in c.content)
+    assert named.section == "TRIGGERS > Concepts"
+    assert "right above a rule" in named.content and "kind      file" in named.content
+    assert next(c for c in chunks if "records an event" in c.content).section == (
+        "TRIGGERS > Introduction")
 
 
 def test_pdf_bookmarks_become_sections(tmp_path: Path):

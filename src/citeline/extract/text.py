@@ -16,8 +16,12 @@ from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
 from citeline.types import Document
 
+# Plain text marks a title by underlining it (a line of "=" or "-" below it, as
+# setext Markdown, AsciiDoc, reStructuredText and most README/NEWS files do); the
+# reStructuredText rule reads those: an underline at least as long as the title (or
+# 4), a blank line above the title, one level per underline character in order of use.
 _STYLES: dict[str, Literal["markdown", "rst"]] = {
-    ".md": "markdown", ".markdown": "markdown", ".rst": "rst"}
+    ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".txt": "rst", ".text": "rst"}
 _FM_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
 _MEDIA_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".rst": "text/x-rst"}
 
@@ -57,8 +61,9 @@ class TextExtractor:
     name = "text"
     # 2: UTF-16 with a byte-order mark is read, not refused as binary; 3: setext
     # headings in Markdown and section titles in reStructuredText make sections, and
-    # a Markdown file without a "#" title takes its front matter's title
-    version = "3"
+    # a Markdown file without a "#" title takes its front matter's title; 4: so do
+    # underlined titles in plain text
+    version = "4"
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
