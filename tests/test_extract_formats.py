@@ -745,18 +745,36 @@ def test_pdf_font_size_counts_the_scale_text_is_drawn_at(tmp_path: Path):
     assert [(h.level, h.title) for h in doc.outline] == [(1, "Tide tables")]
 
 
+def line(text: str, size: float, bold: bool = False, tabular: bool = False) -> pdfmod.Line:
+    return pdfmod.Line(text, size, -1, bold, tabular)
+
+
 def test_font_headings_need_a_body_size_to_stand_out_from():
-    body = [("Plain text set at the body size, long enough to be the body.", 11.0)] * 3
-    title = [("Annual report", 20.0)]
+    body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 3
+    title = [line("Annual report", 20.0)]
     assert pdfmod.font_headings([title + body]) == [(1, 1, "Annual report")]
     # a page of large print only (a poster, a slide of titles): no body, no headings
-    slide = [("Quarterly results", 28.0), ("Revenue up four percent", 24.0),
-             ("Costs flat", 24.0), ("Small print", 11.0)]
+    slide = [line("Quarterly results", 28.0), line("Revenue up four percent", 24.0),
+             line("Costs flat", 24.0), line("Small print", 11.0)]
     assert pdfmod.font_headings([slide]) == []
     # too long to be a title; more lines than a heading wraps onto
-    long = [("A " * 70, 16.0)]
-    assert pdfmod.font_headings([long + body * 20]) == []
-    tall = [(f"Line {i} of a large quote", 16.0) for i in range(4)]
+    assert pdfmod.font_headings([[line("A " * 70, 16.0)] + body * 20]) == []
+    tall = [line(f"Line {i} of a large quote", 16.0) for i in range(4)]
     assert pdfmod.font_headings([tall + body * 20]) == []
     assert pdfmod.font_headings([tall[:3] + body * 20]) == [
         (1, 1, "Line 0 of a large quote Line 1 of a large quote Line 2 of a large quote")]
+
+
+def test_font_headings_bold_at_the_body_size_is_the_lowest_level():
+    body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 6
+    lines = [line("Manual", 18.0), *body, line("Installing", 14.0), *body,
+             line("On Debian", 11.0, bold=True), *body,
+             line("Always unplug the unit first.", 11.0, bold=True),  # a bold sentence
+             line("Part  Price  Stock", 11.0, bold=True, tabular=True),  # a table's header row
+             *body]
+    assert pdfmod.font_headings([lines]) == [
+        (1, 1, "Manual"), (1, 2, "Installing"), (1, 3, "On Debian")]
+    # PDFium's weights, relative to the body's: 380 over 225 is bold (Chrome's exports)
+    weighted = [pdfmod.Line(t.text, t.size, 225, False, False) for t in body]
+    heading = pdfmod.Line("Configuration", 11.0, 380, False, False)
+    assert pdfmod.font_headings([weighted + [heading] + weighted]) == [(1, 1, "Configuration")]

@@ -27,6 +27,8 @@ HEADING_MAX_CHARS = 120
 # When more of the text than this is large print there is no body size to tell
 # headings from (a poster, a slide deck of titles): no headings then.
 HEADING_MAX_SHARE = 0.25
+# A line or paragraph ending like this is a sentence set in bold, not a title.
+SENTENCE_END = re.compile(r"[.,;:!]$")
 
 _MD_SPECIAL = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|```|~~~)", re.M)
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")

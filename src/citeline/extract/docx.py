@@ -43,6 +43,7 @@ from citeline.extract.blocks import (
     HEADING_MAX_CHARS,
     HEADING_MAX_SHARE,
     HEADING_SIZE_RATIO,
+    SENTENCE_END,
     TextBuilder,
     escape_markdown,
     not_a_package,
@@ -57,8 +58,6 @@ MAX_LEVEL = 6
 # Word's size when neither a run, its styles nor the document defaults give one
 # (ECMA-376: w:sz absent means 10 pt).
 DEFAULT_SIZE_PT = 10.0
-# A paragraph ending like this is a sentence set in bold, not a title.
-_SENTENCE_END = re.compile(r"[.,;:!]$")
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -146,7 +145,7 @@ def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]
         kind = None
         title = squash(text)
         if runs and len(title) <= HEADING_MAX_CHARS and _LETTER.search(title) \
-                and not _SENTENCE_END.search(title):
+                and not SENTENCE_END.search(title):
             smallest = min(size for _, size, _ in runs)
             if smallest >= HEADING_SIZE_RATIO * body:
                 kind = smallest
