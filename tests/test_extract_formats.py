@@ -254,6 +254,11 @@ def test_formatted_levels_need_a_body_to_stand_out_from():
     everything_large = [("Big", [(3, 30.0, False)]), ("Bigger words", [(12, 36.0, False)]),
                         ("small", [(5, 11.0, False)])]
     assert docx_formatted_levels(everything_large) == [None, None, None]
+    # bold with no text after it (a closing label, or the next heading right below)
+    text = ("Ordinary text at the body size. " * 4, [(128, 11.0, False)])
+    bold = ("Since version 2", [(15, 11.0, True)])
+    assert docx_formatted_levels([text, bold, text, bold, ("Next", [(4, 20.0, False)]), text,
+                                  bold]) == [None, 2, None, None, 1, None, None]
 
 
 def test_docx_text_inside_content_controls_is_kept(tmp_path: Path):

@@ -14,7 +14,8 @@ gets its headings from that formatting, as a PDF without bookmarks gets them fro
 font sizes: a short paragraph (at most ``HEADING_MAX_CHARS``, not ending like a
 sentence) set wholly at least ``HEADING_SIZE_RATIO`` times the body's size is a
 heading, one level per size, the largest first, and one set wholly in bold at the
-body's size is a level below those. This applies only when no paragraph has a
+body's size, with text after it, is a level below those. This applies only when no
+paragraph has a
 heading style (the author's styles are then the headings, and bold is emphasis),
 and not when such paragraphs are over ``HEADING_MAX_SHARE`` of the text.
 
@@ -156,6 +157,9 @@ def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]
     if sum(len(squash(t)) for (t, _), k in zip(paragraphs, kinds) if k is not None) > \
             HEADING_MAX_SHARE * total:
         return [None] * len(paragraphs)
+    # bold is a heading when text follows it (not another heading, not the end)
+    kinds = [None if k == 0.0 and (i + 1 == len(kinds) or kinds[i + 1] is not None) else k
+             for i, k in enumerate(kinds)]
     order = sorted({k for k in kinds if k is not None}, reverse=True)
     return [None if k is None else min(order.index(k) + 1, MAX_LEVEL) for k in kinds]
 
