@@ -8,8 +8,17 @@ reads in it: ``h1``-``h6`` for them, ``pre`` for fenced code, ``p`` for the othe
 blocks. Chromium's default styles then set h1-h3 larger than the text, h4 in bold
 at the text's size, h5 and h6 smaller (which no font rule can tell from small print).
 
+With ``--retrieval GT`` (the ground truth the documents come from) the PDFs are also
+indexed twice, as ``citeline index`` does, once as the extractor reads them and once
+with the font headings switched off (one section per document, what a PDF without
+bookmarks got before), and GT's queries are searched on both with the default
+settings, paired query by query. A needle counts as found when a hit's content holds
+its words in order with any whitespace between them: the PDF breaks lines where the
+page does, so the byte-exact rule of the eval format cannot apply.
+
     python benchmarks/pdf_headings.py eval/rustbook/docs --work /tmp/pdf-headings \\
-        [--chromium /usr/bin/chromium] [--out benchmarks/results/pdf_headings_rustbook.json]
+        [--chromium /usr/bin/chromium] [--retrieval eval/rustbook] \\
+        [--out benchmarks/results/pdf_headings_rustbook.json]
 """
 
 from __future__ import annotations
@@ -17,15 +26,20 @@ from __future__ import annotations
 import argparse
 import html
 import re
+import shutil
 import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from figures import emit
+from figures import Row, emit, paired, summary
 
 from citeline.chunk import headings
+from citeline.embed import load_embedder
+from citeline.eval.groundtruth import load_ground_truth
+from citeline.extract import pdf
 from citeline.extract.pdf import PdfExtractor
+from citeline.pipeline import Index
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
@@ -76,11 +90,36 @@ def normal(title: str) -> str:
     return " ".join(re.sub(r"[`*_]", "", title).split()).casefold()
 
 
+def retrieval(pdfs: Path, gt_dir: Path, index_dir: Path) -> list[Row]:
+    """Index ``pdfs`` afresh into ``index_dir`` and search every query of ``gt_dir``."""
+    shutil.rmtree(index_dir, ignore_errors=True)
+    idx = Index(index_dir, embedder=load_embedder())
+    idx.index(pdfs)
+    rows = []
+    for q in load_ground_truth(gt_dir).queries():
+        needle = re.compile(r"\s+".join(re.escape(w) for w in q.gt.needle.split()))
+        hits = idx.search(q.text, k=20).hits
+        rank = next((h.rank for h in hits if needle.search(h.content)), None)
+        used, within = 0, False
+        for h in hits:  # packed whole, in rank order, as metrics.within_budget does
+            used += len(h.content)
+            if used > 2000:
+                break
+            if needle.search(h.content):
+                within = True
+                break
+        rows.append((rank, within))
+    idx.close()
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("docs", type=Path, help="a folder of Markdown documents")
     ap.add_argument("--work", type=Path, required=True, help="where the HTML and PDFs go")
     ap.add_argument("--chromium", default="chromium")
+    ap.add_argument("--retrieval", type=Path, default=None, metavar="GT",
+                    help="also search GT's queries with and without the font headings")
     ap.add_argument("--out", default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -119,6 +158,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "levels found (Markdown -> PDF)": dict(sorted(level_pairs.items())),
         "documents": per_doc,
     }
+    if args.retrieval is not None:
+        pdfs = args.work / "pdf"
+        pdfs.mkdir(exist_ok=True)
+        for f in args.work.glob("*.pdf"):
+            shutil.copy(f, pdfs / f.name)
+        with_heads = retrieval(pdfs, args.retrieval, args.work / "index-fonts")
+        found_by_fonts = pdf.find_font_headings
+        pdf.find_font_headings = lambda *a, **k: ()  # type: ignore[assignment]
+        try:
+            without = retrieval(pdfs, args.retrieval, args.work / "index-none")
+        finally:
+            pdf.find_font_headings = found_by_fonts
+        result["retrieval (default hybrid, 64 queries)"] = {
+            "font headings": summary(with_heads), "one section per document": summary(without),
+            "font headings vs none": paired(with_heads, without)}
     return emit(result, args.out)
 
 
