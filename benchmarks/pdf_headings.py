@@ -37,7 +37,7 @@ from figures import Row, emit, paired, summary
 from citeline.chunk import headings
 from citeline.embed import load_embedder
 from citeline.eval.groundtruth import load_ground_truth
-from citeline.extract import pdf
+from citeline.extract import pdf as pdf_module
 from citeline.extract.pdf import PdfExtractor
 from citeline.pipeline import Index
 
@@ -164,12 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for f in args.work.glob("*.pdf"):
             shutil.copy(f, pdfs / f.name)
         with_heads = retrieval(pdfs, args.retrieval, args.work / "index-fonts")
-        found_by_fonts = pdf.find_font_headings
-        pdf.find_font_headings = lambda *a, **k: ()  # type: ignore[assignment]
+        found_by_fonts = pdf_module.find_font_headings
+        pdf_module.find_font_headings = lambda *a, **k: ()  # type: ignore[assignment]
         try:
             without = retrieval(pdfs, args.retrieval, args.work / "index-none")
         finally:
-            pdf.find_font_headings = found_by_fonts
+            pdf_module.find_font_headings = found_by_fonts
         result["retrieval (default hybrid, 64 queries)"] = {
             "font headings": summary(with_heads), "one section per document": summary(without),
             "font headings vs none": paired(with_heads, without)}
