@@ -9,6 +9,8 @@ tests check that for every region of every format.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 # Tesseract's word confidences are 0..100; below ~60 on a page's mean, a
@@ -29,10 +31,38 @@ HEADING_MAX_CHARS = 120
 HEADING_MAX_SHARE = 0.25
 # A line or paragraph ending like this is a sentence set in bold, not a title.
 SENTENCE_END = re.compile(r"[.,;:!]$")
+# A title has a letter in it ("2.1" alone is a number, "***" a separator).
+LETTER = re.compile(r"[^\W\d_]")
+# Markdown's six levels; deeper ones nest under the sixth.
+MAX_HEADING_LEVEL = 6
 
 _MD_SPECIAL = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|```|~~~)", re.M)
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n+")
+
+
+def body_size(sized: Iterable[tuple[float, int]]) -> float | None:
+    """The size most characters are set in, from (size, characters) pairs."""
+    chars: Counter[float] = Counter()
+    for size, n in sized:
+        chars[size] += n
+    return chars.most_common(1)[0][0] if chars else None
+
+
+def heading_levels(styles: Sequence[float | None], lengths: Sequence[int]) -> list[int | None]:
+    """Heading levels of a document's blocks (lines or paragraphs, in order) from each
+    one's heading style: its size when set large, 0.0 for bold at the body's size, None
+    for text; ``lengths`` are their characters. The rule the PDF and Word extractors
+    share: no headings at all when they hold over :data:`HEADING_MAX_SHARE` of the
+    characters; a bold block only with text right after it (not a heading, not the
+    end); one level per style, the largest first."""
+    if sum(n for s, n in zip(styles, lengths, strict=True) if s is not None) > \
+            HEADING_MAX_SHARE * sum(lengths):
+        return [None] * len(styles)
+    kept = [None if s == 0.0 and (i + 1 == len(styles) or styles[i + 1] is not None) else s
+            for i, s in enumerate(styles)]
+    order = sorted({s for s in kept if s is not None}, reverse=True)
+    return [None if s is None else min(order.index(s) + 1, MAX_HEADING_LEVEL) for s in kept]
 
 
 class TextBuilder:

@@ -17,7 +17,8 @@ heading, one level per size, the largest first, and one set wholly in bold at th
 body's size, with text after it, is a level below those. This applies only when no
 paragraph has a
 heading style (the author's styles are then the headings, and bold is emphasis),
-and not when such paragraphs are over ``HEADING_MAX_SHARE`` of the text.
+and not when such paragraphs are over ``HEADING_MAX_SHARE`` of the text
+(:func:`citeline.extract.blocks.heading_levels`).
 
 Page headers/footers, comments and footnotes are not part of the body and are
 not indexed; a legacy binary ``.doc`` is not a .docx and fails with that reason.
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,11 +42,14 @@ from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
     HEADING_MAX_CHARS,
-    HEADING_MAX_SHARE,
     HEADING_SIZE_RATIO,
+    LETTER,
+    MAX_HEADING_LEVEL,
     SENTENCE_END,
     TextBuilder,
+    body_size,
     escape_markdown,
+    heading_levels,
     not_a_package,
     one_paragraph,
     squash,
@@ -54,12 +57,11 @@ from citeline.extract.blocks import (
 from citeline.types import Document
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.I)
-# Markdown has six heading levels; Word's Heading 7-9 nest under the sixth.
-MAX_LEVEL = 6
+# Word's Heading 7-9 nest under the sixth level.
+MAX_LEVEL = MAX_HEADING_LEVEL
 # Word's size when neither a run, its styles nor the document defaults give one
 # (ECMA-376: w:sz absent means 10 pt).
 DEFAULT_SIZE_PT = 10.0
-_LETTER = re.compile(r"[^\W\d_]")
 
 
 def _styles(paragraph: Paragraph) -> Iterator:  # type: ignore[type-arg]
@@ -134,34 +136,22 @@ def run_formats(paragraph: Paragraph, default_size: float) -> list[tuple[int, fl
 def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]) -> list[int | None]:
     """Each paragraph's heading level from its formatting alone (see the module doc):
     pure, on (text, run formats) pairs."""
-    chars: Counter[float] = Counter()
-    for _, runs in paragraphs:
-        for n, size, _ in runs:
-            chars[size] += n
-    if not chars:
+    body = body_size((size, n) for _, runs in paragraphs for n, size, _ in runs)
+    if body is None:
         return [None] * len(paragraphs)
-    body = chars.most_common(1)[0][0]
-    kinds: list[float | None] = []  # a heading's size; 0.0 = bold at the body's size
+    styles: list[float | None] = []  # a heading's size; 0.0 = bold at the body's size
     for text, runs in paragraphs:
-        kind = None
+        style = None
         title = squash(text)
-        if runs and len(title) <= HEADING_MAX_CHARS and _LETTER.search(title) \
+        if runs and len(title) <= HEADING_MAX_CHARS and LETTER.search(title) \
                 and not SENTENCE_END.search(title):
             smallest = min(size for _, size, _ in runs)
             if smallest >= HEADING_SIZE_RATIO * body:
-                kind = smallest
+                style = smallest
             elif smallest >= body and all(bold for _, _, bold in runs):
-                kind = 0.0
-        kinds.append(kind)
-    total = sum(len(squash(t)) for t, _ in paragraphs)
-    if sum(len(squash(t)) for (t, _), k in zip(paragraphs, kinds) if k is not None) > \
-            HEADING_MAX_SHARE * total:
-        return [None] * len(paragraphs)
-    # bold is a heading when text follows it (not another heading, not the end)
-    kinds = [None if k == 0.0 and (i + 1 == len(kinds) or kinds[i + 1] is not None) else k
-             for i, k in enumerate(kinds)]
-    order = sorted({k for k in kinds if k is not None}, reverse=True)
-    return [None if k is None else min(order.index(k) + 1, MAX_LEVEL) for k in kinds]
+                style = 0.0
+        styles.append(style)
+    return heading_levels(styles, [len(squash(t)) for t, _ in paragraphs])
 
 
 def _row_text(row) -> str:  # type: ignore[no-untyped-def]

@@ -62,11 +62,13 @@ from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
     HEADING_MAX_CHARS,
-    HEADING_MAX_SHARE,
     HEADING_SIZE_RATIO,
+    LETTER,
     LOW_OCR_CONFIDENCE,
     SENTENCE_END,
     TextBuilder,
+    body_size,
+    heading_levels,
 )
 from citeline.types import Document, Heading, Region, RegionKind
 
@@ -95,7 +97,6 @@ BOLD_WEIGHT_STEP = 100
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi|cmbx", re.I)
 # A table of contents line: the title, dot leaders, the page number.
 _LEADERS = re.compile(r"(?:\.\s?){4,}")
-_LETTER = re.compile(r"[^\W\d_]")
 # Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
 _SECTION_NUMBER = r"(?:(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?[ \t]+)?"
 
@@ -282,15 +283,11 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
     """(page, level, title) of the headings the fonts show (pure; see the module doc).
 
     ``pages`` holds each page's visible lines, page furniture already left out.
-    Consecutive heading lines in one style are one wrapped heading.
+    Consecutive heading lines in one style on one page are one wrapped heading.
     """
-    chars: Counter[float] = Counter()
-    for lines in pages:
-        for ln in lines:
-            chars[ln.size] += len(ln.text)
-    if not chars:
+    body = body_size((ln.size, len(ln.text)) for lines in pages for ln in lines)
+    if body is None:
         return []
-    body = chars.most_common(1)[0][0]
     weights: Counter[int] = Counter()
     for lines in pages:
         weights.update({ln.weight: len(ln.text) for ln in lines if ln.size == body and ln.weight > 0})
@@ -305,29 +302,22 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
         bold = ln.bold_name or (body_weight > 0 and ln.weight >= body_weight + BOLD_WEIGHT_STEP)
         return 0.0 if bold and ln.size >= body and not SENTENCE_END.search(ln.text) else None
 
-    flat = [(number, ln, style(ln)) for number, lines in enumerate(pages, start=1)
-            for ln in lines]
-    runs: list[tuple[int, float, list[str], int]] = []  # (page, style, lines, index after)
-    for i, (number, ln, kind) in enumerate(flat):
-        if kind is None:
-            continue
-        if i and flat[i - 1][2] == kind and flat[i - 1][0] == number:
-            runs[-1][2].append(ln.text)
-            runs[-1] = (*runs[-1][:3], i + 1)
-        else:
-            runs.append((number, kind, [ln.text], i + 1))
-    if sum(len(t) for _, _, texts, _ in runs for t in texts) > HEADING_MAX_SHARE * sum(chars.values()):
-        return []
-    # a bold line is a heading when text follows it, not another heading (a label such
-    # as "Since: 2.0" closing a section) nor the document's end
-    heads = [(page, kind, " ".join(" ".join(texts).split()))
-             for page, kind, texts, after in runs if len(texts) <= HEADING_MAX_LINES
-             and (kind > 0 or (after < len(flat) and flat[after][2] is None))]
-    heads = [h for h in heads if _LETTER.search(h[2]) and not _LEADERS.search(h[2])]
-    # one level per size, the largest first; bold at the body's size below them all
-    levels = {k: min(i, OUTLINE_DEPTH) for i, k in
-              enumerate(sorted({kind for _, kind, _ in heads}, reverse=True), start=1)}
-    return [(page, levels[kind], title) for page, kind, title in heads]
+    blocks: list[tuple[int, float | None, list[str]]] = []  # (page, style, lines)
+    for number, lines in enumerate(pages, start=1):
+        for ln in lines:
+            kind = style(ln)
+            if kind is not None and blocks and blocks[-1][:2] == (number, kind):
+                blocks[-1][2].append(ln.text)
+            else:
+                blocks.append((number, kind, [ln.text]))
+    titles = [" ".join(" ".join(texts).split()) for _, _, texts in blocks]
+    styles = [kind if kind is not None and len(texts) <= HEADING_MAX_LINES
+              and LETTER.search(title) and not _LEADERS.search(title) else None
+              for (_, kind, texts), title in zip(blocks, titles, strict=True)]
+    levels = heading_levels(styles, [sum(len(t) for t in texts) for _, _, texts in blocks])
+    return [(page, min(level, OUTLINE_DEPTH), title)
+            for (page, _, _), level, title in zip(blocks, levels, titles, strict=True)
+            if level is not None]
 
 
 def find_font_headings(pages: list[list[Line]], text: str,
