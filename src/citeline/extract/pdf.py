@@ -32,9 +32,9 @@ records both pages — it never spans one silently).
   the largest first, and a line set in bold at the body's size that does not end
   like a sentence, with text after it, is a level below those (a wrapped heading's
   lines are one heading; a table-of-contents line with dot leaders, or a table row,
-  is not one). A document whose large print is more than
-  :data:`HEADING_MAX_SHARE` of its text has no body size to tell headings from, and
-  stays one section.
+  is not one). A document whose large print is more than ``HEADING_MAX_SHARE``
+  of its text has no body size to tell headings from, and stays one section (the
+  levels rule is shared with Word: :func:`citeline.extract.blocks.heading_levels`).
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
 
 Text is PDFium's, in content-stream order (which is reading order for what
@@ -315,7 +315,7 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
               and LETTER.search(title) and not _LEADERS.search(title) else None
               for (_, kind, texts), title in zip(blocks, titles, strict=True)]
     levels = heading_levels(styles, [sum(len(t) for t in texts) for _, _, texts in blocks])
-    return [(page, min(level, OUTLINE_DEPTH), title)
+    return [(page, level, title)
             for (page, _, _), level, title in zip(blocks, levels, titles, strict=True)
             if level is not None]
 
