@@ -157,29 +157,44 @@ def clean_page_text(raw: str) -> str:
     return _BLANK_RUN.sub("\n\n", text).strip("\n ")
 
 
-def paragraph_text(textpage: pdfium.PdfTextPage) -> str:
+def column_gaps(textpage: pdfium.PdfTextPage) -> list[bool] | None:
+    """For each of PDFium's lines of the page (``get_text_range()`` split at CRLF),
+    whether a gap between two of its words is as wide as a table column; None when
+    the text's offsets are not the characters' (surrogate pairs)."""
+    raw = textpage.get_text_range()
+    if len(raw) != textpage.count_chars():
+        return None
+    out = []
+    pos = 0
+    for line in raw.split("\r\n"):
+        out.append(_has_column_gap(textpage, line, pos))
+        pos += len(line) + 2
+    return out
+
+
+def paragraph_text(textpage: pdfium.PdfTextPage, tabular: list[bool] | None = None) -> str:
     """The page's text with a blank line where a paragraph (or a column) ends.
 
     PDFium gives lines, not paragraphs. A line whose baseline is further below
     the previous one than :data:`PARAGRAPH_GAP` times the page's usual line
     pitch starts a paragraph, and so does a line *above* the previous one (the
-    next column). Tables have an even pitch and stay one block.
+    next column). Tables have an even pitch and stay one block. ``tabular`` is
+    :func:`column_gaps` of the page, when the caller has it already.
     """
     raw = textpage.get_text_range()
     if len(raw) != textpage.count_chars():  # surrogate pairs: offsets differ, keep lines only
         return raw
     lines = raw.split("\r\n")
+    tabular = tabular if tabular is not None else column_gaps(textpage) or []
     # Baseline of each line's first and last visible character: a line PDFium
     # joined across a line-end hyphen starts on one visual line and ends on the next.
     first_y: list[float | None] = []
     last_y: list[float | None] = []
-    tabular: list[bool] = []
     pos = 0
     for line in lines:
         seen = [j for j, ch in enumerate(line) if not ch.isspace()]
         first_y.append(textpage.get_charbox(pos + seen[0], loose=True)[1] if seen else None)
         last_y.append(textpage.get_charbox(pos + seen[-1], loose=True)[1] if seen else None)
-        tabular.append(_has_column_gap(textpage, line, pos))
         pos += len(line) + 2
     # A run of two or more lines with column gaps is a table: one paragraph per row,
     # so the chunker packs whole rows instead of cutting at a decimal point.
@@ -245,19 +260,21 @@ class Line(NamedTuple):
     tabular: bool  # a gap between two words as wide as a table column
 
 
-def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
+def page_lines(textpage: pdfium.PdfTextPage, tabular: list[bool] | None = None) -> list[Line]:
     """Each line of the page that has visible characters, with the size, weight and
     font most of them are set in, read from :data:`SIZE_SAMPLES` of them (a line is
-    set in one font but for an inline code word or a footnote mark)."""
+    set in one font but for an inline code word or a footnote mark). ``tabular`` is
+    :func:`column_gaps` of the page, when the caller has it already."""
     raw = textpage.get_text_range()
-    if len(raw) != textpage.count_chars():  # surrogate pairs: offsets differ
+    tabular = tabular if tabular is not None else column_gaps(textpage)
+    if tabular is None or len(raw) != textpage.count_chars():  # surrogate pairs: offsets differ
         return []
     out = []
     pos = 0
     matrix = pdfium_c.FS_MATRIX()
     name = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
-    for line in raw.split("\r\n"):
+    for line, gap in zip(raw.split("\r\n"), tabular, strict=True):
         sizes: Counter[float] = Counter()
         weights: Counter[int] = Counter()
         bold = 0
@@ -274,7 +291,7 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
             bold += bool(got and _BOLD_FONT.search(name.value.decode("latin-1")))
         if sizes:
             out.append(Line(line.strip(), sizes.most_common(1)[0][0], weights.most_common(1)[0][0],
-                            2 * bold > n, _has_column_gap(textpage, line, pos)))
+                            2 * bold > n, gap))
         pos += len(line) + 2
     return out
 
@@ -476,8 +493,9 @@ class PdfExtractor:
             page = pdf[i]
             try:
                 textpage = page.get_textpage()
-                text = clean_page_text(paragraph_text(textpage))
-                sized.append(page_lines(textpage))
+                tabular = column_gaps(textpage)  # both passes below read the same lines
+                text = clean_page_text(paragraph_text(textpage, tabular))
+                sized.append(page_lines(textpage, tabular))
                 textpage.close()
                 if not text.strip():
                     if ocr_missing is None:
