@@ -254,6 +254,9 @@ def test_formatted_levels_need_a_body_to_stand_out_from():
     everything_large = [("Big", [(3, 30.0, False)]), ("Bigger words", [(12, 36.0, False)]),
                         ("small", [(5, 11.0, False)])]
     assert docx_formatted_levels(everything_large) == [None, None, None]
+    # a large title may end like a sentence ("Hello, World!"), as in a PDF; bold may not
+    exclaimed = [("Hello, World!", [(13, 16.0, True)]), body, ("Note:", [(5, 11.0, True)]), body]
+    assert docx_formatted_levels(exclaimed) == [1, None, None, None]
     # bold with no text after it (a closing label, or the next heading right below)
     text = ("Ordinary text at the body size. " * 4, [(128, 11.0, False)])
     bold = ("Since version 2", [(15, 11.0, True)])
@@ -428,6 +431,38 @@ def test_real_world_csv_rows_match_the_csv_module(tmp_path: Path):
         assert m
         want = records[int(m.group(1)) - 1 : int(m.group(2))]
         assert c.content.split("\n") == [" | ".join(r) for r in want]
+
+
+IRRIGATION_SECTIONS = [
+    "Greenhouse irrigation manual", "Greenhouse irrigation manual > 1. Drip lines",
+    "Greenhouse irrigation manual > 1. Drip lines > Flushing the lines",
+    "Greenhouse irrigation manual > 1. Drip lines > Replacing an emitter",
+    "Greenhouse irrigation manual > 2. Timer", "Greenhouse irrigation manual > 3. Programs",
+    "Greenhouse irrigation manual > Stop the water now!",
+    "Greenhouse irrigation manual > 4. Winter shutdown"]
+
+
+@pytest.mark.parametrize("name", ["irrigation-styles.docx", "irrigation-handset.docx",
+                                  "irrigation-styles.pdf", "irrigation-handset.pdf"])
+def test_libreoffice_exports_keep_their_sections(name: str):
+    """LibreOffice Writer 7.4's .docx and PDF of one manual, its titles in heading styles
+    (the PDF with Writer's bookmarks) or set large and bold by hand (the PDF with no
+    outline): every reading gives the same sections (tests/fixtures/real/SOURCES.md).
+    "2. Timer" is empty, so "3. Programs" is the next line, in the same font."""
+    doc = extract(REAL / name)
+    if name.endswith(".pdf"):
+        titles = [h.title for h in doc.outline]
+    else:
+        titles = [ln.lstrip("#").strip() for ln in doc.text.split("\n") if ln.startswith("#")]
+    assert titles == [s.rsplit(" > ", 1)[-1] for s in IRRIGATION_SECTIONS]
+    chunks = chunk_document(doc)
+    burst = next(c for c in chunks if "red main valve" in c.content)
+    assert burst.section == "Greenhouse irrigation manual > Stop the water now!"
+    program = next(c for c in chunks if "Program A waters" in c.content)
+    assert program.section == "Greenhouse irrigation manual > 3. Programs"
+    assert {c.section for c in chunks} <= set(IRRIGATION_SECTIONS)
+    if name.endswith(".pdf"):
+        assert locate(doc, burst.start, burst.end).fragment == "#page=1"
 
 
 def test_csv_encoding_and_sniffing(tmp_path: Path):
@@ -768,6 +803,21 @@ def test_font_headings_need_a_body_size_to_stand_out_from():
     assert pdfmod.font_headings([tall + body * 20]) == []
     assert pdfmod.font_headings([tall[:3] + body * 20]) == [
         (1, 1, "Line 0 of a large quote Line 1 of a large quote Line 2 of a large quote")]
+
+
+def test_font_headings_a_numbered_line_starts_a_heading_of_its_own():
+    body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 20
+    # an empty section's title right above the next one (its syntax diagram was a picture)
+    stacked = [line("1. Syntax", 16.0), line("2. The CREATE TABLE command", 16.0)]
+    assert pdfmod.font_headings([stacked + body]) == [
+        (1, 1, "1. Syntax"), (1, 1, "2. The CREATE TABLE command")]
+    numbered = [line("4.5 The -> and ->> operators", 16.0), line("4.6 Paths", 16.0)]
+    assert [t for _, _, t in pdfmod.font_headings([numbered + body])] == [
+        "4.5 The -> and ->> operators", "4.6 Paths"]
+    # a wrapped title whose second line starts with a plain number stays one heading
+    wrapped = [line("Results for the fiscal year", 16.0), line("2024 and the outlook", 16.0)]
+    assert [t for _, _, t in pdfmod.font_headings([wrapped + body])] == [
+        "Results for the fiscal year 2024 and the outlook"]
 
 
 def test_font_headings_bold_at_the_body_size_is_the_lowest_level():

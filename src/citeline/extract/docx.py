@@ -10,11 +10,11 @@ heading is escaped (``\\# ...``). Locators are ``#char=`` on this text plus the
 heading path.
 
 A document written without heading styles (each title set large or bold by hand)
-gets its headings from that formatting, as a PDF without bookmarks gets them from
-font sizes: a short paragraph (at most ``HEADING_MAX_CHARS``, not ending like a
-sentence) set wholly at least ``HEADING_SIZE_RATIO`` times the body's size is a
-heading, one level per size, the largest first, and one set wholly in bold at the
-body's size, with text after it, is a level below those. This applies only when no
+gets its headings from that formatting, by the PDF extractor's font rule: a short
+paragraph (at most ``HEADING_MAX_CHARS``) set wholly at least ``HEADING_SIZE_RATIO``
+times the body's size is a heading ("Hello, World!" too), one level per size, the
+largest first, and one set wholly in bold at the body's size, not ending like a
+sentence and with text after it, is a level below those. This applies only when no
 paragraph has a
 heading style (the author's styles are then the headings, and bold is emphasis),
 and not when such paragraphs are over ``HEADING_MAX_SHARE`` of the text
@@ -143,12 +143,12 @@ def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]
     for text, runs in paragraphs:
         style = None
         title = squash(text)
-        if runs and len(title) <= HEADING_MAX_CHARS and LETTER.search(title) \
-                and not SENTENCE_END.search(title):
+        if runs and len(title) <= HEADING_MAX_CHARS and LETTER.search(title):
             smallest = min(size for _, size, _ in runs)
             if smallest >= HEADING_SIZE_RATIO * body:
                 style = smallest
-            elif smallest >= body and all(bold for _, _, bold in runs):
+            elif smallest >= body and all(bold for _, _, bold in runs) \
+                    and not SENTENCE_END.search(title):
                 style = 0.0
         styles.append(style)
     return heading_levels(styles, [len(squash(t)) for t, _ in paragraphs])
@@ -181,7 +181,8 @@ def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-
 
 class DocxExtractor:
     name = "docx"
-    version = "2"  # 2: outline levels, and headings from formatting without heading styles
+    version = "3"  # 2: outline levels, headings from formatting without heading styles;
+    # 3: a large hand-set title may end like a sentence (the PDF rule)
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:

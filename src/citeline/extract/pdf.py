@@ -31,8 +31,10 @@ records both pages — it never spans one silently).
   :data:`HEADING_SIZE_RATIO` times larger is a heading, one level per distinct size,
   the largest first, and a line set in bold at the body's size that does not end
   like a sentence, with text after it, is a level below those (a wrapped heading's
-  lines are one heading; a table-of-contents line with dot leaders, or a table row,
-  is not one). A document whose large print is more than ``HEADING_MAX_SHARE``
+  lines are one heading, but a line that starts with a section number such as
+  ``2.`` or ``2.1`` starts a heading of its own: an empty section's title stands
+  right above the next one; a table-of-contents line with dot leaders, or a table
+  row, is not one). A document whose large print is more than ``HEADING_MAX_SHARE``
   of its text has no body size to tell headings from, and stays one section (the
   levels rule is shared with Word: :func:`citeline.extract.blocks.heading_levels`).
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
@@ -97,6 +99,9 @@ BOLD_WEIGHT_STEP = 100
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi|cmbx", re.I)
 # A table of contents line: the title, dot leaders, the page number.
 _LEADERS = re.compile(r"(?:\.\s?){4,}")
+# A heading line that starts with its section number ("2. Transactions", "4.5 JSON")
+# is a new heading, not the wrapped end of the one above it.
+_NUMBERED = re.compile(r"\d+(?:\.\d+)+\.?\s|\d+\.\s")
 # Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
 _SECTION_NUMBER = r"(?:(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?[ \t]+)?"
 
@@ -300,7 +305,8 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
     """(page, level, title) of the headings the fonts show (pure; see the module doc).
 
     ``pages`` holds each page's visible lines, page furniture already left out.
-    Consecutive heading lines in one style on one page are one wrapped heading.
+    Consecutive heading lines in one style on one page are one wrapped heading,
+    unless a line starts with a section number.
     """
     body = body_size((ln.size, len(ln.text)) for lines in pages for ln in lines)
     if body is None:
@@ -323,7 +329,8 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
     for number, lines in enumerate(pages, start=1):
         for ln in lines:
             kind = style(ln)
-            if kind is not None and blocks and blocks[-1][:2] == (number, kind):
+            if kind is not None and blocks and blocks[-1][:2] == (number, kind) \
+                    and not _NUMBERED.match(ln.text):
                 blocks[-1][2].append(ln.text)
             else:
                 blocks.append((number, kind, [ln.text]))
@@ -468,7 +475,8 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
 
 class PdfExtractor:
     name = "pdf"
-    version = "3"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks
+    version = "4"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    # 4: a numbered heading line is not the wrapped end of the heading above it
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
