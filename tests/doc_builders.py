@@ -434,3 +434,54 @@ def outlined_pdf(folder: Path) -> Path:
             y -= 60
     c.save()
     return path
+
+
+# A LaTeX-style page: numbered headings with a quad between number and title, a
+# two-column table, and a bold figure caption with text after it.
+NUMBERED_BODY = ("Sluice gates are inspected every spring before the high water season "
+                 "starts, and the inspection log is kept in the gate house.")
+
+
+def latex_numbered_pdf(folder: Path) -> Path:
+    """Headings set as LaTeX sets them ("1" + quad + "Inspections", 14.4 pt bold over
+    10 pt text), a table whose rows have a real column gap, and a bold caption."""
+    from reportlab.pdfgen import canvas
+
+    path = folder / "sluice.pdf"
+    c = canvas.Canvas(str(path))
+    y = 760.0
+
+    def heading(number: str, title: str, size: float) -> None:
+        nonlocal y
+        c.setFont("Helvetica-Bold", size)
+        c.drawString(72, y, number)
+        c.drawString(72 + c.stringWidth(number, "Helvetica-Bold", size) + size * 1.4, y, title)
+        y -= size * 2
+
+    def body(lines: int = 3) -> None:
+        nonlocal y
+        c.setFont("Helvetica", 10)
+        for _ in range(lines):
+            c.drawString(72, y, NUMBERED_BODY[:90])
+            y -= 12
+        y -= 10
+
+    heading("1", "Inspections", 14.4)
+    body()
+    heading("1.1", "Gate seals", 12)
+    body()
+    c.setFont("Helvetica-Bold", 10)
+    c.drawString(72, y, "Figure 2: Seal wear by gate")
+    y -= 14
+    body()
+    c.setFont("Helvetica", 10)
+    for left, right in (("Gate", "Last inspected"), ("North", "2026-03-02"), ("South", "2026-03-09")):
+        c.drawString(72, y, left)
+        c.drawString(260, y, right)
+        y -= 12
+    y -= 10
+    body()
+    heading("2", "Repairs", 14.4)
+    body()
+    c.save()
+    return path

@@ -805,6 +805,30 @@ def test_font_headings_need_a_body_size_to_stand_out_from():
         (1, 1, "Line 0 of a large quote Line 1 of a large quote Line 2 of a large quote")]
 
 
+def test_pdf_latex_numbered_headings_tables_and_captions(tmp_path: Path):
+    """LaTeX sets a quad between a section's number and its title, wider than a table's
+    column gap; that gap after a leading number does not make the line a table row."""
+    doc = extract(b.latex_numbered_pdf(tmp_path))
+    assert [(h.level, h.title) for h in doc.outline] == [
+        (1, "1 Inspections"), (2, "1.1 Gate seals"), (1, "2 Repairs")]
+    # the table's rows keep their column gap (one paragraph each); the bold caption
+    # is not a heading, so the text under it stays in "Gate seals"
+    assert "\n\nGate Last inspected\n\nNorth 2026-03-02\n\nSouth 2026-03-09\n\n" in doc.text
+    after = next(c for c in chunk_document(doc) if "Figure 2: Seal wear" in c.content)
+    assert after.section == "sluice > 1 Inspections > 1.1 Gate seals"
+
+
+def test_captions_are_not_headings():
+    body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 6
+    lines = [line("Figure 2-5: Scaling and translating", 11.0, bold=True), *body,
+             line("Table 4.7. Account tree", 13.0), *body, line("Figures and tables", 13.0), *body]
+    assert pdfmod.font_headings([lines]) == [(1, 1, "Figures and tables")]
+    text = ("Ordinary text at the body size. " * 4, [(128, 11.0, False)])
+    assert docx_formatted_levels([("Figure 3: Pump curve", [(20, 11.0, True)]), text,
+                                  ("Fig. 4 \u2013 valves", [(15, 11.0, True)]), text,
+                                  ("Valves", [(6, 11.0, True)]), text]) == [None, None, None, None, 1, None]
+
+
 def test_font_headings_a_numbered_line_starts_a_heading_of_its_own():
     body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 20
     # an empty section's title right above the next one (its syntax diagram was a picture)

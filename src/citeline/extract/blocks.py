@@ -31,6 +31,10 @@ HEADING_MAX_CHARS = 120
 HEADING_MAX_SHARE = 0.25
 # A line or paragraph ending like this is a sentence set in bold, not a title.
 SENTENCE_END = re.compile(r"[.,;:!]$")
+# A figure's or table's caption is set like a heading (bold, or a size up) but
+# names a float, not a section: "Figure 2-5: Scaling", "Table 4.7. Accounts".
+CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z]+(?:[.\-\u2013]\d+)*"
+                     r"\s*[:.\u2013\u2014](?:\s|$)", re.I)
 # A title has a letter in it ("2.1" alone is a number, "***" a separator).
 LETTER = re.compile(r"[^\W\d_]")
 # Markdown's six levels; deeper ones nest under the sixth.

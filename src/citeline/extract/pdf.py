@@ -33,8 +33,8 @@ records both pages — it never spans one silently).
   like a sentence, with text after it, is a level below those (a wrapped heading's
   lines are one heading, but a line that starts with a section number such as
   ``2.`` or ``2.1`` starts a heading of its own: an empty section's title stands
-  right above the next one; a table-of-contents line with dot leaders, or a table
-  row, is not one). A document whose large print is more than ``HEADING_MAX_SHARE``
+  right above the next one; a table-of-contents line with dot leaders, a table
+  row, or a caption such as ``Figure 2-5: Scaling`` is not one). A document whose large print is more than ``HEADING_MAX_SHARE``
   of its text has no body size to tell headings from, and stays one section (the
   levels rule is shared with Word: :func:`citeline.extract.blocks.heading_levels`).
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
@@ -63,6 +63,7 @@ import pypdfium2.raw as pdfium_c
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
+    CAPTION,
     HEADING_MAX_CHARS,
     HEADING_SIZE_RATIO,
     LETTER,
@@ -102,6 +103,8 @@ _LEADERS = re.compile(r"(?:\.\s?){4,}")
 # A heading line that starts with its section number ("2. Transactions", "4.5 JSON")
 # is a new heading, not the wrapped end of the one above it.
 _NUMBERED = re.compile(r"\d+(?:\.\d+)+\.?\s|\d+\.\s")
+# A line's leading section number or list label, alone ("2.1", "A", "IV.", "3.")
+_LABEL = re.compile(r"(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?")
 # Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
 _SECTION_NUMBER = r"(?:(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?[ \t]+)?"
 
@@ -318,7 +321,7 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
 
     def style(ln: Line) -> float | None:
         """A heading line's style: its size when large, 0.0 for bold at the body's size."""
-        if len(ln.text) > HEADING_MAX_CHARS or ln.tabular:
+        if len(ln.text) > HEADING_MAX_CHARS or ln.tabular or CAPTION.match(ln.text):
             return None
         if ln.size >= HEADING_SIZE_RATIO * body:
             return ln.size
@@ -362,9 +365,12 @@ def find_font_headings(pages: list[list[Line]], text: str,
 
 
 def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int) -> bool:
-    """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap."""
+    """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap.
+    The wide space after a leading section number (LaTeX's ``1<quad>Introduction``)
+    is not one."""
     for j in range(1, len(line) - 1):
-        if line[j] == " " and line[j - 1] != " " and line[j + 1] != " ":
+        if line[j] == " " and line[j - 1] != " " and line[j + 1] != " " \
+                and not _LABEL.fullmatch(line[:j].strip()):
             left = textpage.get_charbox(pos + j - 1, loose=True)
             right = textpage.get_charbox(pos + j + 1, loose=True)
             height = left[3] - left[1]
