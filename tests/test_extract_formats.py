@@ -818,15 +818,17 @@ def test_pdf_latex_numbered_headings_tables_and_captions(tmp_path: Path):
     assert after.section == "sluice > 1 Inspections > 1.1 Gate seals"
 
 
-def test_captions_are_not_headings():
+def test_captions_and_admonition_labels_are_not_headings():
     body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 6
     lines = [line("Figure 2-5: Scaling and translating", 11.0, bold=True), *body,
-             line("Table 4.7. Account tree", 13.0), *body, line("Figures and tables", 13.0), *body]
+             line("Table 4.7. Account tree", 13.0), *body, line("Figures and tables", 13.0), *body,
+             line("Note", 11.0, bold=True), *body, line("Warning:", 11.0, bold=True), *body]
     assert pdfmod.font_headings([lines]) == [(1, 1, "Figures and tables")]
     text = ("Ordinary text at the body size. " * 4, [(128, 11.0, False)])
     assert docx_formatted_levels([("Figure 3: Pump curve", [(20, 11.0, True)]), text,
                                   ("Fig. 4 \u2013 valves", [(15, 11.0, True)]), text,
-                                  ("Valves", [(6, 11.0, True)]), text]) == [None, None, None, None, 1, None]
+                                  ("Tip", [(3, 11.0, True)]), text, ("Valves", [(6, 11.0, True)]),
+                                  text]) == [None, None, None, None, None, None, 1, None]
 
 
 def test_font_headings_a_numbered_line_starts_a_heading_of_its_own():

@@ -35,6 +35,10 @@ SENTENCE_END = re.compile(r"[.,;:!]$")
 # names a float, not a section: "Figure 2-5: Scaling", "Table 4.7. Accounts".
 CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z]+(?:[.\-\u2013]\d+)*"
                      r"\s*[:.\u2013\u2014](?:\s|$)", re.I)
+# An admonition's label ("Note", "Warning:") is set like a heading but starts a box
+# inside the section, not a section: the text after the box is still the section's.
+ADMONITION = re.compile(r"(?:note|tip|hint|warning|caution|important|danger|attention|"
+                        r"see also)\s*:?", re.I)
 # A title has a letter in it ("2.1" alone is a number, "***" a separator).
 LETTER = re.compile(r"[^\W\d_]")
 # Markdown's six levels; deeper ones nest under the sixth.

@@ -15,7 +15,7 @@ paragraph (at most ``HEADING_MAX_CHARS``) set wholly at least ``HEADING_SIZE_RAT
 times the body's size is a heading ("Hello, World!" too), one level per size, the
 largest first, and one set wholly in bold at the body's size, not ending like a
 sentence and with text after it, is a level below those; a caption (``Figure 3:
-...``, ``Table 2. ...``) is not a heading. This applies only when no
+...``, ``Table 2. ...``) or an admonition's label (``Note``) is not a heading. This applies only when no
 paragraph has a
 heading style (the author's styles are then the headings, and bold is emphasis),
 and not when such paragraphs are over ``HEADING_MAX_SHARE`` of the text
@@ -42,6 +42,7 @@ from lxml.etree import XMLSyntaxError
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
+    ADMONITION,
     CAPTION,
     HEADING_MAX_CHARS,
     HEADING_SIZE_RATIO,
@@ -146,7 +147,7 @@ def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]
         style = None
         title = squash(text)
         if runs and len(title) <= HEADING_MAX_CHARS and LETTER.search(title) \
-                and not CAPTION.match(title):
+                and not CAPTION.match(title) and not ADMONITION.fullmatch(title):
             smallest = min(size for _, size, _ in runs)
             if smallest >= HEADING_SIZE_RATIO * body:
                 style = smallest

@@ -34,7 +34,8 @@ records both pages — it never spans one silently).
   lines are one heading, but a line that starts with a section number such as
   ``2.`` or ``2.1`` starts a heading of its own: an empty section's title stands
   right above the next one; a table-of-contents line with dot leaders, a table
-  row, or a caption such as ``Figure 2-5: Scaling`` is not one). A document whose large print is more than ``HEADING_MAX_SHARE``
+  row, a caption such as ``Figure 2-5: Scaling`` or an admonition's ``Note`` is
+  not one). A document whose large print is more than ``HEADING_MAX_SHARE``
   of its text has no body size to tell headings from, and stays one section (the
   levels rule is shared with Word: :func:`citeline.extract.blocks.heading_levels`).
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
@@ -63,6 +64,7 @@ import pypdfium2.raw as pdfium_c
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
+    ADMONITION,
     CAPTION,
     HEADING_MAX_CHARS,
     HEADING_SIZE_RATIO,
@@ -321,7 +323,8 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
 
     def style(ln: Line) -> float | None:
         """A heading line's style: its size when large, 0.0 for bold at the body's size."""
-        if len(ln.text) > HEADING_MAX_CHARS or ln.tabular or CAPTION.match(ln.text):
+        if len(ln.text) > HEADING_MAX_CHARS or ln.tabular or CAPTION.match(ln.text) \
+                or ADMONITION.fullmatch(ln.text):
             return None
         if ln.size >= HEADING_SIZE_RATIO * body:
             return ln.size
