@@ -822,8 +822,10 @@ def test_captions_and_admonition_labels_are_not_headings():
     body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 6
     lines = [line("Figure 2-5: Scaling and translating", 11.0, bold=True), *body,
              line("Table 4.7. Account tree", 13.0), *body, line("Figures and tables", 13.0), *body,
-             line("Note", 11.0, bold=True), *body, line("Warning:", 11.0, bold=True), *body]
-    assert pdfmod.font_headings([lines]) == [(1, 1, "Figures and tables")]
+             line("Note", 11.0, bold=True), *body, line("Warning:", 11.0, bold=True), *body,
+             line("Example 11.1. Quotes every Friday", 11.0, bold=True), *body,
+             line("Example 2", 11.0, bold=True), *body]
+    assert pdfmod.font_headings([lines]) == [(1, 1, "Figures and tables"), (1, 2, "Example 2")]
     text = ("Ordinary text at the body size. " * 4, [(128, 11.0, False)])
     assert docx_formatted_levels([("Figure 3: Pump curve", [(20, 11.0, True)]), text,
                                   ("Fig. 4 \u2013 valves", [(15, 11.0, True)]), text,

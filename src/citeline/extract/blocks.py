@@ -32,8 +32,10 @@ HEADING_MAX_SHARE = 0.25
 # A line or paragraph ending like this is a sentence set in bold, not a title.
 SENTENCE_END = re.compile(r"[.,;:!]$")
 # A figure's or table's caption is set like a heading (bold, or a size up) but
-# names a float, not a section: "Figure 2-5: Scaling", "Table 4.7. Accounts".
-CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z]+(?:[.\-\u2013]\d+)*"
+# names a float, not a section: "Figure 2-5: Scaling", "Table 4.7. Accounts", and
+# DocBook's other numbered titles, "Example 11.1. ...", "Procedure 11.2. ...".
+CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Listing|Exhibit|Example|Procedure|Equation)\s+"
+                     r"[\dA-Z]+(?:[.\-\u2013]\d+)*"
                      r"\s*[:.\u2013\u2014](?:\s|$)", re.I)
 # An admonition's label ("Note", "Warning:") is set like a heading but starts a box
 # inside the section, not a section: the text after the box is still the section's.
