@@ -15,11 +15,10 @@ paragraph (at most ``HEADING_MAX_CHARS``) set wholly at least ``HEADING_SIZE_RAT
 times the body's size is a heading ("Hello, World!" too), one level per size, the
 largest first, and one set wholly in bold at the body's size, not ending like a
 sentence and with text after it, is a level below those; a caption (``Figure 3:
-...``, ``Table 2. ...``) or an admonition's label (``Note``) is not a heading. This applies only when no
-paragraph has a
-heading style (the author's styles are then the headings, and bold is emphasis),
-and not when such paragraphs are over ``HEADING_MAX_SHARE`` of the text
-(:func:`citeline.extract.blocks.heading_levels`).
+...``, ``Table 2. ...``) or an admonition's label (``Note``) is not a heading. This
+applies only when no paragraph has a heading style (the author's styles are then
+the headings, and bold is emphasis), and not when such paragraphs are over
+``HEADING_MAX_SHARE`` of the text (:func:`citeline.extract.blocks.heading_levels`).
 
 Page headers/footers, comments and footnotes are not part of the body and are
 not indexed; a legacy binary ``.doc`` is not a .docx and fails with that reason.
@@ -186,7 +185,8 @@ def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-
 class DocxExtractor:
     name = "docx"
     version = "3"  # 2: outline levels, headings from formatting without heading styles;
-    # 3: a large hand-set title may end like a sentence (the PDF rule)
+    # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
+    # admonition labels are not headings
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -108,7 +108,7 @@ _NUMBERED = re.compile(r"\d+(?:\.\d+)+\.?\s|\d+\.\s")
 # A line's leading section number or list label, alone ("2.1", "A", "IV.", "3.")
 _LABEL = re.compile(r"(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?")
 # Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
-_SECTION_NUMBER = r"(?:(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?[ \t]+)?"
+_SECTION_NUMBER = rf"(?:{_LABEL.pattern}[ \t]+)?"
 
 # A baseline gap over 1.3 line pitches is paragraph spacing: word processors add
 # 30-100% of a line between paragraphs, while line spacing inside one varies by
@@ -485,7 +485,9 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
 class PdfExtractor:
     name = "pdf"
     version = "4"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
-    # 4: a numbered heading line is not the wrapped end of the heading above it
+    # 4: a numbered heading line is not the wrapped end of the heading above it, the
+    # quad after a leading section number is not a column gap, captions and
+    # admonition labels are not headings
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
