@@ -444,7 +444,8 @@ NUMBERED_BODY = ("Sluice gates are inspected every spring before the high water 
 
 def latex_numbered_pdf(folder: Path) -> Path:
     """Headings set as LaTeX sets them ("1" + quad + "Inspections", 14.4 pt bold over
-    10 pt text), a table whose rows have a real column gap, and a bold caption."""
+    10 pt text), a table whose rows have a real column gap, a bold caption, and a
+    line of prose that is mostly, not wholly, bold."""
     from reportlab.pdfgen import canvas
 
     path = folder / "sluice.pdf"
@@ -482,6 +483,15 @@ def latex_numbered_pdf(folder: Path) -> Path:
     y -= 10
     body()
     heading("2", "Repairs", 14.4)
+    body()
+    # a line of prose whose command names are bold, as manuals set them: not a heading
+    text = c.beginText(72, y)
+    text.setFont("Helvetica-Bold", 10)
+    text.textOut("gatectl --close-all --force-now --log-file gates.log ")
+    text.setFont("Helvetica", 10)
+    text.textOut("shuts every gate before the")
+    c.drawText(text)
+    y -= 12
     body()
     c.save()
     return path

@@ -807,7 +807,8 @@ def test_font_headings_need_a_body_size_to_stand_out_from():
 
 def test_pdf_latex_numbered_headings_tables_and_captions(tmp_path: Path):
     """LaTeX sets a quad between a section's number and its title, wider than a table's
-    column gap; that gap after a leading number does not make the line a table row."""
+    column gap; that gap after a leading number does not make the line a table row.
+    A line of prose whose command names are bold is not wholly bold: not a heading."""
     doc = extract(b.latex_numbered_pdf(tmp_path))
     assert [(h.level, h.title) for h in doc.outline] == [
         (1, "1 Inspections"), (2, "1.1 Gate seals"), (1, "2 Repairs")]

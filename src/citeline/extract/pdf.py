@@ -265,15 +265,15 @@ class Line(NamedTuple):
 
     text: str
     size: float  # points, to a tenth, the drawn scale included
-    weight: int  # PDFium's font weight for most of its characters (-1: unknown)
-    bold_name: bool  # its font's name says bold ("LiberationSans-Bold", TeX's "CMBX12")
+    weight: int  # PDFium's font weight, the lightest of its sampled characters' (-1: unknown)
+    bold_name: bool  # every sampled character's font name says bold ("LiberationSans-Bold", "CMBX12")
     tabular: bool  # a gap between two words as wide as a table column
 
 
 def page_lines(textpage: pdfium.PdfTextPage, tabular: list[bool] | None = None) -> list[Line]:
-    """Each line of the page that has visible characters, with the size, weight and
-    font most of them are set in, read from :data:`SIZE_SAMPLES` of them (a line is
-    set in one font but for an inline code word or a footnote mark). ``tabular`` is
+    """Each line of the page that has visible characters, with the size most of them
+    are set in (a line is set in one size but for a footnote mark) and whether all of
+    them are bold, read from :data:`SIZE_SAMPLES` of them. ``tabular`` is
     :func:`column_gaps` of the page, when the caller has it already."""
     raw = textpage.get_text_range()
     tabular = tabular if tabular is not None else column_gaps(textpage)
@@ -299,9 +299,9 @@ def page_lines(textpage: pdfium.PdfTextPage, tabular: list[bool] | None = None) 
             got = pdfium_c.FPDFText_GetFontInfo(textpage.raw, pos + j, name, len(name),
                                                 ctypes.byref(flags))
             bold += bool(got and _BOLD_FONT.search(name.value.decode("latin-1")))
-        if sizes:
-            out.append(Line(line.strip(), sizes.most_common(1)[0][0], weights.most_common(1)[0][0],
-                            2 * bold > n, gap))
+        if sizes:  # bold only when every sampled character is (not a line of prose
+            # with a few words in bold, as manuals set command names)
+            out.append(Line(line.strip(), sizes.most_common(1)[0][0], min(weights), bold == n, gap))
         pos += len(line) + 2
     return out
 
