@@ -168,6 +168,34 @@ def test_pdf_scanned_page_is_read_by_ocr_with_its_confidence(tmp_path: Path):
     assert not doc.warnings
 
 
+def test_pdf_blank_pages_are_skipped_without_ocr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A page with nothing drawn on it is not a scan: Tesseract is not run on it (0.8 s
+    a page), and no "no text layer" warning names it."""
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "verso.pdf"
+    c = canvas.Canvas(str(path))
+    c.drawString(72, 760, "Chapter one ends on a right-hand page.")
+    c.showPage()
+    c.showPage()  # the empty verso
+    c.drawString(72, 760, "Chapter two starts on the next right-hand page.")
+    c.save()
+    ocr_calls = []
+    real_ocr = pdfmod._ocr_page
+    monkeypatch.setattr(pdfmod, "_ocr_page", lambda page: ocr_calls.append(page) or real_ocr(page))
+    doc = extract(path)
+    assert [r.page for r in doc.regions] == [1, 3] and not doc.warnings and not ocr_calls
+    monkeypatch.setattr(pdfmod, "ocr_status", lambda: "pytesseract is not installed")
+    assert not extract(path).warnings
+    only_blank = tmp_path / "blank.pdf"
+    c = canvas.Canvas(str(only_blank))
+    c.showPage()
+    c.showPage()
+    c.save()
+    with pytest.raises(ExtractionError, match="blank: nothing is drawn on its 2 pages"):
+        extract(only_blank)
+
+
 def test_pdf_low_ocr_confidence_is_flagged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(pdfmod, "LOW_OCR_CONFIDENCE", 101.0)  # every OCR page counts as low
     doc = extract(b.scanned_pdf(tmp_path))

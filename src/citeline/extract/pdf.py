@@ -19,7 +19,9 @@ records both pages — it never spans one silently).
   with every citation from that page. A page under
   :data:`LOW_OCR_CONFIDENCE` is flagged in the document's warnings. Without
   OCR such a page is reported ("page 3 has no text layer; install OCR to index
-  it"); a PDF with no text at all fails with that reason.
+  it"); a PDF with no text at all fails with that reason. A page with nothing
+  drawn on it (a book's empty verso) is blank, not a scan: it is skipped, without
+  OCR or a warning.
 - **Bookmarks** (the outline LaTeX, Word and LibreOffice write) are the document's
   headings: each bookmark's title is looked for as a line of the page it points
   to (a section number may precede it), and the ones found give the chunker its
@@ -508,6 +510,7 @@ class PdfExtractor:
         warnings: list[str] = []
         ocr_missing = ocr_status()
         sized: list[list[Line]] = []  # each page's lines and their fonts
+        blank = 0
         for i in range(n):
             page = pdf[i]
             try:
@@ -517,7 +520,9 @@ class PdfExtractor:
                 sized.append(page_lines(textpage, tabular))
                 textpage.close()
                 if not text.strip():
-                    if ocr_missing is None:
+                    if not pdfium_c.FPDFPage_CountObjects(page.raw):
+                        blank += 1  # nothing is drawn on it (a book's empty verso)
+                    elif ocr_missing is None:
                         text, conf[i + 1] = self._ocr(page, i + 1, rel, warnings)
                     else:
                         no_layer.append(i + 1)
@@ -551,6 +556,8 @@ class PdfExtractor:
             if not regions:
                 raise ExtractionError(rel, f"{msg} ({ocr_missing})")
             warnings.append(f"{msg} ({ocr_missing})")
+        if not regions and blank == n:
+            raise ExtractionError(rel, f"blank: nothing is drawn on its {n} page{'s' if n > 1 else ''}")
         if not regions:
             raise ExtractionError(rel, "no text on any page (OCR found none either)")
         canonical = out.text()
