@@ -394,6 +394,26 @@ def test_html_main_content_headings_and_table(tmp_path: Path):
     assert "100% | thick batter" in doc.text.split("\n\n")
 
 
+def test_html_layout_table_cells_are_read_as_blocks(tmp_path: Path):
+    """A 1990s page: a table puts the menu beside the text, whose headings sit in a
+    cell (as SANE's UMAX pages in Debian's libsane-common do). The cells are columns of
+    blocks with their headings; a data table inside the text stays rows."""
+    path = tmp_path / "scanner.html"
+    path.write_text(
+        "<html><head><title>Scanner setup</title></head><body><table><tr>"
+        "<td width=200><ul><li><a href='a.html'>Index</a></li><li><a href='b.html'>Speed</a></li></ul></td>"
+        "<td><h2>Configuration</h2><p>The backend reads its options from umax.conf at start.</p>"
+        "<h3>Lamp</h3><p>The lamp warms up for forty seconds before the first scan.</p>"
+        "<table><tr><th>Option</th><th>Default</th></tr><tr><td>lamp-off-time</td><td>30</td></tr></table>"
+        "</td></tr></table></body></html>")
+    doc = extract(path)
+    lamp = next(c for c in chunk_document(doc) if "forty seconds" in c.content)
+    assert lamp.section == "Scanner setup > Configuration > Lamp"
+    blocks = doc.text.split("\n\n")
+    assert "## Configuration" in blocks and "lamp-off-time | 30" in blocks
+    assert blocks.index("Index") < blocks.index("## Configuration")  # the menu's cell comes first
+
+
 def test_html_declared_charset_and_undecodable_bytes(tmp_path: Path):
     latin = tmp_path / "latin.html"
     latin.write_bytes('<meta charset="iso-8859-1"><p>Crème brûlée à la carte</p>'.encode("latin-1"))

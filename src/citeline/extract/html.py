@@ -9,7 +9,9 @@ a large page in milliseconds.
 Canonical text is Markdown-shaped: ``<h1>``-``<h6>`` become ``#``-heading
 lines (the chunker's section path), paragraphs, list items, ``<pre>`` blocks
 and table rows (cells joined by `` | ``) become blocks separated by a blank
-line; inline whitespace is collapsed as a browser does. Locators are
+line; inline whitespace is collapsed as a browser does. A table used for page
+layout (a cell holds a heading or another table) is not data: each cell's
+contents are read as blocks, headings included. Locators are
 ``#char=`` offsets into this extracted text.
 
 Dropped, never indexed: scripts, styles, ``<nav>``, ``<aside>``, forms,
@@ -54,6 +56,9 @@ BLOCK_TAGS = frozenset(
 CHARSET_SNIFF_BYTES = 2048
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
 _WORDS = re.compile(r"[\s_-]+")
+# A table cell holding a heading or a table of its own is page layout (the 1990s'
+# way to put a menu beside the text), not a data cell: its blocks are read as blocks.
+_LAYOUT = "h1, h2, h3, h4, h5, h6, table"
 _WS = re.compile(r"\s+")
 _BR = "\n"
 
@@ -142,13 +147,16 @@ class _Walker:
                     self.blocks.append("#" * HEADINGS[tag] + " " + title)
             elif tag == "tr":
                 self.flush()
-                cells = [
-                    squash(self.inline(c, in_article))
-                    for c in child.iter()
-                    if c.tag in ("td", "th") and not _dropped(c, in_article)
-                ]
-                if any(cells):
-                    self.blocks.append(escape_markdown(" | ".join(cells)))
+                cells = [c for c in child.iter()
+                         if c.tag in ("td", "th") and not _dropped(c, in_article)]
+                if any(c.css_first(_LAYOUT) is not None for c in cells):
+                    for cell in cells:  # page layout, not data: each cell is a column of blocks
+                        self.walk(cell, in_article)
+                        self.flush()
+                    continue
+                texts = [squash(self.inline(c, in_article)) for c in cells]
+                if any(texts):
+                    self.blocks.append(escape_markdown(" | ".join(texts)))
             elif tag == "pre":
                 self.flush()
                 lines = [ln.rstrip() for ln in self.inline(child, in_article, pre=True).split("\n")]
@@ -165,7 +173,7 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "1"
+    version = "2"  # 2: layout tables are read as blocks, their headings as headings
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
