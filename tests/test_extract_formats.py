@@ -882,6 +882,18 @@ def test_captions_and_admonition_labels_are_not_headings():
                                   text]) == [None, None, None, None, None, None, 1, None]
 
 
+def test_font_headings_a_size_on_one_inner_page_of_a_long_document_is_not_a_level():
+    body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 12
+    pages = [[line("Vector graphics manual", 24.0), *body]]
+    pages += [[line(f"Chapter {n}", 16.0), *body] if n % 3 == 0 else list(body) for n in range(1, 12)]
+    pages[5] = [line("A", 60.0), line("symptote", 22.0), *body]  # a logo drawn on page 6
+    assert [(lv, t) for _, lv, t in pdfmod.font_headings(pages)] == [
+        (1, "Vector graphics manual"), (2, "Chapter 3"), (2, "Chapter 6"), (2, "Chapter 9")]
+    # in a short document one heading of its size on one page is common: it stays
+    assert [t for _, _, t in pdfmod.font_headings(pages[:2] + pages[5:7])] == [
+        "Vector graphics manual", "A", "symptote", "Chapter 6"]
+
+
 def test_font_headings_a_numbered_line_starts_a_heading_of_its_own():
     body = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 20
     # an empty section's title right above the next one (its syntax diagram was a picture)

@@ -94,6 +94,9 @@ OUTLINE_DEPTH = 6
 # Headings from font sizes (PDFs without bookmarks; the size rules are in blocks.py):
 # a heading wraps onto at most this many lines; longer runs of large print are prose.
 HEADING_MAX_LINES = 3
+# In a document of this many pages, a size found on one page only (not the first) is
+# a figure's lettering or a logo, not a heading level.
+ONE_PAGE_SIZE_MIN_PAGES = 10
 # At most this many characters of a line, spread over it, have their size read
 # (PDFium answers for one character per call).
 SIZE_SAMPLES = 7
@@ -346,6 +349,14 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
     styles = [kind if kind is not None and len(texts) <= HEADING_MAX_LINES
               and LETTER.search(title) and not _LEADERS.search(title) else None
               for (_, kind, texts), title in zip(blocks, titles, strict=True)]
+    if len(pages) >= ONE_PAGE_SIZE_MIN_PAGES:
+        first = next((n for n, lines in enumerate(pages, start=1) if lines), 1)
+        seen: dict[float, set[int]] = {}
+        for (page, _, _), kind in zip(blocks, styles, strict=True):
+            if kind:
+                seen.setdefault(kind, set()).add(page)
+        lone = {k for k, on in seen.items() if len(on) == 1 and first not in on}
+        styles = [None if k in lone else k for k in styles]
     levels = heading_levels(styles, [sum(len(t) for t in texts) for _, _, texts in blocks])
     return [(page, level, title)
             for (page, _, _), level, title in zip(blocks, levels, titles, strict=True)
