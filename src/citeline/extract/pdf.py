@@ -31,7 +31,9 @@ records both pages — it never spans one silently).
   from web pages, slides and simple writers are): the size most of the text is set
   in is the body's; a line of at most :data:`HEADING_MAX_CHARS` set at least
   :data:`HEADING_SIZE_RATIO` times larger is a heading, one level per distinct size,
-  the largest first, and a line set wholly in bold at the body's size that does not end
+  the largest first (in a document of :data:`ONE_PAGE_SIZE_MIN_PAGES` pages or more,
+  a size found on one page only, not the first, is a figure's lettering or a logo,
+  not a level), and a line set wholly in bold at the body's size that does not end
   like a sentence, with text after it, is a level below those (a wrapped heading's
   lines are one heading, but a line that starts with a section number such as
   ``2.`` or ``2.1`` starts a heading of its own: an empty section's title stands
@@ -500,7 +502,8 @@ class PdfExtractor:
     version = "4"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
-    # admonition labels are not headings, a body-size line is bold only if wholly
+    # admonition labels are not headings, a body-size line is bold only if wholly, a
+    # size on one inner page of a long document is lettering
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
