@@ -114,6 +114,7 @@ _LEADERS = re.compile(r"(?:\.\s?){4,}")
 _NUMBERED = re.compile(r"\d+(?:\.\d+)+\.?\s|\d+\.\s")
 # A line's leading section number or list label, alone ("2.1", "A", "IV.", "3.")
 _LABEL = re.compile(r"(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?")
+_LEADING_LABEL = re.compile(rf"\s*{_LABEL.pattern}(?= )")
 # Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
 _SECTION_NUMBER = rf"(?:{_LABEL.pattern}[ \t]+)?"
 
@@ -386,9 +387,10 @@ def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int) -> bool:
     """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap.
     The wide space after a leading section number (LaTeX's ``1<quad>Introduction``)
     is not one."""
+    label = _LEADING_LABEL.match(line)
+    after_label = label.end() if label else -1  # the space right after it
     for j in range(1, len(line) - 1):
-        if line[j] == " " and line[j - 1] != " " and line[j + 1] != " " \
-                and not _LABEL.fullmatch(line[:j].strip()):
+        if line[j] == " " and line[j - 1] != " " and line[j + 1] != " " and j != after_label:
             left = textpage.get_charbox(pos + j - 1, loose=True)
             right = textpage.get_charbox(pos + j + 1, loose=True)
             height = left[3] - left[1]
