@@ -51,6 +51,11 @@ _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n+")
 
 
+def names_no_section(title: str) -> bool:
+    """A caption or an admonition's label: set like a heading, but not one."""
+    return bool(CAPTION.match(title) or ADMONITION.fullmatch(title))
+
+
 def body_size(sized: Iterable[tuple[float, int]]) -> float | None:
     """The size most characters are set in, from (size, characters) pairs."""
     chars: Counter[float] = Counter()

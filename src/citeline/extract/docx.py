@@ -41,8 +41,6 @@ from lxml.etree import XMLSyntaxError
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
-    ADMONITION,
-    CAPTION,
     HEADING_MAX_CHARS,
     HEADING_SIZE_RATIO,
     LETTER,
@@ -52,6 +50,7 @@ from citeline.extract.blocks import (
     body_size,
     escape_markdown,
     heading_levels,
+    names_no_section,
     not_a_package,
     one_paragraph,
     squash,
@@ -146,7 +145,7 @@ def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]
         style = None
         title = squash(text)
         if runs and len(title) <= HEADING_MAX_CHARS and LETTER.search(title) \
-                and not CAPTION.match(title) and not ADMONITION.fullmatch(title):
+                and not names_no_section(title):
             smallest = min(size for _, size, _ in runs)
             if smallest >= HEADING_SIZE_RATIO * body:
                 style = smallest

@@ -68,8 +68,6 @@ import pypdfium2.raw as pdfium_c
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
-    ADMONITION,
-    CAPTION,
     HEADING_MAX_CHARS,
     HEADING_SIZE_RATIO,
     LETTER,
@@ -78,6 +76,7 @@ from citeline.extract.blocks import (
     TextBuilder,
     body_size,
     heading_levels,
+    names_no_section,
 )
 from citeline.types import Document, Heading, Region, RegionKind
 
@@ -331,8 +330,7 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
 
     def style(ln: Line) -> float | None:
         """A heading line's style: its size when large, 0.0 for bold at the body's size."""
-        if len(ln.text) > HEADING_MAX_CHARS or ln.tabular or CAPTION.match(ln.text) \
-                or ADMONITION.fullmatch(ln.text):
+        if len(ln.text) > HEADING_MAX_CHARS or ln.tabular or names_no_section(ln.text):
             return None
         if ln.size >= HEADING_SIZE_RATIO * body:
             return ln.size
