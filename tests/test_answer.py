@@ -238,7 +238,34 @@ def test_openai_answer_is_cited_checked_and_timed(kettle: Index, server: Replay,
     j = ans.to_json()
     assert set(j) >= {"question", "refused", "reason", "answer", "citations", "unused_sources",
                       "invalid_markers", "stripped_links", "uncited_sentences", "generator",
-                      "timings"}
+                      "timings", "cites_nothing"}
+    assert j["cites_nothing"] is False  # some sentences are cited
+
+
+def test_an_answer_that_cites_no_source_exits_3_and_says_why(kettle: Index, server: Replay,
+                                                             run):
+    q = "How long does the kettle warranty last?"
+    base = ["ask", q, "--index", kettle.location, "--generator", "openai", "--base-url",
+            server.base_url, "--model-name", "replay"]
+    server.reply = "Kettles usually carry a two-year warranty. Check your receipt [9]."
+    code, out, err = run(*base)
+    assert code == 3
+    assert out.startswith("Kettles usually carry a two-year warranty. Check your receipt.")
+    assert "note: removed markers with no source: [9]" in out
+    assert "the answer cites none of its" in err and "nothing in it can be checked" in err
+    code, out, _ = run(*base, "--json")
+    data = json.loads(out)
+    assert code == 3 and data["cites_nothing"] is True
+    assert data["uncited_sentences"] and len(data["unused_sources"]) == len(data["citations"])
+    # The prompt's own "no answer" sentence is no claim; one cited sentence is enough.
+    for reply in ("The sources do not contain the answer.",
+                  "It lasts 24 months [1]. Kettles are often blue."):
+        server.reply = reply
+        code, out, _ = run(*base, "--json")
+        assert code == 0 and json.loads(out)["cites_nothing"] is False, reply
+    # The extractive answer cites every sentence by construction.
+    code, out, _ = run("ask", q, "--index", kettle.location, "--json")
+    assert code == 0 and json.loads(out)["cites_nothing"] is False
 
 
 def test_prompt_injection_in_a_document_adds_no_link_or_citation(kettle: Index, server: Replay):

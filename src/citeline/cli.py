@@ -287,7 +287,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             data["prompt_tokens"] = answer.prompt_tokens
             data["prompt_tokenizer"] = answer.prompt_tokenizer
         _print_json(data)
-        return 1 if answer.error else 0
+        return _ask_status(answer)
     if stream and shown:
         print()  # end the streamed answer's line before the prompt or the checks
     if args.show_prompt and answer.prompt:
@@ -310,7 +310,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
     ms = answer.timings
     print(f"({answer.generator}; {len(answer.citations)} source(s); "
           f"{ms.get('total', 0.0) / 1000:.2f} s)")
-    return 1 if answer.error else 0
+    if answer.cites_nothing and not answer.error:
+        print(f"citeline: warning: the answer cites none of its {len(answer.citations)} "
+              "source(s), so nothing in it can be checked against them (exit status 3)",
+              file=sys.stderr)
+    return _ask_status(answer)
+
+
+def _ask_status(answer) -> int:  # type: ignore[no-untyped-def]
+    """1: the generator failed; 3: it answered but cited nothing; else 0 (a refusal too)."""
+    if answer.error:
+        return 1
+    return 3 if answer.cites_nothing else 0
 
 
 # --- status ------------------------------------------------------------------------------
@@ -845,6 +856,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print one JSON object")
 
     sp = add("ask", cmd_ask, "answer a question with citations, or refuse")
+    sp.epilog = ("exit status: 0 a cited answer or a refusal; 1 the generator failed (the "
+                 "citations are still printed); 2 a usage error; 3 the generator's answer "
+                 "cites none of its sources")
     sp.add_argument("question", help="the question")
     sp.add_argument("--mode", choices=ALL_MODES, default=None, help=MODE_HELP)
     _add_rerank_model(sp)

@@ -273,6 +273,19 @@ class Answer:
     prompt_tokens: int = 0
     prompt_tokenizer: str = ""  # whose tokenizer counted prompt_tokens
 
+    @property
+    def cites_nothing(self) -> bool:
+        """Text that makes claims and cites none of its sources: nothing in it can be checked.
+
+        Only a generator can write such an answer (the extractive one cites every
+        sentence by construction); the prompt's "The sources do not contain the
+        answer." is not a claim, so a model that says only that is not counted.
+        """
+        return (
+            not self.refused and bool(self.citations) and bool(self.uncited_sentences)
+            and len(self.unused_sources) == len(self.citations)
+        )
+
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
             "question": self.question,
@@ -291,6 +304,7 @@ class Answer:
             "invalid_markers": list(self.invalid_markers),
             "stripped_links": list(self.stripped_links),
             "uncited_sentences": list(self.uncited_sentences),
+            "cites_nothing": self.cites_nothing,
         }
         if self.error is not None:
             out["error"] = self.error

@@ -301,4 +301,32 @@ def test_an_llm_answer_streams_into_the_page(page, tmp_path, monkeypatch):
         assert ref.count() == 1 and ref.get_attribute("href") == "#cite-1"
         assert pg.locator("#cite-1").is_visible()
         assert len(srv.requests) == 1 and srv.requests[0]["body"]["stream"] is True
+        assert pg.locator("#answer-checks").text_content() == (
+            "note: 1 sentence(s) without a citation; removed 1 marker(s) with no source; "
+            "removed 1 link(s) the answer wrote")
+        assert pg.locator("#cites-nothing").count() == 0
         pg.screenshot(path=str(tmp_path / "llm-answer.png"), full_page=True)
+
+
+def test_an_llm_answer_that_cites_nothing_is_marked_as_unchecked(page, tmp_path, monkeypatch):
+    """A model that answers from its own knowledge writes no [n]: the page says that
+    nothing in the answer can be checked, beside the sources it was given."""
+    from replay_llm import openai_endpoint
+
+    with openai_endpoint(monkeypatch, "Descaling is best done weekly with vinegar.") as srv:
+        pg = page
+        upload(pg, "descale-often.md",
+               "# Descaling\n\nDescale the kettle every month with citric acid.\n")
+        wait_indexed(pg, "descale-often.md")
+        pg.fill("#question", "How often should I descale the kettle?")
+        pg.click("#ask-btn")
+        pg.locator('#answer[data-state="done"]').wait_for()
+        warning = pg.locator("#cites-nothing")
+        assert warning.is_visible()
+        n = pg.locator("#citations tbody tr").count()
+        assert n >= 1 and warning.text_content() == (
+            f"This answer cites none of its {n} sources: nothing in it can be checked "
+            "against them.")
+        assert pg.locator("#answer a.cite-ref").count() == 0
+        assert len(srv.requests) == 1
+        pg.screenshot(path=str(tmp_path / "llm-cites-nothing.png"), full_page=True)

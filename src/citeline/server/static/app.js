@@ -257,7 +257,23 @@ function renderAnswer(box, a) {
   box.className = "answer";
   renderAnswerText(box, a.answer, a.citations.length);
   if (a.error) box.append(el("div", { class: "error" }, "the generator failed: " + a.error));
+  renderChecks(box, a);
   renderCitations(a.citations);
+}
+
+// What the server's check of a generator's text found (the CLI prints the same notes).
+function renderChecks(box, a) {
+  if (a.cites_nothing) {
+    box.append(el("div", { class: "warning", id: "cites-nothing" },
+      `This answer cites none of its ${a.citations.length} sources: nothing in it can be checked against them.`));
+  }
+  const notes = [];
+  if (a.uncited_sentences.length && !a.cites_nothing) {
+    notes.push(`${a.uncited_sentences.length} sentence(s) without a citation`);
+  }
+  if (a.invalid_markers.length) notes.push(`removed ${a.invalid_markers.length} marker(s) with no source`);
+  if (a.stripped_links.length) notes.push(`removed ${a.stripped_links.length} link(s) the answer wrote`);
+  if (notes.length) box.append(el("div", { class: "muted checks", id: "answer-checks" }, "note: " + notes.join("; ")));
 }
 
 async function ask(ev) {
