@@ -142,14 +142,51 @@ def test_furniture_detection_by_hand():
         ["ACME report", "Closing", "Page 13"],
         ["Appendix", "Page 14"],
     ]
-    # 4 pages with text: furniture needs max(3, ceil(0.5 * 4)) = 3 pages
-    assert pdfmod.find_furniture(pages) == {"acme report", "page #"}
-    assert pdfmod.strip_furniture(pages[1], {"acme report", "page #"}) == ["Body", "more body"]
+    # 4 pages with text: furniture needs max(3, ceil(0.5 * 4)) = 3 pages; each edge
+    # counts alone ("Page 14" is a top line of page 4 too, but the 3 "Page" lines at
+    # the bottom are what make it a footer)
+    found = pdfmod.find_furniture(pages)
+    assert found == pdfmod.Furniture(frozenset({"acme report"}), frozenset({"page #"}))
+    assert pdfmod.strip_furniture(pages[1], found) == ["Body", "more body"]
     # "" marks a paragraph break: kept inside, never left at an edge or doubled
     spaced = ["ACME report", "", "Body", "", "", "Tail", "", "Page 9"]
-    assert pdfmod.strip_furniture(spaced, {"acme report", "page #"}) == ["Body", "", "Tail"]
+    assert pdfmod.strip_furniture(spaced, found) == ["Body", "", "Tail"]
+    # a footer's words at the top of a page are not the footer, nor a header's at the foot
+    assert pdfmod.strip_furniture(["Page 2", "Body", "ACME report"], found) == [
+        "Page 2", "Body", "ACME report"]
     # two pages are too few to call anything furniture
-    assert pdfmod.find_furniture(pages[:2]) == set()
+    assert not pdfmod.find_furniture(pages[:2])
+
+
+def test_a_book_s_left_and_right_running_heads_are_furniture_each():
+    # even pages carry the book's title, odd pages their chapter's: each is on only
+    # half of the pages, but on every page of its side
+    chapters = ["Installing", "Installing", "Programs", "Programs", "Faults", "Faults"]
+    body = ["Mount it", "Wire it", "Set A", "Set B", "E3 is a short", "Reset it"]
+    pages = [[f"{n} ACME handbook" if n % 2 == 0 else f"{chapters[n - 1]} {n}", body[n - 1]]
+             for n in range(1, 7)]
+    found = pdfmod.find_furniture(pages)
+    assert found.top == {"# acme handbook"}  # the chapters' heads repeat too rarely
+    assert [pdfmod.strip_furniture(p, found)[0] for p in pages[:2]] == ["Installing 1", "Wire it"]
+
+
+def test_a_bare_number_is_a_page_number_only_when_it_counts_with_the_pages():
+    # slides numbered 1-4 in a corner; slide 1's date wraps, leaving "2026" at its foot
+    pages = [["Budget review", "Facilities team, 12 March", "2026", "1"],
+             ["Agenda", "Sites", "2"], ["Sites", "North campus", "3"], ["Leaks", "Depot", "4"]]
+    found = pdfmod.find_furniture(pages, numbered=True)
+    assert found.bottom == {"#+0"}
+    assert pdfmod.strip_furniture(pages[0], found, 1) == pages[0][:3]
+    assert pdfmod.strip_furniture(pages[2], found, 3) == pages[2][:2]
+    # numbering that restarts (front matter 1-3, then the body 1-4) is page numbers twice
+    words = ["Preface", "Thanks", "Contents", "Intro", "Setup", "Use", "Index"]
+    front = [[w, str(n)] for w, n in zip(words, (1, 2, 3, 1, 2, 3, 4), strict=True)]
+    found = pdfmod.find_furniture(front, numbered=True)
+    assert found.bottom == {"#+0", "#-3"}
+    assert [pdfmod.strip_furniture(p, found, n) for n, p in enumerate(front, start=1)] == [
+        [w] for w in words]
+    # without page numbers to count with, a bare number is any number (the old rule)
+    assert pdfmod.find_furniture(pages).bottom == {"#"}
     assert pdfmod.page_list([1, 2, 3, 7, 9, 10]) == "1-3, 7 and 9-10"
 
 
@@ -513,6 +550,72 @@ def test_libreoffice_exports_keep_their_sections(name: str):
         assert locate(doc, burst.start, burst.end).fragment == "#page=1"
 
 
+SLIDE_SECTIONS = [
+    "Irrigation Controller IC-8", "INSTALLING THE CONTROLLER",
+    "INSTALLING THE CONTROLLER > Mounting", "INSTALLING THE CONTROLLER > Wiring the valves",
+    "PROGRAMMING SCHEDULES", "PROGRAMMING SCHEDULES > Start times",
+    "PROGRAMMING SCHEDULES > Seasonal adjust", "TROUBLESHOOTING",
+    "TROUBLESHOOTING > Error E3: short circuit", "TROUBLESHOOTING > The display is blank"]
+
+
+@pytest.mark.parametrize("name", ["irrigation-slides.pdf", "irrigation-slides-nobookmarks.pdf"])
+def test_a_slide_deck_s_sections_are_its_slides_under_their_dividers(name: str):
+    """LibreOffice Impress 7.4's PDF of a python-pptx deck (tests/fixtures/real): its
+    slide titles, and its section header slides above the slides that follow them,
+    whether or not Impress wrote bookmarks (which would make every slide one level);
+    the footer and the slide numbers are page furniture."""
+    doc = extract(REAL / name)
+    assert [h.title for h in doc.outline] == [s.rsplit(" > ", 1)[-1] for s in SLIDE_SECTIONS]
+    chunks = chunk_document(doc)
+    assert [s.removeprefix(f"{doc.title} > ") for s in dict.fromkeys(
+        c.section for c in chunks)] == SLIDE_SECTIONS
+    e3 = next(c for c in chunks if "0.8 A" in c.content)
+    assert e3.section.endswith("TROUBLESHOOTING > Error E3: short circuit")
+    assert locate(doc, e3.start, e3.end).fragment == "#page=9"
+    assert "March 2026" not in doc.text and len(doc.warnings) == 1
+
+
+def test_a_16_9_deck_with_awkward_slides():
+    """No bookmarks, text shrunk to fit each slide (bullets at 28 and 32 pt, a table at
+    18): the fonts' body size says little about a deck, each slide's own sizes do."""
+    doc = extract(REAL / "water-budget.pdf")
+    assert [(h.level, h.title) for h in doc.outline] == [
+        (1, "Water Budget Review 2026"), (2, "Agenda"), (1, "CONSUMPTION BY SITE"),
+        (2, "Litres per site and quarter"), (2, "The sports field dominates"),
+        (1, "LEAK FINDINGS"), (2, "Depot: two leaks found by night readings"),
+        (1, "NEXT YEAR'S TARGETS"), (2, "Cutting the sports field's use by a quarter")]
+    # the subtitle's year wrapped onto a line of its own at the foot of slide 1: not a
+    # slide number, which counts with the slides
+    assert doc.text.startswith("Water Budget Review\n2026\n\nFacilities team, 12 March\n2026\n")
+    assert doc.warnings == ("repeated page headers/footers left out of the text: '1'",)
+    chunks = chunk_document(doc)
+    table = next(c for c in chunks if "Sports field 120,000" in c.content)
+    assert table.section == "water-budget > CONSUMPTION BY SITE > Litres per site and quarter"
+    # the untitled slide of prose belongs to the slide before it
+    night = next(c for c in chunks if "02:00" in c.content)
+    assert night.section.endswith("LEAK FINDINGS > Depot: two leaks found by night readings")
+    assert locate(doc, night.start, night.end).pages[-1] == 9
+
+
+def test_a_beamer_deck_with_a_navigation_bar():
+    """pdfLaTeX's Beamer, Warsaw theme, a section page before each section: each page
+    starts with the theme's navigation bar (the section titles in 6 pt), and the
+    bookmarks are sections whose titles are only lines of that bar. The frame titles
+    make the sections, under the section pages; the section title on its own page is
+    kept though the bar's copy of it is furniture."""
+    doc = extract(REAL / "pumps-beamer.pdf")
+    assert [(h.level, h.title) for h in doc.outline] == [
+        (1, "Pump Station Maintenance"), (2, "Outline"), (1, "Section 1 Daily checks"),
+        (2, "Inspecting the seals"), (2, "Bearing temperature"),
+        (1, "Section 2 Monthly service"), (2, "Greasing the bearings"),
+        (2, "Checking shaft alignment"), (2, "Checking shaft alignment (cont.)"),
+        (1, "Section 3 Faults"), (2, "Cavitation")]
+    assert "Section 1\nDaily checks" in doc.text
+    chunks = chunk_document(doc)
+    grease = next(c for c in chunks if "12 grams" in c.content)
+    assert grease.section.endswith("> Section 2 Monthly service > Greasing the bearings")
+
+
 def test_csv_encoding_and_sniffing(tmp_path: Path):
     latin = tmp_path / "latin.csv"
     latin.write_bytes("name,city\nJosé,Málaga\n".encode("latin-1"))
@@ -835,6 +938,63 @@ def test_pdf_font_size_counts_the_scale_text_is_drawn_at(tmp_path: Path):
 
 def line(text: str, size: float, bold: bool = False, tabular: bool = False) -> pdfmod.Line:
     return pdfmod.Line(text, size, -1, bold, tabular)
+
+
+def test_a_deck_is_wide_pages_with_little_text():
+    slide = [line("Start times", 44.0), line("Each program has up to four start times.", 28.0)]
+    report = [line("Plain text set at the body size, long enough to be the body.", 11.0)] * 30
+    assert pdfmod.is_slide_deck([slide] * 3, [16 / 9] * 3)
+    assert not pdfmod.is_slide_deck([slide] * 2, [16 / 9] * 2)  # too few to tell
+    assert not pdfmod.is_slide_deck([slide] * 3, [210 / 297] * 3)  # portrait pages
+    assert not pdfmod.is_slide_deck([report] * 3, [297 / 210] * 3)  # a report in landscape
+    # an empty page does not count; one portrait page in ten is still a deck
+    assert pdfmod.is_slide_deck([slide] * 9 + [slide, []], [4 / 3] * 9 + [0.7, 0.7])
+
+
+def test_slide_titles_stand_out_from_their_own_slide():
+    """A deck's text shrinks to fit each slide: a title is larger than its own slide's
+    other text, whatever the deck's commonest size is."""
+    nav = line("Daily checks", 6.0)
+    bullets = [line("Look for drips at the seal every morning.", 10.9)] * 3
+    assert pdfmod.slide_title([nav, line("Inspecting the seals", 14.3)] + bullets, 10.9) == (
+        "Inspecting the seals", False)
+    # the title wraps onto two lines; the 96 pt figure below it is no title
+    stat = [line("The sports field", 44.0), line("dominates", 44.0), line("63%", 96.0),
+            line("of all water used in 2026 went to the sports field's sprinklers.", 20.0)]
+    assert pdfmod.slide_title(stat, 18.0) == ("The sports field dominates", False)
+    # a divider: a title and at most one short line; an agenda's list is no divider
+    assert pdfmod.slide_title([line("LEAK FINDINGS", 40.0)], 18.0) == ("LEAK FINDINGS", True)
+    assert pdfmod.slide_title([line("CONSUMPTION", 40.0), line("Part 1", 20.0)], 18.0) == (
+        "CONSUMPTION", True)
+    agenda = [line("Agenda", 44.0)] + [line(t, 32.0) for t in ("Sites", "Leaks", "Targets")]
+    assert pdfmod.slide_title(agenda, 18.0) == ("Agenda", False)
+    # no title: text in one size, a first line no larger than the rest, four lines of it
+    assert pdfmod.slide_title(bullets, 10.9) is None
+    assert pdfmod.slide_title([line("Note:", 11.0)] + bullets, 10.9) is None
+    assert pdfmod.slide_title([line("Big", 30.0)] * 4 + bullets, 10.9) is None
+    assert pdfmod.slide_title([line("Quiet closing words", 12.0)], 18.0) is None
+
+
+def test_slide_headings_nest_slides_under_their_dividers():
+    title = [line("Water Budget Review", 44.0), line("Facilities team", 32.0)]
+    agenda = [line("Agenda", 44.0), line("Sites", 32.0), line("Leaks", 32.0)]
+    divider = [line("LEAK FINDINGS", 40.0)]
+    content = [line("Depot leaks", 44.0), line("A cracked fitting under the wash bay.", 28.0)]
+    untitled = [line("Night readings are taken at 02:00 when no fixture runs.", 18.0)]
+    pages = [title, agenda, divider, content, untitled, []]
+    assert pdfmod.slide_headings(pages) == [
+        (1, 1, "Water Budget Review"), (2, 2, "Agenda"), (3, 1, "LEAK FINDINGS"),
+        (4, 2, "Depot leaks")]
+    # without a divider every slide's title is one level
+    assert pdfmod.slide_headings([title, agenda, content]) == [
+        (1, 1, "Water Budget Review"), (2, 1, "Agenda"), (3, 1, "Depot leaks")]
+    # a slide with one bullet point, or one sentence, under its title is no divider
+    for rest in ("• Fixed", "Fixed on 3 February."):
+        one = [line("Depot leaks", 44.0), line(rest, 28.0)]
+        assert pdfmod.slide_headings([title, agenda, one])[-1] == (3, 1, "Depot leaks")
+    # when most slides look like dividers, none is: a deck of one-line slides is flat
+    short = [[line(f"Idea {n}", 44.0), line(f"Team {n}", 28.0)] for n in range(4)]
+    assert {lv for _, lv, _ in pdfmod.slide_headings([title, *short])} == {1}
 
 
 def test_font_headings_need_a_body_size_to_stand_out_from():

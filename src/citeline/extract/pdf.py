@@ -8,10 +8,12 @@ Each page is a :class:`Region` of kind PAGE, so a chunk's locator lists every
 page it touches (``#page=N`` opens the first; a chunk across a page break
 records both pages — it never spans one silently).
 
-- **Running headers and footers** — a line at the top or bottom of most pages
+- **Running headers and footers** — a line at the top (or the bottom) of most pages,
+  or of nearly all odd or all even pages (a book's left and right running heads),
   that is the same up to its digits ("Annual report — page 7") — are detected
   and kept out of the canonical text; the document carries a warning naming
-  them, so nothing disappears unseen.
+  them, so nothing disappears unseen. A line that is only a number is a page
+  number only when it counts with the pages (a slide's "2026" is not).
 - **Pages without a text layer** (scans) go through OCR when it is installed
   (Tesseract via pytesseract: ``pip install 'citeline[ocr]'`` plus Debian's
   ``tesseract-ocr``): the page is rendered to an image and its recognised text
@@ -42,6 +44,13 @@ records both pages — it never spans one silently).
   not one). A document whose large print is more than ``HEADING_MAX_SHARE``
   of its text has no body size to tell headings from, and stays one section (the
   levels rule is shared with Word: :func:`citeline.extract.blocks.heading_levels`).
+- **Slide decks** (PowerPoint, Impress, Keynote, Google Slides, Beamer: wide pages
+  holding little text, :func:`is_slide_deck`) are sectioned by their slides: a
+  slide's title is its first lines when set larger than the rest of that slide
+  (a deck has no one body size: its text shrinks to fit each slide), and the
+  slides after a section divider (a slide that is all title) nest under it. This
+  reading wins over a deck's bookmarks, which are its slide titles again, flat
+  (Impress), or sections whose titles are lines of a navigation bar (Beamer).
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
 
 Text is PDFium's, in content-stream order (which is reading order for what
@@ -59,6 +68,7 @@ import re
 import shutil
 import threading
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -89,6 +99,12 @@ FURNITURE_SHARE = 0.5
 # ... and on at least three of them, so a two-page letter whose pages both
 # start with the same salutation keeps it.
 FURNITURE_MIN_PAGES = 3
+# A book's left and right pages carry different running heads (the book's title,
+# the chapter's), each on half of the pages: a line on this share of the odd pages,
+# or of the even ones, is furniture too (a chapter's first page has no head; a
+# share as low as the one above would take a code listing's closing tag that
+# happens to fall at three page ends).
+FURNITURE_SIDE_SHARE = 0.8
 # Bookmarks deeper than this are rare and too fine for a heading path (a
 # figure or a paragraph); the outline's first levels are the sections.
 OUTLINE_DEPTH = 6
@@ -116,6 +132,24 @@ _LABEL = re.compile(r"(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?")
 _LEADING_LABEL = re.compile(rf"\s*{_LABEL.pattern}(?= )")
 # Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
 _SECTION_NUMBER = rf"(?:{_LABEL.pattern}[ \t]+)?"
+
+# Slide decks (PowerPoint, Impress, Keynote, Google Slides and Beamer exports): a page
+# at least this much wider than tall is a slide (4:3 is 1.33, 16:9 1.78) ...
+SLIDE_ASPECT = 1.25
+# ... and a deck is at least this many pages, nearly all of them slides ...
+SLIDE_MIN_PAGES = 3
+SLIDE_PAGE_SHARE = 0.8
+# ... holding little text: a median page of at most this many characters (a report
+# printed in landscape holds 2,000 and more).
+SLIDE_MAX_CHARS = 1200
+# A slide whose text besides its title is at most one line this long, neither a
+# bullet point nor a sentence, is a section divider (a title and "Part 2"), which
+# the slides after it belong to; an agenda slide's list is not one ...
+DIVIDER_MAX_CHARS = 60
+# ... and when more than this share of a deck's titled slides look like dividers,
+# none is: the deck is one level of short slides.
+DIVIDER_MAX_SHARE = 0.5
+_BULLET = re.compile(r"[•◦▪▫●○■□▶►‣⁃–—*-]\s")
 
 # A baseline gap over 1.3 line pitches is paragraph spacing: word processors add
 # 30-100% of a line between paragraphs, while line spacing inside one varies by
@@ -364,21 +398,91 @@ def font_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
             if level is not None]
 
 
+def is_slide_deck(pages: list[list[Line]], aspects: list[float]) -> bool:
+    """Whether the pages are slides: nearly all of them wide (``aspects`` are each
+    page's width over its height) and each holding little text (see the constants)."""
+    shown = [(sum(len(ln.text) for ln in lines), aspect)
+             for lines, aspect in zip(pages, aspects, strict=True) if lines]
+    if len(shown) < SLIDE_MIN_PAGES:
+        return False
+    wide = sum(aspect >= SLIDE_ASPECT for _, aspect in shown)
+    chars = sorted(n for n, _ in shown)
+    return wide >= SLIDE_PAGE_SHARE * len(shown) and chars[len(chars) // 2] <= SLIDE_MAX_CHARS
+
+
+def slide_title(lines: list[Line], body: float) -> tuple[str, bool] | None:
+    """(title, whether the slide is a divider) when the slide's first lines are
+    its title: at most :data:`HEADING_MAX_LINES` lines in one size, set
+    :data:`HEADING_SIZE_RATIO` times larger than the rest of the slide's text (than the
+    deck's ``body`` size when nothing else is on it). A slide's own sizes are what count:
+    a deck has no one body size, its text shrinks to fit each slide. Lines above the
+    title set smaller than ``body`` (a Beamer theme's section navigation) are passed over."""
+    top = 0  # small print above the title is a theme's navigation bar, not the title
+    while top < len(lines) and lines[top].size < body:
+        top += 1
+    if top == len(lines):
+        return None
+    size = lines[top].size
+    head = top + 1
+    while head < len(lines) and lines[head].size == size and head <= top + HEADING_MAX_LINES:
+        head += 1
+    if head - top > HEADING_MAX_LINES:
+        return None
+    title = " ".join(" ".join(ln.text for ln in lines[top:head]).split())
+    if (any(len(ln.text) > HEADING_MAX_CHARS or ln.tabular for ln in lines[top:head])
+            or not LETTER.search(title) or _LEADERS.search(title) or names_no_section(title)):
+        return None
+    rest = lines[head:]
+    other = body_size((ln.size, len(ln.text)) for ln in rest) or body
+    if size < HEADING_SIZE_RATIO * other:
+        return None
+    alone = not rest or (len(rest) == 1 and len(rest[0].text) <= DIVIDER_MAX_CHARS
+                         and not _BULLET.match(rest[0].text)
+                         and not SENTENCE_END.search(rest[0].text))
+    return title, alone
+
+
+def slide_headings(pages: list[list[Line]]) -> list[tuple[int, int, str]]:
+    """(page, level, title) of a slide deck's headings (pure): each slide's title
+    (:func:`slide_title`). When the deck has section dividers (a slide that is all
+    title but for a short line, after the first), they are level 1 and the other slides'
+    titles level 2 under them; else (or when most slides look like dividers) every
+    title is level 1. The first slide (the deck's title) is
+    level 1 either way."""
+    body = body_size((ln.size, len(ln.text)) for lines in pages for ln in lines)
+    if body is None:
+        return []
+    first = next((n for n, lines in enumerate(pages, start=1) if lines), 1)
+    titles = [(n, t) for n, lines in enumerate(pages, start=1)
+              if (t := slide_title(lines, body)) is not None]
+    divider = {n for n, (_, alone) in titles if n != first and alone}
+    nested = bool(divider) and len(divider) <= DIVIDER_MAX_SHARE * len(titles)
+    return [(n, 1 if n == first or n in divider or not nested else 2, title)
+            for n, (title, _) in titles]
+
+
 def find_font_headings(pages: list[list[Line]], text: str,
                        regions: list[Region]) -> tuple[Heading, ...]:
-    """:func:`font_headings` found in ``text`` (each a line of its page), in text order."""
+    """:func:`font_headings` found in ``text``, in text order."""
+    return place_headings(font_headings(pages), text, regions)
+
+
+def place_headings(found: list[tuple[int, int, str]], text: str,
+                   regions: list[Region]) -> tuple[Heading, ...]:
+    """(page, level, title) headings as :class:`Heading` of ``text``, each found as a
+    line (or lines) of its page, in text order; one that is not is left out."""
     spans = {r.page: (r.start, r.end) for r in regions}
-    found: dict[int, Heading] = {}
+    out: dict[int, Heading] = {}
     after: dict[int, int] = {}
-    for page, level, title in font_headings(pages):
+    for page, level, title in found:
         if page not in spans:
             continue
         m = _find_line(text, title, spans[page], after.get(page))
-        if m is None or m.start() in found:
+        if m is None or m.start() in out:
             continue
-        found[m.start()] = Heading(m.start(), level, title, m.end())
+        out[m.start()] = Heading(m.start(), level, title, m.end())
         after[page] = m.end()
-    return tuple(found[k] for k in sorted(found))
+    return tuple(out[k] for k in sorted(out))
 
 
 def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int) -> bool:
@@ -397,35 +501,82 @@ def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int) -> bool:
     return False
 
 
-def furniture_key(line: str) -> str:
-    """Lines equal up to digits and spacing are the same furniture ("Page 3" ~ "Page 14")."""
+def furniture_key(line: str, page: int | None = None) -> str:
+    """Lines equal up to digits and spacing are the same furniture ("Page 3" ~ "Page 14").
+
+    A line that is a bare number is a page number only if it counts with the pages:
+    on ``page`` its key is its offset from the page's own number ("7" on page 9 is
+    ``"#-2"``, the only keys with a digit), so a slide's "2026" does not pass for the
+    "3" of the next one.
+    """
+    if page is not None and (bare := line.strip()).isascii() and bare.isdigit() \
+            and len(bare) <= _PAGE_NUMBER_DIGITS:
+        return f"#{int(bare) - page:+d}"
     return _WS.sub(" ", _DIGITS.sub("#", line)).strip().casefold()
 
 
-def find_furniture(pages: list[list[str]]) -> set[str]:
-    """Keys of lines repeated at the top or bottom of most pages (pure; see the module doc)."""
-    with_text = [t for t in ([ln for ln in p if ln.strip()] for p in pages) if t]
+def _is_page_number_key(key: str) -> bool:
+    return any(ch.isdigit() for ch in key)
+
+
+# A bare page number has at most this many digits; a longer one is a figure.
+_PAGE_NUMBER_DIGITS = 5
+
+
+@dataclass(frozen=True)
+class Furniture:
+    """Keys (:func:`furniture_key`) of running headers and of footers: each is looked
+    for at its own edge only, so a footer's words on top of a page (a Beamer theme's
+    navigation bar repeats the section titles that a slide shows lower down) stay."""
+
+    top: frozenset[str] = frozenset()
+    bottom: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.top or self.bottom)
+
+
+def find_furniture(pages: list[list[str]], numbered: bool = False) -> Furniture:
+    """The lines repeated at the top or at the bottom of most pages, or of nearly all
+    odd or even pages (a book's left and right running heads differ; pure; see the
+    module doc). With ``numbered``, ``pages[i]`` is page ``i + 1`` (see
+    :func:`furniture_key`); bare page numbers count as one furniture however often the
+    numbering restarts, each run of :data:`FURNITURE_MIN_PAGES` or more pages."""
+    with_text = [(n, t) for n, t in ((n, [ln for ln in p if ln.strip()])
+                                     for n, p in enumerate(pages, start=1)) if t]
     if len(with_text) < FURNITURE_MIN_PAGES:
-        return set()
-    counts: Counter[str] = Counter()
-    for lines in with_text:
-        edges = {furniture_key(ln) for ln in lines[:EDGE_LINES] + lines[-EDGE_LINES:]}
-        counts.update(k for k in edges if k)
-    need = max(FURNITURE_MIN_PAGES, math.ceil(FURNITURE_SHARE * len(with_text)))
-    return {k for k, n in counts.items() if n >= need}
+        return Furniture()
+
+    def repeated(edge: slice, parity: int | None) -> set[str]:
+        counts: Counter[str] = Counter()
+        shown = [(n, lines) for n, lines in with_text if parity is None or n % 2 == parity]
+        for n, lines in shown:
+            counts.update({k for ln in lines[edge] if (k := furniture_key(ln, n if numbered else None))})
+        share = FURNITURE_SHARE if parity is None else FURNITURE_SIDE_SHARE
+        need = max(FURNITURE_MIN_PAGES, math.ceil(share * len(shown)))
+        runs = {k: c for k, c in counts.items()
+                if _is_page_number_key(k) and c >= FURNITURE_MIN_PAGES}
+        return {k for k, c in counts.items() if c >= need} | (
+            set(runs) if sum(runs.values()) >= need else set())
+
+    top, bottom = slice(None, EDGE_LINES), slice(-EDGE_LINES, None)
+    return Furniture(frozenset().union(*(repeated(top, p) for p in (None, 0, 1))),
+                     frozenset().union(*(repeated(bottom, p) for p in (None, 0, 1))))
 
 
-def strip_furniture(lines: list[str], furniture: set[str]) -> list[str]:
-    """Drop furniture lines from the top and the bottom edge of one page.
+def strip_furniture(lines: list[str], furniture: Furniture, page: int | None = None) -> list[str]:
+    """Drop furniture lines from the top and the bottom edge of one page (page number
+    ``page`` when the keys were found ``numbered``).
 
     ``""`` in ``lines`` marks a paragraph break; it is kept between text lines,
     never at the edges or twice in a row.
     """
     filled = [i for i, ln in enumerate(lines) if ln.strip()]
     drop: set[int] = set()
-    for edge in (filled[:EDGE_LINES], filled[::-1][:EDGE_LINES]):
+    for edge, keys in ((filled[:EDGE_LINES], furniture.top),
+                       (filled[::-1][:EDGE_LINES], furniture.bottom)):
         for i in edge:
-            if furniture_key(lines[i]) not in furniture:
+            if furniture_key(lines[i], page) not in keys:
                 break
             drop.add(i)
     out: list[str] = []
@@ -436,6 +587,15 @@ def strip_furniture(lines: list[str], furniture: set[str]) -> list[str]:
     while out and not out[-1].strip():
         out.pop()
     return out
+
+
+def _strip_furniture_lines(lines: list[Line], furniture: Furniture, page: int) -> list[Line]:
+    """:func:`strip_furniture` for a page's :class:`Line` list: the same edge lines go
+    (a furniture line's words inside the page, a slide's title say, stay)."""
+    keep = [ln.text for ln in lines]
+    kept = strip_furniture(keep, furniture, page)
+    start = next((i for i in range(len(keep)) if keep[i:i + len(kept)] == kept), 0)
+    return lines[start:start + len(kept)]
 
 
 def page_list(pages: list[int]) -> str:
@@ -499,11 +659,14 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
 
 class PdfExtractor:
     name = "pdf"
-    version = "4"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "5"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
-    # size on one inner page of a long document is lettering
+    # size on one inner page of a long document is lettering; 5: slide decks are
+    # sectioned by their slides' titles, a book's left and right running heads are
+    # furniture, a bare number is a page number only if it counts with the pages,
+    # headers and footers are each looked for at their own edge
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -524,9 +687,12 @@ class PdfExtractor:
         warnings: list[str] = []
         ocr_missing = ocr_status()
         sized: list[list[Line]] = []  # each page's lines and their fonts
+        aspects: list[float] = []  # each page's width over its height (slides are wide)
         blank = 0
         for i in range(n):
             page = pdf[i]
+            width, height = page.get_size()
+            aspects.append(width / height if height > 0 else 1.0)
             try:
                 textpage = page.get_textpage()
                 tabular = column_gaps(textpage)  # both passes below read the same lines
@@ -542,21 +708,23 @@ class PdfExtractor:
                         no_layer.append(i + 1)
             finally:
                 page.close()
-            pages.append(strip_furniture(text.split("\n"), set()))  # "" = paragraph break
+            pages.append(strip_furniture(text.split("\n"), Furniture()))  # "" = paragraph break
 
-        furniture = find_furniture(pages)
+        furniture = find_furniture(pages, numbered=True)
         if furniture:
             example: dict[str, str] = {}  # one sample line per furniture key, in page order
-            for lines in pages:
+            for number, lines in enumerate(pages, start=1):
                 filled = [ln for ln in lines if ln.strip()]
-                for ln in filled[:EDGE_LINES] + filled[-EDGE_LINES:]:
-                    if (k := furniture_key(ln)) in furniture:
-                        example.setdefault(k, ln.strip())
+                for edge, keys in ((filled[:EDGE_LINES], furniture.top),
+                                   (filled[-EDGE_LINES:], furniture.bottom)):
+                    for ln in edge:
+                        if (k := furniture_key(ln, number)) in keys:
+                            example.setdefault("#" if _is_page_number_key(k) else k, ln.strip())
             shown = "; ".join(repr(s) for s in example.values())
             warnings.append(f"repeated page headers/footers left out of the text: {shown}")
-            pages = [strip_furniture(p, furniture) for p in pages]
-            sized = [[ln for ln in lines if furniture_key(ln.text) not in furniture]
-                     for lines in sized]
+            pages = [strip_furniture(p, furniture, n) for n, p in enumerate(pages, start=1)]
+            sized = [_strip_furniture_lines(lines, furniture, n)
+                     for n, lines in enumerate(sized, start=1)]
 
         out = TextBuilder()
         regions: list[Region] = []
@@ -575,8 +743,13 @@ class PdfExtractor:
         if not regions:
             raise ExtractionError(rel, "no text on any page (OCR found none either)")
         canonical = out.text()
-        outline = find_outline(pdf, canonical, regions) or find_font_headings(
-            sized, canonical, regions)
+        # A deck's headings are its slide titles, bookmarks or not: a deck's bookmarks are
+        # its slide titles again (Impress) or sections that are no line of the page but
+        # a navigation bar's (Beamer).
+        deck = is_slide_deck(sized, aspects)
+        outline = (deck and place_headings(slide_headings(sized), canonical, regions)) \
+            or find_outline(pdf, canonical, regions) \
+            or (not deck and find_font_headings(sized, canonical, regions)) or ()
         low = [p for p, c in conf.items() if c is not None and c < LOW_OCR_CONFIDENCE]
         if low:
             warnings.append(
