@@ -105,6 +105,8 @@ FURNITURE_MIN_PAGES = 3
 # share as low as the one above would take a code listing's closing tag that
 # happens to fall at three page ends).
 FURNITURE_SIDE_SHARE = 0.8
+# A bare page number has at most this many digits; a longer one is a figure.
+_PAGE_NUMBER_DIGITS = 5
 # Bookmarks deeper than this are rare and too fine for a heading path (a
 # figure or a paragraph); the outline's first levels are the sections.
 OUTLINE_DEPTH = 6
@@ -519,10 +521,6 @@ def _is_page_number_key(key: str) -> bool:
     return any(ch.isdigit() for ch in key)
 
 
-# A bare page number has at most this many digits; a longer one is a figure.
-_PAGE_NUMBER_DIGITS = 5
-
-
 @dataclass(frozen=True)
 class Furniture:
     """Keys (:func:`furniture_key`) of running headers and of footers: each is looked
@@ -592,10 +590,13 @@ def strip_furniture(lines: list[str], furniture: Furniture, page: int | None = N
 def _strip_furniture_lines(lines: list[Line], furniture: Furniture, page: int) -> list[Line]:
     """:func:`strip_furniture` for a page's :class:`Line` list: the same edge lines go
     (a furniture line's words inside the page, a slide's title say, stay)."""
-    keep = [ln.text for ln in lines]
-    kept = strip_furniture(keep, furniture, page)
-    start = next((i for i in range(len(keep)) if keep[i:i + len(kept)] == kept), 0)
-    return lines[start:start + len(kept)]
+    top, bottom = 0, len(lines)
+    while top < min(EDGE_LINES, bottom) and furniture_key(lines[top].text, page) in furniture.top:
+        top += 1
+    while bottom > max(top, len(lines) - EDGE_LINES) \
+            and furniture_key(lines[bottom - 1].text, page) in furniture.bottom:
+        bottom -= 1
+    return lines[top:bottom]
 
 
 def page_list(pages: list[int]) -> str:
