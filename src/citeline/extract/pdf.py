@@ -747,10 +747,12 @@ class PdfExtractor:
         # A deck's headings are its slide titles, bookmarks or not: a deck's bookmarks are
         # its slide titles again (Impress) or sections that are no line of the page but
         # a navigation bar's (Beamer).
-        deck = is_slide_deck(sized, aspects)
-        outline = (deck and place_headings(slide_headings(sized), canonical, regions)) \
-            or find_outline(pdf, canonical, regions) \
-            or (not deck and find_font_headings(sized, canonical, regions)) or ()
+        if is_slide_deck(sized, aspects):
+            outline = place_headings(slide_headings(sized), canonical, regions) \
+                or find_outline(pdf, canonical, regions)
+        else:
+            outline = find_outline(pdf, canonical, regions) \
+                or find_font_headings(sized, canonical, regions)
         low = [p for p, c in conf.items() if c is not None and c < LOW_OCR_CONFIDENCE]
         if low:
             warnings.append(
