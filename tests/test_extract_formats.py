@@ -170,6 +170,15 @@ def test_a_book_s_left_and_right_running_heads_are_furniture_each():
     assert [pdfmod.strip_furniture(p, found)[0] for p in pages[:2]] == ["Installing 1", "Wire it"]
 
 
+def test_a_deck_s_repeated_slide_title_is_not_a_running_header():
+    points = ["Sales rose", "Costs fell", "Staff grew", "Stock shrank"]
+    pages = [["Results (cont.)", point] for point in points]
+    assert pdfmod.find_furniture(pages).top == {"results (cont.)"}
+    titles = [frozenset({"Results (cont.)"})] * 4  # set large on every slide
+    found = pdfmod.find_furniture(pages, large=titles)
+    assert not found and pdfmod.strip_furniture(pages[0], found, 1) == pages[0]
+
+
 def test_a_bare_number_is_a_page_number_only_when_it_counts_with_the_pages():
     # slides numbered 1-4 in a corner; slide 1's date wraps, leaving "2026" at its foot
     pages = [["Budget review", "Facilities team, 12 March", "2026", "1"],

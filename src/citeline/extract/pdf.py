@@ -68,6 +68,7 @@ import re
 import shutil
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -529,17 +530,29 @@ class Furniture:
 
     top: frozenset[str] = frozenset()
     bottom: frozenset[str] = frozenset()
+    # each page's lines that are never furniture (a deck's titles; see find_furniture)
+    large: tuple[frozenset[str], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.top or self.bottom)
 
+    def holds(self, line: str, page: int | None, top: bool) -> bool:
+        """Whether ``line``, at the top (or bottom) edge of page ``page``, is furniture."""
+        if page is not None and page <= len(self.large) \
+                and " ".join(line.split()) in self.large[page - 1]:
+            return False
+        return furniture_key(line, page) in (self.top if top else self.bottom)
 
-def find_furniture(pages: list[list[str]], numbered: bool = False) -> Furniture:
+
+def find_furniture(pages: list[list[str]], numbered: bool = False,
+                   large: Sequence[frozenset[str]] = ()) -> Furniture:
     """The lines repeated at the top or at the bottom of most pages, or of nearly all
     odd or even pages (a book's left and right running heads differ; pure; see the
     module doc). With ``numbered``, ``pages[i]`` is page ``i + 1`` (see
     :func:`furniture_key`); bare page numbers count as one furniture however often the
-    numbering restarts, each run of :data:`FURNITURE_MIN_PAGES` or more pages."""
+    numbering restarts, each run of :data:`FURNITURE_MIN_PAGES` or more pages.
+    ``large[i]`` holds the lines of page ``i + 1`` that are never furniture (a deck's
+    titles set large: "Results (cont.)" at the top of most slides is no running header)."""
     with_text = [(n, t) for n, t in ((n, [ln for ln in p if ln.strip()])
                                      for n, p in enumerate(pages, start=1)) if t]
     if len(with_text) < FURNITURE_MIN_PAGES:
@@ -549,7 +562,9 @@ def find_furniture(pages: list[list[str]], numbered: bool = False) -> Furniture:
         counts: Counter[str] = Counter()
         shown = [(n, lines) for n, lines in with_text if parity is None or n % 2 == parity]
         for n, lines in shown:
-            counts.update({k for ln in lines[edge] if (k := furniture_key(ln, n if numbered else None))})
+            titles = large[n - 1] if n <= len(large) else frozenset()
+            counts.update({k for ln in lines[edge] if " ".join(ln.split()) not in titles
+                           and (k := furniture_key(ln, n if numbered else None))})
         share = FURNITURE_SHARE if parity is None else FURNITURE_SIDE_SHARE
         need = max(FURNITURE_MIN_PAGES, math.ceil(share * len(shown)))
         runs = {k: c for k, c in counts.items()
@@ -559,7 +574,8 @@ def find_furniture(pages: list[list[str]], numbered: bool = False) -> Furniture:
 
     top, bottom = slice(None, EDGE_LINES), slice(-EDGE_LINES, None)
     return Furniture(frozenset().union(*(repeated(top, p) for p in (None, 0, 1))),
-                     frozenset().union(*(repeated(bottom, p) for p in (None, 0, 1))))
+                     frozenset().union(*(repeated(bottom, p) for p in (None, 0, 1))),
+                     tuple(frozenset(t) for t in large))
 
 
 def strip_furniture(lines: list[str], furniture: Furniture, page: int | None = None) -> list[str]:
@@ -571,10 +587,9 @@ def strip_furniture(lines: list[str], furniture: Furniture, page: int | None = N
     """
     filled = [i for i, ln in enumerate(lines) if ln.strip()]
     drop: set[int] = set()
-    for edge, keys in ((filled[:EDGE_LINES], furniture.top),
-                       (filled[::-1][:EDGE_LINES], furniture.bottom)):
+    for edge, top in ((filled[:EDGE_LINES], True), (filled[::-1][:EDGE_LINES], False)):
         for i in edge:
-            if furniture_key(lines[i], page) not in keys:
+            if not furniture.holds(lines[i], page, top):
                 break
             drop.add(i)
     out: list[str] = []
@@ -591,10 +606,10 @@ def _strip_furniture_lines(lines: list[Line], furniture: Furniture, page: int) -
     """:func:`strip_furniture` for a page's :class:`Line` list: the same edge lines go
     (a furniture line's words inside the page, a slide's title say, stay)."""
     top, bottom = 0, len(lines)
-    while top < min(EDGE_LINES, bottom) and furniture_key(lines[top].text, page) in furniture.top:
+    while top < min(EDGE_LINES, bottom) and furniture.holds(lines[top].text, page, True):
         top += 1
     while bottom > max(top, len(lines) - EDGE_LINES) \
-            and furniture_key(lines[bottom - 1].text, page) in furniture.bottom:
+            and furniture.holds(lines[bottom - 1].text, page, False):
         bottom -= 1
     return lines[top:bottom]
 
@@ -711,15 +726,22 @@ class PdfExtractor:
                 page.close()
             pages.append(strip_furniture(text.split("\n"), Furniture()))  # "" = paragraph break
 
-        furniture = find_furniture(pages, numbered=True)
+        # In a deck, a title repeated at the top of most slides ("Results (cont.)") is
+        # no running header; a document's header may be set larger than its text.
+        deck = is_slide_deck(sized, aspects)
+        body = body_size((ln.size, len(ln.text)) for lines in sized for ln in lines)
+        large = [frozenset(" ".join(ln.text.split()) for ln in lines
+                           if body and ln.size >= HEADING_SIZE_RATIO * body)
+                 for lines in sized] if deck else []
+        furniture = find_furniture(pages, numbered=True, large=large)
         if furniture:
             example: dict[str, str] = {}  # one sample line per furniture key, in page order
             for number, lines in enumerate(pages, start=1):
                 filled = [ln for ln in lines if ln.strip()]
-                for edge, keys in ((filled[:EDGE_LINES], furniture.top),
-                                   (filled[-EDGE_LINES:], furniture.bottom)):
+                for edge, top in ((filled[:EDGE_LINES], True), (filled[-EDGE_LINES:], False)):
                     for ln in edge:
-                        if (k := furniture_key(ln, number)) in keys:
+                        if furniture.holds(ln, number, top):
+                            k = furniture_key(ln, number)
                             example.setdefault("#" if _is_page_number_key(k) else k, ln.strip())
             shown = "; ".join(repr(s) for s in example.values())
             warnings.append(f"repeated page headers/footers left out of the text: {shown}")
@@ -747,7 +769,7 @@ class PdfExtractor:
         # A deck's headings are its slide titles, bookmarks or not: a deck's bookmarks are
         # its slide titles again (Impress) or sections that are no line of the page but
         # a navigation bar's (Beamer).
-        if is_slide_deck(sized, aspects):
+        if deck:
             outline = place_headings(slide_headings(sized), canonical, regions) \
                 or find_outline(pdf, canonical, regions)
         else:
