@@ -602,6 +602,20 @@ def strip_furniture(lines: list[str], furniture: Furniture, page: int | None = N
     return out
 
 
+def _titles_by_size(pages: list[list[Line]]) -> list[frozenset[str]]:
+    """Each page's lines set as large as a heading, but for a text the page also has in
+    smaller print (a Beamer navigation bar repeats a section page's title in 6 pt)."""
+    body = body_size((ln.size, len(ln.text)) for lines in pages for ln in lines)
+    out = []
+    for lines in pages:
+        large: dict[str, set[bool]] = {}  # text -> whether each line of it is set large
+        for ln in lines:
+            large.setdefault(" ".join(ln.text.split()), set()).add(
+                body is not None and ln.size >= HEADING_SIZE_RATIO * body)
+        out.append(frozenset(t for t, sizes in large.items() if sizes == {True}))
+    return out
+
+
 def _strip_furniture_lines(lines: list[Line], furniture: Furniture, page: int) -> list[Line]:
     """:func:`strip_furniture` for a page's :class:`Line` list: the same edge lines go
     (a furniture line's words inside the page, a slide's title say, stay)."""
@@ -729,10 +743,7 @@ class PdfExtractor:
         # In a deck, a title repeated at the top of most slides ("Results (cont.)") is
         # no running header; a document's header may be set larger than its text.
         deck = is_slide_deck(sized, aspects)
-        body = body_size((ln.size, len(ln.text)) for lines in sized for ln in lines)
-        large = [frozenset(" ".join(ln.text.split()) for ln in lines
-                           if body and ln.size >= HEADING_SIZE_RATIO * body)
-                 for lines in sized] if deck else []
+        large = _titles_by_size(sized) if deck else []
         furniture = find_furniture(pages, numbered=True, large=large)
         if furniture:
             example: dict[str, str] = {}  # one sample line per furniture key, in page order
