@@ -310,11 +310,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     ms = answer.timings
     print(f"({answer.generator}; {len(answer.citations)} source(s); "
           f"{ms.get('total', 0.0) / 1000:.2f} s)")
-    if answer.cites_nothing and not answer.error:
+    status = _ask_status(answer)
+    if status == 3:
         print(f"citeline: warning: the answer cites none of its {len(answer.citations)} "
               "source(s), so nothing in it can be checked against them (exit status 3)",
               file=sys.stderr)
-    return _ask_status(answer)
+    return status
 
 
 def _ask_status(answer) -> int:  # type: ignore[no-untyped-def]

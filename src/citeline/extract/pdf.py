@@ -538,10 +538,13 @@ class Furniture:
 
     def holds(self, line: str, page: int | None, top: bool) -> bool:
         """Whether ``line``, at the top (or bottom) edge of page ``page``, is furniture."""
-        if page is not None and page <= len(self.large) \
-                and " ".join(line.split()) in self.large[page - 1]:
-            return False
-        return furniture_key(line, page) in (self.top if top else self.bottom)
+        return not _is_title(self.large, page, line) \
+            and furniture_key(line, page) in (self.top if top else self.bottom)
+
+
+def _is_title(large: Sequence[frozenset[str]], page: int | None, line: str) -> bool:
+    """Whether ``line`` is one of page ``page``'s titles (``large``, see find_furniture)."""
+    return page is not None and page <= len(large) and " ".join(line.split()) in large[page - 1]
 
 
 def find_furniture(pages: list[list[str]], numbered: bool = False,
@@ -562,8 +565,7 @@ def find_furniture(pages: list[list[str]], numbered: bool = False,
         counts: Counter[str] = Counter()
         shown = [(n, lines) for n, lines in with_text if parity is None or n % 2 == parity]
         for n, lines in shown:
-            titles = large[n - 1] if n <= len(large) else frozenset()
-            counts.update({k for ln in lines[edge] if " ".join(ln.split()) not in titles
+            counts.update({k for ln in lines[edge] if not _is_title(large, n, ln)
                            and (k := furniture_key(ln, n if numbered else None))})
         share = FURNITURE_SHARE if parity is None else FURNITURE_SIDE_SHARE
         need = max(FURNITURE_MIN_PAGES, math.ceil(share * len(shown)))
