@@ -12,8 +12,8 @@ EVAL = Path(__file__).resolve().parents[1] / "eval"
 BUNDLED = sorted(p.name for p in EVAL.iterdir() if (p / "MANIFEST.json").is_file())
 
 
-def test_the_four_corpora_are_bundled():
-    assert {"rustbook", "pytutorial", "debpolicy", "sqlitedoc"} <= set(BUNDLED)
+def test_the_six_corpora_are_bundled():
+    assert {"rustbook", "pytutorial", "debpolicy", "sqlitedoc", "npmdocs", "cmakedoc"} <= set(BUNDLED)
 
 
 @pytest.mark.parametrize("name", BUNDLED)
