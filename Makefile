@@ -51,10 +51,10 @@ bench-pg: $(STAMP)
 # Retrieval (every strategy and mode, with intervals and paired tests) and the
 # extractive answers' needle share and length, on the bundled rustbook corpus;
 # then the held-out corpora (each written blind, by an engineer who ran no retrieval
-# on it): the Python tutorial, the
-# Debian Policy Manual (normative prose), the SQLite documentation, npm's manual,
-# CMake's reStructuredText manuals, Vim's user manual (plain text, no headings), the
-# Cargo Book (HTML) and four Python libraries' guides; pooled over all nine.
+# on it): the Python tutorial, the Debian Policy Manual (normative prose), the SQLite
+# documentation, npm's manual, CMake's reStructuredText manuals, Vim's user manual
+# (plain text, no headings), the Cargo Book (HTML) and four Python libraries' guides;
+# pooled over all nine.
 HELD_OUT = pytutorial debpolicy sqlitedoc npmdocs cmakedoc vimmanual cargobook pylibguides
 eval: $(STAMP)
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
