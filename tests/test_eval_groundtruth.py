@@ -82,6 +82,24 @@ def test_needle_is_a_heading(gt: Path):
     assert "heading" in _error(gt).reason
 
 
+def test_needle_on_a_heading_the_extractor_found(gt: Path):
+    # a Vim help file's sections come from its outline, not a heading syntax
+    (gt / "docs" / "03-kettle.txt").write_text(
+        "*kettle.txt*\tA kettle\n\n" + "=" * 78 + "\n1. Filling the kettle\t*fill*\n\n"
+        "Fill the kettle with cold water up to the line marked MAX.\n")
+    manifest = json.loads((gt / "MANIFEST.json").read_text())
+    text = (gt / "docs" / "03-kettle.txt").read_text()
+    manifest["documents"].append({"file": "03-kettle.txt", "title": "A kettle",
+                                  "chars": len(text), "sections": 1})
+    manifest["total_chars"] += len(text)
+    manifest["total_sections"] += 1
+    (gt / "MANIFEST.json").write_text(json.dumps(manifest))
+    _edit_question(gt, 4, doc="03-kettle.txt", needle="1. Filling the kettle")
+    assert "needle touches heading line" in _error(gt).reason
+    _edit_question(gt, 4, needle="cold water up to the line marked MAX")
+    assert load_ground_truth(gt).questions[3].doc == "03-kettle.txt"
+
+
 def test_duplicate_ids(gt: Path):
     _edit_question(gt, 5, id="q02")
     e = _error(gt)

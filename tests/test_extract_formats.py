@@ -896,6 +896,68 @@ def test_plain_text_underlined_titles_are_sections_and_rules_are_not(tmp_path: P
         "TRIGGERS > Introduction")
 
 
+VIM_HELP = (
+    "*kettle.txt*\tFor Vim version 9.0.  Last change: 2026 Dec 01\n\n\n"
+    "\t\t  VIM REFERENCE MANUAL    by A. Writer\n\n\n"
+    "Boiling water with Vim\t\t\t\t*kettle*\n\n"
+    "1. Filling\t\t|kettle-fill|\n2. Descaling\t\t|kettle-descale|\n\n"
+    + "=" * 78 + "\n"
+    "1. Filling\t\t\t\t\t\t*kettle-fill*\n\n"
+    "Fill the kettle to the line marked MAX and never above it.\n\n"
+    "option\t\tvalue\n--------------------\nlevel\t\tMAX\n\n"
+    + "=" * 78 + "\n"
+    "2. Descaling\t\t\t\t\t\t*kettle-descale*\n\n"
+    "Descale it every month where the water is hard.\n\n"
+    + "-" * 78 + "\n"
+    "2.1 Citric acid ~\n\n"
+    "Two spoons of citric acid in a full kettle, boiled and left for an hour.\n\n"
+    + "=" * 78 + "\n"
+    "\t\t\t\t\t\t\t*kettle-tags-only*\n"
+    "Text under a rule whose next line holds only tags.\n\n"
+    + "=" * 78 + "\n"
+    " vim:tw=78:ts=8:noet:ft=help:norl:\n"
+)
+
+
+def test_vim_help_files_take_their_sections_from_rules_and_titles(tmp_path: Path):
+    path = tmp_path / "kettle.txt"
+    path.write_text(VIM_HELP)
+    doc = extract(path)
+    assert (doc.title, doc.headings, doc.media_type) == (
+        "Boiling water with Vim", "outline", "text/plain")
+    # the title under the banner; "=" rules open sections, "-" rules subsections; the
+    # table's short dashes, a line of tags alone and the modeline are no titles
+    assert [(h.level, h.title) for h in doc.outline] == [
+        (1, "Boiling water with Vim"), (2, "1. Filling"), (2, "2. Descaling"),
+        (3, "2.1 Citric acid")]
+    assert doc.text[doc.outline[1].start : doc.outline[1].end] == (
+        "=" * 78 + "\n1. Filling\t\t\t\t\t\t*kettle-fill*")
+    chunks = chunk_document(doc)
+    assert " ".join(c.content for c in chunks).split() == doc.text.split()  # nothing dropped
+    citric = next(c for c in chunks if "citric acid in a full" in c.content)
+    assert citric.section == "Boiling water with Vim > 2. Descaling > 2.1 Citric acid"
+    assert citric.text.startswith(f"[{citric.section}]\n")
+    assert next(c for c in chunks if "line marked MAX" in c.content).section == (
+        "Boiling water with Vim > 1. Filling")
+
+
+def test_vim_help_titles_fall_back_to_the_description_or_the_file_name(tmp_path: Path):
+    plugin = tmp_path / "matchit.txt"  # a plugin's help: no title under the banner
+    plugin.write_text("*matchit.txt*\tExtended \"%\" matching\n\n\t\tVIM REFERENCE MANUAL\n\n"
+                      "*matchit* *matchit.vim*\n\n" + "=" * 78 + "\n1. Intro\t*matchit-intro*\n\n"
+                      "Text.\n")
+    assert extract(plugin).title == 'Extended "%" matching'
+    prose = tmp_path / "change.txt"  # prose right under the banner is no title
+    prose.write_text("*change.txt*\tFor Vim version 9.0.\n\n\t\tVIM REFERENCE MANUAL\n\n"
+                     "This file describes commands that delete or change text.  In this\n"
+                     "context, changing text means deleting it and replacing it.\n")
+    doc = extract(prose)
+    assert (doc.title, [h.title for h in doc.outline]) == ("change", ["change"])
+    other = tmp_path / "notes.txt"  # starts with a star, is not Vim help
+    other.write_text("*important* notes\n=================\n\nText.\n")
+    assert extract(other).headings == "rst"
+
+
 def test_pdf_bookmarks_become_sections(tmp_path: Path):
     doc = extract(b.outlined_pdf(tmp_path))
     assert doc.headings == "outline"

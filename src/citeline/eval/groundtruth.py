@@ -32,6 +32,7 @@ from typing import Any, Literal
 from citeline.chunk import headings
 from citeline.errors import ExtractionError, GroundTruthError
 from citeline.extract import extractor_for, supported
+from citeline.types import Heading
 
 Kind = Literal["near", "off"]
 KINDS: tuple[Kind, ...] = ("near", "off")
@@ -129,7 +130,7 @@ def load_ground_truth(root: str | Path) -> GroundTruthSet:
                          "MANIFEST.json, questions.jsonl and unanswerable.jsonl)")
     problems.raise_if_any()
 
-    texts, raw_lengths, heading_styles = _read_docs(root / "docs", problems)
+    texts, raw_lengths, heading_lists = _read_docs(root / "docs", problems)
     manifest = _read_manifest(root / "MANIFEST.json", raw_lengths, problems)
     problems.raise_if_any()  # needles are checked against documents that loaded
 
@@ -137,7 +138,7 @@ def load_ground_truth(root: str | Path) -> GroundTruthSet:
     questions = [
         gt
         for gt in (
-            _question(root / "questions.jsonl", n, obj, texts, heading_styles, seen_ids, problems)
+            _question(root / "questions.jsonl", n, obj, texts, heading_lists, seen_ids, problems)
             for n, obj in _jsonl(root / "questions.jsonl", problems)
         )
         if gt is not None
@@ -162,14 +163,14 @@ def load_ground_truth(root: str | Path) -> GroundTruthSet:
 def _read_docs(
     docs: Path, problems: _Problems
 ) -> tuple[dict[str, str], dict[str, int], dict[str, str]]:
-    """(canonical texts, raw character counts, the heading style of each document
-    that has headings)."""
+    """(canonical texts, raw character counts, the headings of each document that
+    has them: as the chunker reads them, or the extractor's outline)."""
     texts: dict[str, str] = {}
-    heading_styles: dict[str, str] = {}  # document -> its heading style, when it has headings
+    heading_lists: dict[str, list[Heading]] = {}
     raw_lengths: dict[str, int] = {}
     if not docs.is_dir():
         problems.add(docs, None, "not a folder")
-        return texts, raw_lengths, heading_styles
+        return texts, raw_lengths, heading_lists
     for f in sorted(p for p in docs.rglob("*") if p.is_file()):
         rel = f.relative_to(docs).as_posix()
         if any(part.startswith(".") for part in f.relative_to(docs).parts):
@@ -181,15 +182,17 @@ def _read_docs(
             raw_lengths[rel] = len(f.read_bytes().decode("utf-8"))
             doc = extractor_for(f).extract(f, rel)
             texts[rel] = doc.text
-            if doc.headings != "none":
-                heading_styles[rel] = doc.headings
+            if doc.headings == "outline":
+                heading_lists[rel] = list(doc.outline)
+            elif doc.headings != "none":
+                heading_lists[rel] = headings(doc.text, doc.headings)
         except UnicodeDecodeError as exc:
             problems.add(f, None, f"not valid UTF-8 (byte offset {exc.start})")
         except ExtractionError as exc:
             problems.add(f, None, exc.reason)
     if not texts and not problems.items:
         problems.add(docs, None, "no documents")
-    return texts, raw_lengths, heading_styles
+    return texts, raw_lengths, heading_lists
 
 
 def _read_manifest(path: Path, raw_lengths: dict[str, int], problems: _Problems) -> dict[str, Any]:
@@ -282,7 +285,8 @@ def _unique_id(path: Path, n: int, gid: str, seen: dict[str, tuple[str, int]],
 
 
 def _question(
-    path: Path, n: int, obj: dict[str, Any], texts: dict[str, str], heading_styles: dict[str, str],
+    path: Path, n: int, obj: dict[str, Any], texts: dict[str, str],
+    heading_lists: dict[str, list[Heading]],
     seen: dict[str, tuple[str, int]], problems: _Problems,
 ) -> GroundTruth | None:
     if not _fields(path, n, obj, QUESTION_KEYS, problems):
@@ -308,8 +312,7 @@ def _question(
     if count != 1:
         problems.add(path, n, f"{gid}: needle occurs {count} times in the corpus, must be unique")
         return None
-    heading = (_touched_heading(text, start, start + len(needle), heading_styles[doc])
-               if doc in heading_styles else None)
+    heading = _touched_heading(text, start, start + len(needle), heading_lists.get(doc, []))
     if heading is not None:
         problems.add(path, n, f"{gid}: needle touches heading line {heading!r} (a needle "
                      "must never be a heading)")
@@ -339,10 +342,9 @@ def _count_overlapping(text: str, needle: str) -> int:
     return count
 
 
-def _touched_heading(text: str, start: int, end: int, style: str) -> str | None:
-    """The first heading (its lines, underline included; outside code fences)
-    overlapping [start, end)."""
-    for h in headings(text, style):
+def _touched_heading(text: str, start: int, end: int, heads: list[Heading]) -> str | None:
+    """The first of ``heads`` (its lines, underline included) overlapping [start, end)."""
+    for h in heads:
         if h.start < end and start < h.end:
             return text[h.start : h.end]
     return None

@@ -3,6 +3,9 @@
 Canonical text = the file decoded as UTF-8 (a BOM dropped), or as UTF-16 when it
 starts with a UTF-16 byte-order mark (Windows Notepad's "Unicode"), with line
 endings normalised to ``\\n``; every ``#char=`` offset refers to that string.
+
+A ``.txt`` file in Vim's help format (Vim's own manuals and every Vim plugin's
+``doc/``) has its sections read from that format (:func:`vim_help_outline`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Literal
 from citeline.chunk import FRONT_MATTER, headings
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
-from citeline.types import Document
+from citeline.types import Document, Heading
 
 # Plain text marks a title by underlining it (a line of "=" or "-" below it, as
 # setext Markdown, AsciiDoc, reStructuredText and most README/NEWS files do); the
@@ -24,6 +27,19 @@ _STYLES: dict[str, Literal["markdown", "rst"]] = {
     ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".txt": "rst", ".text": "rst"}
 _FM_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
 _MEDIA_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".rst": "text/x-rst"}
+
+# Vim's help format (`:help help-writing`): the first line is "*name.txt*<Tab>what it
+# is"; a line of "=" across the page opens a section, whose title is the next line
+# with its "*tags*" at the right (a line of "-" opens a subsection); a manual's own
+# title is the first line under its "VIM USER MANUAL" / "VIM REFERENCE MANUAL" banner.
+# A rule is 40 characters or more: Vim's are 78, a table's dashes are shorter.
+_VIM_HELP = re.compile(r"\*[^*\s]+\.txt\*[ \t]+(.*)")
+_VIM_RULE = re.compile(r"([=-])\1{39,}[ \t]*")
+_VIM_BANNER = re.compile(r"[ \t]*VIM [A-Z ]*MANUAL\b")
+_VIM_TAG = re.compile(r"\*[^*\s|]+\*|~[ \t]*$")  # a tag; a "~" headline marker at the end
+_VIM_MODELINE = re.compile(r"[ \t]*(vim?|ex):")  # "vim:tw=78:ts=8:ft=help:" under the last rule
+_LINE = re.compile(r"^.*$", re.M)
+VIM_TITLE_MAX = 60  # characters: a longer line under the banner is the first sentence
 
 
 def decode_text(path: Path, rel: str, data: bytes) -> str:
@@ -57,24 +73,73 @@ def heading_title(text: str, style: str, fallback: str) -> str:
     return fallback
 
 
+def vim_help_outline(text: str, fallback: str) -> tuple[str, tuple[Heading, ...]] | None:
+    """A Vim help file's title and headings (level 1: its title; 2: each "=" rule with
+    the title under it; 3: each "-" rule's), or None when ``text`` is not one. A
+    section starts at its rule."""
+    lines = [(m.start(), m.end(), m.group()) for m in _LINE.finditer(text)]
+    first = _VIM_HELP.fullmatch(lines[0][2]) if lines else None
+    if first is None:
+        return None
+
+    def name(line: str) -> str:
+        return " ".join(_VIM_TAG.sub(" ", line).split())
+
+    # "For Vim version 9.0.  Last change: ..." says which Vim, not what the file is
+    described = name(first.group(1))
+    title = fallback if described.startswith("For Vim version") or not described else described
+    top = Heading(0, 1, title, lines[0][1])
+    banner = next((i for i, (_, _, line) in enumerate(lines[:12]) if _VIM_BANNER.match(line)), None)
+    if banner is not None:
+        # the title is a line of its own below the banner, after a blank line (the line
+        # right under it continues the banner: "by ..."), tags alone skipped; a file
+        # that opens with prose there has none
+        blank = False
+        for k in range(banner + 1, min(banner + 9, len(lines))):
+            start, end, line = lines[k]
+            if not line.strip() or not blank or not name(line):
+                blank = blank or not line.strip()
+                continue
+            alone = k + 1 == len(lines) or not lines[k + 1][2].strip()
+            if alone and len(name(line)) <= VIM_TITLE_MAX and not _VIM_RULE.fullmatch(line):
+                title = name(line)
+                top = Heading(start, 1, title, end)
+            break
+    heads = [top]
+    for (start, _, line), (_, end, below) in zip(lines, lines[1:]):
+        rule = _VIM_RULE.fullmatch(line)
+        if (rule and start > top.start and below.strip() and not below[0].isspace()
+                and not _VIM_RULE.fullmatch(below) and not _VIM_MODELINE.match(below)
+                and name(below)):
+            heads.append(Heading(start, 2 if rule.group(1) == "=" else 3, name(below), end))
+    return title, tuple(heads)
+
+
 class TextExtractor:
     name = "text"
     # 2: UTF-16 with a byte-order mark is read, not refused as binary; 3: setext
     # headings in Markdown and section titles in reStructuredText make sections, and
     # a Markdown file without a "#" title takes its front matter's title; 4: so do
-    # underlined titles in plain text
-    version = "4"
+    # underlined titles in plain text; 5: Vim help files' sections
+    version = "5"
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
         text = decode_text(path, rel, read_bytes(path, rel))
         suffix = path.suffix.lower()
+        media_type = _MEDIA_TYPES.get(suffix, "text/plain")
+        vim = vim_help_outline(text, path.stem) if suffix in (".txt", ".text") else None
+        if vim is not None:
+            title, outline = vim
+            return Document(path=rel, title=title, text=text, media_type=media_type,
+                            extractor=self.name, extractor_version=self.version,
+                            headings="outline", outline=outline)
         style = _STYLES.get(suffix, "none")
         return Document(
             path=rel,
             title=heading_title(text, style, path.stem),
             text=text,
-            media_type=_MEDIA_TYPES.get(suffix, "text/plain"),
+            media_type=media_type,
             extractor=self.name,
             extractor_version=self.version,
             headings=style,
