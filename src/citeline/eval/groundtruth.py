@@ -162,7 +162,7 @@ def load_ground_truth(root: str | Path) -> GroundTruthSet:
 
 def _read_docs(
     docs: Path, problems: _Problems
-) -> tuple[dict[str, str], dict[str, int], dict[str, str]]:
+) -> tuple[dict[str, str], dict[str, int], dict[str, list[Heading]]]:
     """(canonical texts, raw character counts, the headings of each document that
     has them: as the chunker reads them, or the extractor's outline)."""
     texts: dict[str, str] = {}

@@ -97,8 +97,10 @@ def vim_help_outline(text: str, fallback: str) -> tuple[str, tuple[Heading, ...]
         blank = False
         for k in range(banner + 1, min(banner + 9, len(lines))):
             start, end, line = lines[k]
-            if not line.strip() or not blank or not name(line):
-                blank = blank or not line.strip()
+            if not line.strip():
+                blank = True
+                continue
+            if not blank or not name(line):  # the banner's own "by ..." line; tags alone
                 continue
             alone = k + 1 == len(lines) or not lines[k + 1][2].strip()
             if alone and len(name(line)) <= VIM_TITLE_MAX and not _VIM_RULE.fullmatch(line):
