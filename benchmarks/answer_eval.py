@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from citeline.answer.extractive import needle_kept
+from citeline.eval.groundtruth import load_ground_truth
 from citeline.pipeline import Index
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile, for the Wilson interval
@@ -45,33 +46,22 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def load_queries(gt: Path) -> list[dict[str, str]]:
-    out = []
-    with (gt / "questions.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            q = json.loads(line)
-            for phrasing, text in q["queries"].items():
-                out.append({"id": q["id"], "phrasing": phrasing, "query": text,
-                            "doc": q["doc"], "needle": q["needle"]})
-    return out
-
-
 def evaluate(idx: Index, gt: Path) -> dict[str, object]:
-    texts = {p.name: p.read_text(encoding="utf-8") for p in (gt / "docs").glob("*")}
+    # the answer's spans are offsets into each document's canonical text: the
+    # extractor's (an HTML page's extracted text, not its markup)
+    truth = load_ground_truth(gt)
     rows = []
     t0 = time.perf_counter()
-    for q in load_queries(gt):
-        ans = idx.ask(q["query"], generator="extractive")
-        top1 = idx.search(q["query"], k=1).hits[0]
-        doc_text = texts[q["doc"]]
+    for q in truth.queries():
+        ans = idx.ask(q.text, generator="extractive")
+        top1 = idx.search(q.text, k=1).hits[0]
+        doc, needle = q.gt.doc, q.gt.needle
         rows.append({
-            "id": q["id"], "phrasing": q["phrasing"], "refused": ans.refused,
+            "id": q.gt.id, "phrasing": q.phrasing, "refused": ans.refused,
             "extractive_kept": (not ans.refused)
-            and needle_kept(q["doc"], doc_text, ans.spans, q["needle"]),
+            and needle_kept(doc, truth.texts[doc], ans.spans, needle),
             "extractive_chars": 0 if ans.refused else len(ans.answer),
-            "top1_kept": top1.document == q["doc"] and q["needle"] in top1.content,
+            "top1_kept": top1.document == doc and needle in top1.content,
             "top1_chars": len(top1.content),
             "sentences": len(ans.spans),
         })
