@@ -35,7 +35,6 @@ from citeline.pipeline import ASK_CANDIDATES, Index
 
 WEIGHTS: tuple[float, ...] = (0.0, 0.15, 0.3, 0.45)
 SIGNALS: tuple[str, ...] = ("cosine", "late")
-GRID = [(s, w) for s in SIGNALS for w in WEIGHTS]
 BEFORE = ("cosine", 0.3)  # the rule this replaced
 
 
@@ -47,8 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpora", nargs="+", metavar="GT=INDEX",
                     help="a ground-truth folder and an index of its docs with token vectors")
+    ap.add_argument("--weights", default=",".join(f"{w:g}" for w in WEIGHTS),
+                    help="the hit weights on the grid, comma-separated (default: %(default)s)")
     ap.add_argument("--out", default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
+    grid = [(s, float(w)) for s in SIGNALS for w in args.weights.split(",")]
+    if BEFORE not in grid:
+        ap.error(f"--weights must include {BEFORE[1]:g}, the rule the grid is paired with")
     emb = load_embedder()
     kept: dict[str, dict[tuple[str, float], list[bool]]] = {}
     for spec in args.corpora:
@@ -56,21 +60,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         gt = load_ground_truth(gt_dir)
         corpus = Path(gt_dir).name
         idx = Index(index_dir, embedder=emb, create=False)
-        per = kept[corpus] = {c: [] for c in GRID}
+        per = kept[corpus] = {c: [] for c in grid}
         for q in gt.queries():
             decision = gate(idx.search(q.text, k=ASK_CANDIDATES).hits, idx.threshold)
             cands = candidates(decision.kept) if not decision.refused else []
             if cands and any(c.hit.late is None for c in cands):
                 raise SystemExit(f"{index_dir}: hits without a late score; index with this citeline")
             if not cands:  # refused, or no sentence to pick: no needle
-                for c in GRID:
+                for c in grid:
                     per[c].append(False)
                 continue
             vecs = emb.embed([q.text, *(c.text for c in cands)])
             cos = vecs[1:] @ vecs[0]
             hits = {"late": np.array([c.hit.late for c in cands], dtype=np.float32),
                     "cosine": np.array([1.0 - c.hit.distance for c in cands], dtype=np.float32)}
-            for signal, w in GRID:
+            for signal, w in grid:
                 picked = spans(select(cands, list((1 - w) * cos + w * hits[signal])), sub_locator)
                 per[(signal, w)].append(
                     needle_kept(q.gt.doc, gt.texts[q.gt.doc], picked, q.gt.needle))
@@ -86,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         before: list[bool] = []
         for corpus in kept:
             fit = [c for c in kept if c != corpus]
-            best = max(GRID, key=lambda c: sum(sum(kept[f][c]) for f in fit))  # first of equals
+            best = max(grid, key=lambda c: sum(sum(kept[f][c]) for f in fit))  # first of equals
             h, b = kept[corpus][best], kept[corpus][BEFORE]
             p = stats.paired(h, b)
             folds[corpus] = {"picks": name(best), "held-out kept": sum(h),
