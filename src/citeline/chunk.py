@@ -120,12 +120,17 @@ FRONT_MATTER = re.compile(r"---[ \t]*\n(?:[^\n]*\n)*?(?:---|\.\.\.)[ \t]*(?:\n|$
 _RST_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1+[ \t]*")
 
 
+def text_lines(text: str) -> list[tuple[int, int, str]]:
+    """Each line of ``text`` as (start, end, line), its newline left out."""
+    return [(m.start(), m.end(), m.group()) for m in _LINE.finditer(text)]
+
+
 def headings(text: str, style: str = "markdown") -> list[Heading]:
     """Every heading of ``text``, in order. ``style`` is the document's
     :attr:`~citeline.types.Document.headings`: ``markdown`` (ATX and setext,
     outside fenced code and YAML front matter), ``atx`` (the ``#`` lines an
     extractor wrote), ``rst`` (reStructuredText section titles) or ``none``."""
-    lines = [(m.start(), m.end(), m.group()) for m in _LINE.finditer(text)]
+    lines = text_lines(text)
     if style == "rst":
         return _rst_headings(lines)
     if style not in ("markdown", "atx"):

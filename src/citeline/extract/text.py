@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from citeline.chunk import FRONT_MATTER, headings
+from citeline.chunk import FRONT_MATTER, headings, text_lines
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
 from citeline.types import Document, Heading
@@ -38,7 +38,6 @@ _VIM_RULE = re.compile(r"([=-])\1{39,}[ \t]*")
 _VIM_BANNER = re.compile(r"[ \t]*VIM [A-Z ]*MANUAL\b")
 _VIM_TAG = re.compile(r"\*[^*\s|]+\*|~[ \t]*$")  # a tag; a "~" headline marker at the end
 _VIM_MODELINE = re.compile(r"[ \t]*(vim?|ex):")  # "vim:tw=78:ts=8:ft=help:" under the last rule
-_LINE = re.compile(r"^.*$", re.M)
 VIM_TITLE_MAX = 60  # characters: a longer line under the banner is the first sentence
 
 
@@ -77,7 +76,7 @@ def vim_help_outline(text: str, fallback: str) -> tuple[str, tuple[Heading, ...]
     """A Vim help file's title and headings (level 1: its title; 2: each "=" rule with
     the title under it; 3: each "-" rule's), or None when ``text`` is not one. A
     section starts at its rule."""
-    lines = [(m.start(), m.end(), m.group()) for m in _LINE.finditer(text)]
+    lines = text_lines(text)
     first = _VIM_HELP.fullmatch(lines[0][2]) if lines else None
     if first is None:
         return None
