@@ -12,9 +12,10 @@ EVAL = Path(__file__).resolve().parents[1] / "eval"
 BUNDLED = sorted(p.name for p in EVAL.iterdir() if (p / "MANIFEST.json").is_file())
 
 
-def test_the_ten_corpora_are_bundled():
+def test_the_fourteen_corpora_are_bundled():
     assert {"rustbook", "pytutorial", "debpolicy", "sqlitedoc", "npmdocs", "cmakedoc",
-            "vimmanual", "cargobook", "pylibguides", "vimref"} <= set(BUNDLED)
+            "vimmanual", "cargobook", "pylibguides", "vimref", "pytestdocs", "gitdocs",
+            "pgdocs", "nodejsdocs"} <= set(BUNDLED)
 
 
 @pytest.mark.parametrize("name", BUNDLED)
