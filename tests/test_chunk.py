@@ -182,6 +182,20 @@ def test_long_paragraph_falls_back_to_sentences():
         assert any(s in c.content for c in chunks)
 
 
+def test_a_long_paragraph_is_cut_only_where_a_sentence_ends():
+    # The chapter's splitter cut after every dot: packing "config." with the sentence
+    # before it split the next sentence at a file name (pytest's docs lost a needle so,
+    # at "``...```\n  because"). A dot before a lowercase letter or no space ends nothing.
+    first = "Alpha " * 19 + "ends here. "
+    needle = ("Copy the settings into config.txt before you run the tool again, and keep "
+              "the old file... because it is read first.")
+    text = first + needle + " Then stop."
+    chunks = chunk_document(doc(text, headings_="none"), ChunkConfig(strategy="C", budget=200))
+    assert len(chunks) > 1
+    assert any(needle in c.content for c in chunks)
+    assert [c.content for c in chunks][0] == first.strip()
+
+
 def test_blind_cuts_every_budget_and_overlap_copies_the_tail():
     text = "x" * 1000
     a = chunk_document(doc(text, headings_="none"), ChunkConfig(strategy="A"))

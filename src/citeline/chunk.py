@@ -64,9 +64,13 @@ DEFAULT_WINDOW = 256
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
 _PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")  # runs of lines without a blank line
-# The chapter's sentence splitter, with the CJK full stops: Chinese or Japanese prose
-# has no spaces, so without them a long paragraph has neither sentences nor words.
-_SENTENCE = re.compile(r"[^.!?。！？]*[.!?。！？]*\s*")
+# Where a sentence may end: . ! ? (and the quotes, brackets or emphasis that close
+# after them) before whitespace, or a CJK full stop (Chinese or Japanese prose has no
+# spaces, so without them a long paragraph has neither sentences nor words). A cut is
+# made there only when the next character is not a lowercase letter: "file.txt",
+# "v1.2", "e.g. the" and "``...``` because" are not sentence ends. (The chapter's
+# splitter cut after every dot, and cut needles in two at a path or an ellipsis.)
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]*_`]*\s+|[。！？]+[」』）\"'”’)]*\s*")
 _WORD = re.compile(r"\S+\s*")
 
 
@@ -92,7 +96,7 @@ class ChunkConfig:
     def signature(self) -> str:
         """Stamped on documents: a different signature means re-chunk (stale)."""
         ov = self.overlap if self.overlapping else 0
-        return f"chunk-v3:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
+        return f"chunk-v4:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
 
 
 @dataclass(frozen=True)
@@ -250,6 +254,28 @@ def _pieces(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[t
     ]
 
 
+def _paragraph_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return _pieces(text, start, end, _PARAGRAPH)
+
+
+def _word_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return _pieces(text, start, end, _WORD)
+
+
+def sentence_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut after each sentence end (:data:`_SENTENCE_END`) that is
+    not followed by a lowercase letter; each piece keeps its trailing whitespace.
+
+    >>> t = "See file.txt, e.g. the log. Then stop! 止まる。次"
+    >>> [t[s:e] for s, e in sentence_pieces(t, 0, len(t))]
+    ['See file.txt, e.g. the log. ', 'Then stop! ', '止まる。', '次']
+    """
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text, start, end)
+            if m.end() < end and not text[m.end()].islower()]
+    bounds = [start, *cuts, end]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
 def pack_spans(spans: list[tuple[int, int]], budget: int) -> list[tuple[int, int]]:
     """Greedily merge consecutive spans while the merged range stays within budget."""
     out: list[tuple[int, int]] = []
@@ -268,11 +294,11 @@ def _split_long(text: str, start: int, end: int, budget: int) -> list[tuple[int,
     """A paragraph over budget -> its sentences; a sentence over budget -> its words;
     a word over budget (a URL, a run of text without spaces) -> budget-long slices."""
     out: list[tuple[int, int]] = []
-    for s, e in _pieces(text, start, end, _SENTENCE):
+    for s, e in sentence_pieces(text, start, end):
         if e - s <= budget:
             out.append((s, e))
             continue
-        for ws, we in _pieces(text, s, e, _WORD):
+        for ws, we in _word_pieces(text, s, e):
             out.extend((i, min(i + budget, we)) for i in range(ws, we, budget))
     return out
 
@@ -376,8 +402,8 @@ def _split_to_window(
     doc: Document, sec: Section, c: Chunk, config: ChunkConfig, count_tokens: TokenCounter
 ) -> list[Chunk]:
     """Split an over-window chunk at the coarsest boundary that has more than one piece."""
-    for pattern in (_PARAGRAPH, _SENTENCE, _WORD):
-        spans = _pieces(doc.text, c.start, c.end, pattern)
+    for split in (_paragraph_pieces, sentence_pieces, _word_pieces):
+        spans = split(doc.text, c.start, c.end)
         if len(spans) > 1:
             break
     else:
