@@ -32,8 +32,11 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from figures import emit  # benchmarks/: the JSON they print and write
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from citeline.eval import sweep as sweeps
 from citeline.eval.groundtruth import load_ground_truth
@@ -43,24 +46,18 @@ from citeline.retrieve.bm25 import tokenize
 # name -> sign that makes "higher = more likely answerable"
 SIGNALS = {"nearest distance": -1.0, "late score": 1.0, "best sentence": 1.0, "BM25": 1.0}
 SHOWN = (0.45, 0.5, 0.525, 0.55, 0.6, 0.65, 0.675, 0.7)  # the sweep's rows printed
+KINDS = {"all": ("near", "off"), "near": ("near",), "off": ("off",)}  # against answerable
 
 
-def auc(pos: Sequence[float], neg: Sequence[float]) -> float:
-    """P(a positive scores above a negative), ties half (Mann-Whitney U / n+ n-)."""
-    p, n = np.asarray(pos, float)[:, None], np.asarray(neg, float)[None, :]
-    return float(((p > n).sum() + 0.5 * (p == n).sum()) / (p.size * n.size))
-
-
-def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:
-    """Weights (bias last) of an L2-regularised logistic regression, by Newton's method."""
-    xb = np.hstack([x, np.ones((len(x), 1))])
-    w = np.zeros(xb.shape[1])
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-xb @ w))
-        grad = xb.T @ (p - y) + l2 * w
-        hess = (xb * (p * (1 - p))[:, None]).T @ xb + l2 * np.eye(len(w))
-        w -= np.linalg.solve(hess, grad)
-    return w
+def auc_by_kind(scores: Sequence[float], kinds: Sequence[str]) -> dict[str, float | None]:
+    """ROC AUC of the answerable questions (kind "in") against each kind of unanswerable
+    one (None where there are none of that kind)."""
+    out: dict[str, float | None] = {}
+    for label, against in KINDS.items():
+        pick = [i for i, k in enumerate(kinds) if k == "in" or k in against]
+        y = [kinds[i] == "in" for i in pick]
+        out[label] = round(roc_auc_score(y, [scores[i] for i in pick]), 3) if not all(y) else None
+    return out
 
 
 def question_row(idx: Index, text: str, needle: str | None) -> dict[str, object]:
@@ -112,12 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         idx.close()
 
     def aucs(rs: Sequence[dict], signal: str, sign: float) -> dict[str, float | None]:
-        pos = [sign * r[signal] for r in rs if r["kind"] == "in"]
-        out: dict[str, float | None] = {}
-        for label, kinds in (("all", ("near", "off")), ("near", ("near",)), ("off", ("off",))):
-            neg = [sign * r[signal] for r in rs if r["kind"] in kinds]
-            out[label] = round(auc(pos, neg), 3) if neg else None
-        return out
+        return auc_by_kind([sign * r[signal] for r in rs], [r["kind"] for r in rs])
 
     pooled = [r for rs in rows.values() for r in rs]
     result: dict[str, object] = {
@@ -137,16 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         kinds: list[str] = []
         for held in rows:
             train = [r for n, rs in rows.items() if n != held for r in rs]
-            x = np.array([[r[f] for f in feats] for r in train])
-            mu, sd = x.mean(0), x.std(0) + 1e-9
-            w = logistic((x - mu) / sd, np.array([r["kind"] == "in" for r in train], float))
-            xt = (np.array([[r[f] for f in feats] for r in rows[held]]) - mu) / sd
-            scores += list(xt @ w[:-1] + w[-1])
+            model = make_pipeline(StandardScaler(), LogisticRegression())
+            model.fit([[r[f] for f in feats] for r in train], [r["kind"] == "in" for r in train])
+            scores += list(model.decision_function([[r[f] for f in feats] for r in rows[held]]))
             kinds += [r["kind"] for r in rows[held]]
-        pos = [s for s, k in zip(scores, kinds) if k == "in"]
-        loco[" + ".join(feats)] = {
-            label: round(auc(pos, [s for s, k in zip(scores, kinds) if k in ks]), 3)
-            for label, ks in (("all", ("near", "off")), ("near", ("near",)), ("off", ("off",)))}
+        loco[" + ".join(feats)] = auc_by_kind(scores, kinds)
     result["combined, leave one corpus out (AUC)"] = loco
 
     # The gate itself: the indexes' thresholds, and starting values around them; and the
