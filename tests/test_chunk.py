@@ -193,7 +193,7 @@ def test_a_long_paragraph_is_cut_only_where_a_sentence_ends():
     chunks = chunk_document(doc(text, headings_="none"), ChunkConfig(strategy="C", budget=200))
     assert len(chunks) > 1
     assert any(needle in c.content for c in chunks)
-    assert [c.content for c in chunks][0] == first.strip()
+    assert chunks[0].content == first.strip()
 
 
 def test_blind_cuts_every_budget_and_overlap_copies_the_tail():
