@@ -36,6 +36,7 @@ from citeline import cli
 from citeline.eval.pool import pool, pooled_figures, render
 
 RUN = "E/hybrid"
+GREEDY = citeline.chunk.pack_spans  # the product's packer, before `run` replaces it
 CACHE = "embed-cache.sqlite3"
 
 
@@ -51,8 +52,8 @@ def balanced_pack(spans: list[tuple[int, int]], budget: int) -> list[tuple[int, 
     [(0, 250), (251, 560)]
     """
     n = len(spans)
-    if not n or any(e - s > budget for s, e in spans):
-        return citeline.chunk.pack_spans(spans, budget)
+    if any(e - s > budget for s, e in spans):
+        return GREEDY(spans, budget)
     best: list[tuple[int, int] | None] = [(0, 0), *([None] * n)]
     back = [0] * (n + 1)
     for i in range(1, n + 1):
