@@ -100,6 +100,26 @@ def test_upload_ask_click_citation_highlights_the_quote(page, tmp_path):
     pg.screenshot(path=str(tmp_path / "answer-and-highlight.png"), full_page=True)
 
 
+def test_the_highlight_is_the_quote_after_characters_beyond_the_bmp(page, tmp_path):
+    """The server counts code points; JavaScript strings count UTF-16 units, in which
+    each emoji before the quote takes two: the page must convert, not slice as is."""
+    pg = page
+    upload(pg, "otters.md", "# Emoji notes\n\nRockets " + "\U0001F680" * 10 + " and smiles "
+           + "\U0001F600" * 10 + " fill this opening paragraph.\n\n## Otters\n\n"
+           "Sea otters hold hands while sleeping so that they do not drift apart.\n")
+    wait_indexed(pg, "otters.md")
+    pg.fill("#question", "Why do sea otters hold hands while sleeping?")
+    pg.click("#ask-btn")
+    row = pg.locator("#citations tbody tr").filter(has_text="Sea otters hold hands").first
+    row.wait_for()
+    quote = row.locator("td.quote").text_content()
+    row.click()
+    mark = pg.locator("#doc-text mark#highlight")
+    mark.wait_for()
+    assert mark.text_content() == quote
+    pg.screenshot(path=str(tmp_path / "highlight-after-emoji.png"), full_page=True)
+
+
 def test_drag_and_drop_uploads(page, tmp_path):
     pg = page
     dt = pg.evaluate_handle(

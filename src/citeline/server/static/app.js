@@ -332,6 +332,17 @@ function openCitation(c) {
   openDocument(c.document, c);
 }
 
+// The server counts characters as Python does (code points); a JavaScript string is
+// indexed in UTF-16 units, where an emoji or any character beyond U+FFFF takes two.
+// Walks from code point `from` (at unit `at`) to code point `point`.
+function utf16Index(text, point, from, at) {
+  let i = at;
+  for (let n = from; n < point && i < text.length; n++) {
+    i += text.codePointAt(i) > 0xffff ? 2 : 1;
+  }
+  return i;
+}
+
 async function openDocument(doc, c) {
   const viewer = $("#viewer");
   const body = $("#viewer-body");
@@ -354,7 +365,8 @@ async function openDocument(doc, c) {
       const data = await api(colUrl(current) + "/documents/" + docPath(doc) + "/text");
       const pre = el("pre", { id: "doc-text" });
       if (loc && loc.char) {
-        const [s, e] = loc.char;
+        const s = utf16Index(data.text, loc.char[0], 0, 0);
+        const e = utf16Index(data.text, loc.char[1], loc.char[0], s);
         const mark = el("mark", { id: "highlight" }, data.text.slice(s, e));
         pre.append(document.createTextNode(data.text.slice(0, s)), mark,
           document.createTextNode(data.text.slice(e)));
