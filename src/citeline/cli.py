@@ -441,7 +441,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         where = folder = Path(args.data or args.index).expanduser()
     loopback = _is_loopback(args.host)
     keys = open_keys(folder=folder, store_url=args.store)
-    has_keys = keys.any_active()
+    has_keys = keys.any_created()
     if not loopback and not has_keys and not args.insecure_open:
         shown = redact(str(where)) if args.store else where
         print(
@@ -511,6 +511,9 @@ def cmd_keys(args: argparse.Namespace) -> int:
         print(f"citeline: error: no active key '{args.key_id}'", file=sys.stderr)
         return 2
     print(f"revoked {args.key_id}")
+    if not store.any_active():
+        print("no active key is left: a server using these keys refuses every request "
+              "until `citeline keys create` makes one")
     return 0
 
 

@@ -325,6 +325,14 @@ def test_open_access_only_on_loopback_without_keys(live, embedder, tmp_path):
     closed = live(data_dir=tmp_path / "closed", embedder=embedder, open_allowed=False)
     with closed.client() as anon:  # as if bound to a network address: no keys means no access
         assert_error(anon.get("/api/collections"), 401, "unauthorized")
+    # a server whose keys were all revoked is locked, not opened, even on loopback
+    key, rec = KeyStore(tmp_path / "open").create(("*",), "write")
+    with open_srv.client() as anon, open_srv.client(key) as keyed:
+        assert_error(anon.get("/api/collections"), 401, "unauthorized")
+        assert keyed.get("/api/collections").status_code == 200
+        assert KeyStore(tmp_path / "open").revoke(rec.id)
+        assert_error(anon.get("/api/collections"), 401, "unauthorized")
+        assert_error(anon.delete("/api/collections/a"), 401, "unauthorized")
 
 
 def test_single_index_mode_serves_one_cli_index(live, embedder, clean_corpus, tmp_path):
@@ -365,7 +373,9 @@ def test_keys_cli_shows_the_key_once_and_stores_a_hash(tmp_path, capsys):
     rec = KeyStore(d).verify(key)
     assert rec is not None and rec.allows("a", "read") and not rec.allows("a", "write")
     assert not rec.allows("c", "read")
+    capsys.readouterr()
     assert cli.main(["keys", "revoke", "--data", d, rec.id]) == 0
+    assert "no active key is left" in capsys.readouterr().out  # the server is now locked
     assert KeyStore(d).verify(key) is None
     assert cli.main(["keys", "revoke", "--data", d, rec.id]) == 2
 

@@ -109,8 +109,8 @@ def _error(status: int, message: str, detail: Any = None, code: str | None = Non
 class ServerConfig:
     max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 1024 * 1024
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
-    # False when serving on a non-loopback address: then a request without a
-    # valid key is refused even if every key has been revoked since startup.
+    # False when serving on a non-loopback address without --insecure-open. True still
+    # needs a keys file that never held a key: revoking the last key locks the server.
     open_allowed: bool = True
 
 
@@ -335,7 +335,7 @@ def create_app(
         rec = keys.verify(key) if key else None
         if rec is not None:
             return rec
-        if config.open_allowed and not keys.any_active():
+        if config.open_allowed and not keys.any_created():
             return None
         if not key:
             raise ApiError(401, "an API key is required: send 'Authorization: Bearer KEY'")

@@ -137,6 +137,11 @@ class KeyStore:
     def any_active(self) -> bool:
         return self._any_active()
 
+    def any_created(self) -> bool:
+        """Whether a key was ever created here, revoked or not: such a server stays
+        keyed, so revoking the last key locks it rather than opening it."""
+        return self._any_created()
+
     def verify(self, key: str) -> ApiKey | None:
         """The active key's record if ``key`` is valid, else None."""
         m = _KEY_RE.match(key.strip())
@@ -208,6 +213,15 @@ class KeyStore:
         finally:
             c.close()
 
+    def _any_created(self) -> bool:
+        if not self.path.exists():
+            return False
+        c = self._connect()
+        try:
+            return c.execute("SELECT 1 FROM keys LIMIT 1").fetchone() is not None
+        finally:
+            c.close()
+
     def _fetch(self, kid: str) -> tuple | None:
         """(id, collections, scope, label, created_at, revoked_at, salt, hash) or None."""
         if not self.path.exists():
@@ -268,6 +282,9 @@ class PgKeyStore(KeyStore):
 
     def _any_active(self) -> bool:
         return bool(self._run("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1"))
+
+    def _any_created(self) -> bool:
+        return bool(self._run("SELECT 1 FROM api_keys LIMIT 1"))
 
     def _fetch(self, kid: str) -> tuple | None:
         rows = self._run(
