@@ -216,6 +216,15 @@ def test_upload_size_limit_is_413_and_leaves_nothing(env):
     assert set(wait_settled(c, "kb")) == {"kettle.md", "notes.txt"}  # nothing queued either
     r = c.post("/api/collections/kb/search", json={"query": "x" * (2 << 20)})
     assert assert_error(r, 413, "payload_too_large")["detail"] == {"limit_bytes": 1 << 20}
+    # sent chunked, with no Content-Length, the body is counted as it arrives
+    chunks = (b'{"query": "' + b"x" * (1 << 16) for _ in range(64))
+    r = c.post("/api/collections/kb/search", content=chunks,
+               headers={"content-type": "application/json"})
+    assert assert_error(r, 413, "payload_too_large")["detail"] == {"limit_bytes": 1 << 20}
+    small = (part for part in (b'{"query": ', b'"kettle warranty"', b', "k": 2}'))
+    r = c.post("/api/collections/kb/search", content=small,
+               headers={"content-type": "application/json"})
+    assert r.status_code == 200 and len(r.json()["hits"]) == 2
 
 
 def test_file_names_are_sanitised_or_refused(env):

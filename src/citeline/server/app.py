@@ -187,6 +187,53 @@ class TimeoutMiddleware:
             await send({"type": "http.response.body", "body": body})
 
 
+# --- request body limit -----------------------------------------------------------------------
+
+
+class BodyLimitMiddleware:
+    """Answer 413 to a JSON request body over ``MAX_JSON_BODY`` bytes, counted as it
+    arrives: a ``Content-Length`` over the limit is refused unread, and a chunked body
+    (no length) is read only up to the limit. Uploads (``.../documents``) stream to
+    disk under their own limit and pass through."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("path", "").endswith("/documents"):
+            await self.app(scope, receive, send)
+            return
+        too_large = _error(413, f"request body over {MAX_JSON_BODY} bytes",
+                           {"limit_bytes": MAX_JSON_BODY})
+        length = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if length.isdigit() and int(length) > MAX_JSON_BODY:
+            await too_large(scope, receive, send)
+            return
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            parts.append(message.get("body", b""))
+            size += len(parts[-1])
+            if size > MAX_JSON_BODY:
+                await too_large(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> dict:
+            nonlocal replayed
+            if replayed:  # after the body, what the client does next (a disconnect)
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": b"".join(parts), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
 # --- the app ---------------------------------------------------------------------------------
 
 
@@ -273,6 +320,7 @@ def create_app(
     app.state.keys = keys
     app.state.config = config
     app.add_middleware(TimeoutMiddleware, config=config)
+    app.add_middleware(BodyLimitMiddleware)
 
     # --- errors ------------------------------------------------------------------------
 
@@ -315,11 +363,6 @@ def create_app(
 
     @app.middleware("http")
     async def _headers(request: Request, call_next):  # type: ignore[no-untyped-def]
-        length = request.headers.get("content-length", "")
-        if (length.isdigit() and int(length) > MAX_JSON_BODY
-                and not request.url.path.endswith("/documents")):
-            return _error(413, f"request body over {MAX_JSON_BODY} bytes",
-                          {"limit_bytes": MAX_JSON_BODY})
         response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
