@@ -313,6 +313,49 @@ def test_request_timeout_is_504(env):
     assert err["detail"] == {"timeout_seconds": 1e-4}
 
 
+def test_timeout_answers_a_stream_that_has_not_started_and_never_cuts_one_that_has():
+    """The middleware over a real ASGI app whose stream waits before its first event
+    (as an ask does while it retrieves) or between events (as a generator does)."""
+    import asyncio
+
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse, StreamingResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from citeline.server.app import ServerConfig, TimeoutMiddleware
+
+    def events(first: float, between: float):  # type: ignore[no-untyped-def]
+        async def gen():  # type: ignore[no-untyped-def]
+            await asyncio.sleep(first)
+            yield "event: citations\ndata: {}\n\n"
+            await asyncio.sleep(between)
+            yield "event: done\ndata: {}\n\n"
+        return gen()
+
+    async def slow_start(request):  # type: ignore[no-untyped-def]
+        return StreamingResponse(events(2.0, 0), media_type="text/event-stream")
+
+    async def slow_answer(request):  # type: ignore[no-untyped-def]
+        return StreamingResponse(events(0, 1.0), media_type="text/event-stream")
+
+    async def slow_json(request):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(2.0)
+        return JSONResponse({})
+
+    app = Starlette(routes=[Route("/a/ask", slow_start, methods=["POST"]),
+                            Route("/b/ask", slow_answer, methods=["POST"]),
+                            Route("/c/search", slow_json, methods=["POST"])])
+    with TestClient(TimeoutMiddleware(app, ServerConfig(request_timeout=0.3))) as c:
+        r = c.post("/a/ask")  # headers out, no event in time: an error event, not silence
+        assert r.status_code == 200 and r.text.startswith("event: error\n")
+        err = json.loads(r.text.split("data: ", 1)[1])["error"]
+        assert err["code"] == "timeout" and err["detail"] == {"timeout_seconds": 0.3}
+        r = c.post("/b/ask")  # first event in time: the stream runs to its end
+        assert r.text == "event: citations\ndata: {}\n\nevent: done\ndata: {}\n\n"
+        assert_error(c.post("/c/search"), 504, "timeout")
+
+
 def test_collections_create_and_delete(env):
     c, data = env["client"], env["data"]
     r = c.post("/api/collections", json={"name": "tmp1", "strategy": "C", "threshold": 0.5})

@@ -16,6 +16,7 @@ answer object). The OpenAPI document is at ``/openapi.json``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import mimetypes
@@ -144,10 +145,15 @@ assert set(MODES) == {"dense", "bm25", "hybrid"} and set(STRATEGIES) == set("ABC
 
 
 class TimeoutMiddleware:
-    """Answer 504 when a search or ask has not started its response in time.
+    """Answer 504 when a search or ask has not started answering in time.
 
-    The handler's thread cannot be killed; it finishes in the background and
-    its result is dropped. Streams are not cut once their first byte is out.
+    "Started" means the first byte of the body: a stream (``ask`` with
+    ``stream``) sends its headers at once, and its first event only when the
+    gate has kept its sources. A stream that has not sent one in time ends with
+    an ``error`` event (code ``timeout``) instead of an empty body; once its
+    first event is out it is never cut, however long the generator takes. The
+    handler's thread cannot be killed; it finishes in the background and its
+    result is dropped.
     """
 
     def __init__(self, app: Any, config: ServerConfig) -> None:
@@ -163,28 +169,45 @@ class TimeoutMiddleware:
         if scope["type"] != "http" or not self.timed(scope):
             await self.app(scope, receive, send)
             return
-        started = False
+        answering = asyncio.Event()
+        stream: bool | None = None  # None until the handler has sent its headers
+        late = False  # the timeout answered: what the handler sends after is dropped
 
         async def send_wrapper(message: dict) -> None:
-            nonlocal started
+            nonlocal stream
+            if late:
+                return
             if message["type"] == "http.response.start":
-                started = True
+                kind = dict(message.get("headers") or []).get(b"content-type", b"")
+                stream = kind.startswith(b"text/event-stream")
+            elif message.get("body") or not message.get("more_body", False):
+                answering.set()
             await send(message)
 
         timeout = self.config.request_timeout
-        try:
-            await asyncio.wait_for(self.app(scope, receive, send_wrapper), timeout)
-        except TimeoutError:
-            if started:
-                return
-            body = json.dumps(
-                error_body(504, f"the request took longer than {timeout:g} s",
-                           {"timeout_seconds": timeout})
-            ).encode()
-            await send({"type": "http.response.start", "status": 504,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+        handler = asyncio.ensure_future(self.app(scope, receive, send_wrapper))
+        started = asyncio.ensure_future(answering.wait())
+        await asyncio.wait({handler, started}, timeout=timeout,
+                           return_when=asyncio.FIRST_COMPLETED)
+        started.cancel()
+        if answering.is_set() or handler.done() or stream is False:
+            await handler  # answering (or a plain response about to): never cut
+            return
+        late = True
+        handler.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await handler
+        err = error_body(504, f"the request took longer than {timeout:g} s",
+                         {"timeout_seconds": timeout})
+        if stream:
+            await send({"type": "http.response.body", "body": _event("error", err).encode(),
+                        "more_body": False})
+            return
+        body = json.dumps(err).encode()
+        await send({"type": "http.response.start", "status": 504,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
 
 
 # --- request body limit -----------------------------------------------------------------------
