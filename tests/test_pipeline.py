@@ -534,3 +534,37 @@ def test_a_pdf_hit_names_its_bookmarked_section_and_page(index: Index, tmp_path:
     hit = index.search("how do I descale the kettle", k=1).hits[0]
     assert (hit.document, hit.section) == ("kettle-manual.pdf", "Kettle manual > Care > Descaling")
     assert hit.locator.fragment.startswith("#page=2")
+
+
+def test_an_index_rebuilt_under_an_open_reader_is_reopened_not_served_stale(
+        tmp_path: Path, clean_corpus: Path, embedder):
+    """A server holds an Index open while the user deletes the folder and indexes again:
+    every thread then reads the new file (SQLite connections keep reading a deleted
+    file, and the new index can reach the same generation number as the old one)."""
+    import shutil
+    from concurrent.futures import ThreadPoolExecutor
+
+    from citeline.errors import IndexNotFound
+
+    folder = tmp_path / "ix"
+    kettle_only = tmp_path / "kettle"
+    kettle_only.mkdir()
+    shutil.copy(clean_corpus / "kettle.md", kettle_only / "kettle.md")
+    Index(folder, embedder=embedder).index(kettle_only)
+    reader = Index(folder, embedder=embedder, create=False)
+    pool = ThreadPoolExecutor(2)  # threads with connections of their own, as a server's
+
+    def documents() -> set[str]:
+        return {h.document for h in reader.search("how often should I oil the chain", k=5).hits}
+
+    assert documents() == {"kettle.md"} == pool.submit(documents).result()
+    shutil.rmtree(folder)
+    with pytest.raises(IndexNotFound, match="removed while in use"):
+        documents()
+    bikes = tmp_path / "bikes"
+    shutil.copytree(clean_corpus / "guides", bikes)
+    Index(folder, embedder=embedder).index(bikes)  # generation 1 again, like the old one
+    assert documents() == {"bicycle.md"} == pool.submit(documents).result()
+    assert [d.path for d in reader.store.documents()] == ["bicycle.md"]
+    pool.shutdown()
+    reader.close()

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -150,6 +151,18 @@ class _Snapshot:
     sentences: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
     # header-less chunk vectors per model key, as ``vectors`` (chunks that have one)
     bare: dict[str, tuple[np.ndarray, np.ndarray]]
+    # the database file these were read from (device, inode): a rebuilt index can
+    # reach the same generation number
+    file: tuple[int, int] | None = None
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of ``path``, None when it does not exist."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _now() -> str:
@@ -180,21 +193,31 @@ class SQLiteStore:
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """One connection per thread (sqlite3 connections are not shareable)."""
+        """One connection per thread (sqlite3 connections are not shareable).
+
+        A connection reads the file it opened even after that file is deleted, so
+        each use checks that the index file is still the one it opened: an index
+        removed and built again at the same path (while a server holds it open) is
+        reopened, and one that is gone is reported as gone, never served stale."""
         c = getattr(self._local, "conn", None)
+        if c is not None and _file_id(self.path) != self._local.file:
+            self.close()
+            if not self.path.exists():
+                raise IndexNotFound(f"{self.folder}: the index was removed while in use")
+            c = None
         if c is None:
             c = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
             _use_wal(c)
             c.execute("PRAGMA foreign_keys=ON")
             c.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = c
+            self._local.conn, self._local.file = c, _file_id(self.path)
         return c
 
     def close(self) -> None:
         c = getattr(self._local, "conn", None)
         if c is not None:
             c.close()
-            self._local.conn = None
+            self._local.conn = self._local.file = None
 
     def _migrate(self) -> None:
         try:
@@ -404,14 +427,16 @@ class SQLiteStore:
 
     def _snapshot(self) -> _Snapshot:
         gen = self.generation()
+        file = self._local.file
         snap = self._snap
-        if snap is not None and snap.generation == gen:
+        if snap is not None and snap.generation == gen and snap.file == file:
             return snap
         with self._snap_lock:
             snap = self._snap
-            if snap is not None and snap.generation == gen:
+            if snap is not None and snap.generation == gen and snap.file == file:
                 return snap
             snap = self._load(gen)
+            snap.file = file
             self._snap = snap
             return snap
 
