@@ -138,6 +138,26 @@ def test_search_and_ask_return_the_cli_json(env, embedder):
     assert err["detail"][0]["field"] == "mode"
     assert_error(c.post("/api/collections/kb/search", json={"query": "x", "k": 0}), 422, "validation_error")
     assert_error(c.post("/api/collections/nope/search", json={"query": "x"}), 404, "not_found")
+    # a blank query, JSON's types taken as they are, a body that is not JSON: each names its field
+    for body, field in (({"query": "   \n"}, "query"), ({"query": "x", "k": "5"}, "k"),
+                        ({"query": "x", "k": True}, "k")):
+        err = assert_error(c.post("/api/collections/kb/search", json=body), 422, "validation_error")
+        assert [d["field"] for d in err["detail"]] == [field], body
+    err = assert_error(c.post("/api/collections/kb/ask", json={"question": "x", "stream": "yes"}),
+                       422, "validation_error")
+    assert [d["field"] for d in err["detail"]] == ["stream"]
+    err = assert_error(c.post("/api/collections/kb/search", content=b'{bad',
+                              headers={"content-type": "application/json"}), 422, "validation_error")
+    assert err["detail"][0]["field"] == "" and err["detail"][0]["type"] == "json_invalid"
+    assert err["detail"][0]["message"].startswith("the body is not valid JSON at character 1")
+    # mode rerank with no cross-encoder on disk: the same code answered and streamed
+    err = assert_error(c.post("/api/collections/kb/search", json={"query": "x", "mode": "rerank"}),
+                       503, "model_unavailable")
+    r = c.post("/api/collections/kb/ask", json={"question": WARRANTY, "mode": "rerank",
+                                                "stream": True})
+    streamed = json.loads(r.text.split("event: error\ndata: ", 1)[1])
+    assert streamed["error"]["code"] == "model_unavailable"
+    assert streamed["error"]["message"] == err["message"]
 
 
 def test_ask_streams_citations_then_text_then_done(env):
@@ -183,7 +203,9 @@ def test_auth_401_403_and_scopes(env):
     with s.client("cl_00000000_" + "A" * 43) as bad:
         assert_error(bad.post("/api/collections/kb/search", json={"query": "kettle"}), 401, "unauthorized")
     with s.client(env["reader"]) as reader:
-        assert [x["name"] for x in reader.get("/api/collections").json()["collections"]] == ["kb"]
+        listed = reader.get("/api/collections").json()
+        assert [x["name"] for x in listed["collections"]] == ["kb"]
+        assert listed["can_create"] is False  # the page offers no "New collection" to this key
         assert reader.post("/api/collections/kb/search", json={"query": "kettle"}).status_code == 200
         err = assert_error(reader.post("/api/collections/other/search", json={"query": "kettle"}),
                            403, "forbidden")

@@ -29,14 +29,14 @@ from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -100,6 +100,24 @@ def error_body(status: int, message: str, detail: Any = None, code: str | None =
                       "detail": detail}}
 
 
+def cite_error_status(exc: CiteError) -> int:
+    """The HTTP status of a pipeline error, the same in a JSON answer and in a stream."""
+    if isinstance(exc, IndexNotFound):
+        return 404
+    if isinstance(exc, ModelMismatch | SchemaError):
+        return 409
+    if isinstance(exc, ModelUnavailable):
+        return 503
+    return 400
+
+
+def cite_error_body(exc: CiteError) -> dict:
+    status = cite_error_status(exc)
+    # weights missing on disk (the reranker of mode "rerank") are not a server still starting
+    code = "model_unavailable" if isinstance(exc, ModelUnavailable) else None
+    return error_body(status, str(exc), code=code)
+
+
 def _error(status: int, message: str, detail: Any = None, code: str | None = None,
            headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse(error_body(status, message, detail, code), status_code=status,
@@ -118,7 +136,21 @@ class ServerConfig:
 # --- request bodies ------------------------------------------------------------------------
 
 
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be blank (it is only whitespace)")
+    return text
+
+
+# A question or query: JSON strings only, not blank.
+QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS),
+                      AfterValidator(_not_blank)]
+# Bodies take JSON's own types: "5" is not a number, true is not 1, "yes" is not true.
+STRICT = ConfigDict(strict=True)
+
+
 class CreateCollection(BaseModel):
+    model_config = STRICT
     name: str = Field(description="1-64 letters, digits, '_', '-', '.'")
     strategy: Literal["A", "B", "C", "D", "E", "F"] = Field("E", description="chunking strategy")
     threshold: float | None = Field(
@@ -127,13 +159,15 @@ class CreateCollection(BaseModel):
 
 
 class SearchBody(BaseModel):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    model_config = STRICT
+    query: QueryText
     k: int = Field(20, ge=1, le=MAX_K)
     mode: Literal["dense", "bm25", "hybrid", "rerank"] = "hybrid"
 
 
 class AskBody(BaseModel):
-    question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    model_config = STRICT
+    question: QueryText
     mode: Literal["dense", "bm25", "hybrid", "rerank"] = "hybrid"
     stream: bool = Field(False, description="answer as Server-Sent Events")
 
@@ -361,23 +395,16 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        detail = [
-            {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
-             "message": e.get("msg", ""), "type": e.get("type", "")}
-            for e in exc.errors()
-        ]
+        detail = [_invalid_json(e) if e.get("type") == "json_invalid" else
+                  {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
+                   "message": e.get("msg", ""), "type": e.get("type", "")}
+                  for e in exc.errors()]
         fields = ", ".join(d["field"] or "body" for d in detail)
         return _error(422, f"invalid request: {fields}", detail)
 
     @app.exception_handler(CiteError)
     async def _cite_error(request: Request, exc: CiteError) -> JSONResponse:
-        if isinstance(exc, IndexNotFound):
-            return _error(404, str(exc))
-        if isinstance(exc, ModelMismatch | SchemaError):
-            return _error(409, str(exc))
-        if isinstance(exc, ModelUnavailable):
-            return _error(503, str(exc))
-        return _error(400, str(exc))
+        return JSONResponse(cite_error_body(exc), status_code=cite_error_status(exc))
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:
@@ -475,7 +502,9 @@ def create_app(
                 c = collections.get(name)
                 if c is not None:
                     out.append(c.info())
-        return {"collections": out, "can_create": collections.multi}
+        # creating takes a '*' write key (or an open server): offer it only then
+        may_create = rec is None or rec.allows(None, "write")
+        return {"collections": out, "can_create": collections.multi and may_create}
 
     @app.post("/api/collections", status_code=201, tags=["collections"],
               summary="create a collection with its strategy and threshold")
@@ -652,6 +681,16 @@ _EMPTY_DOC: dict[str, Any] = {
 }
 
 
+def _invalid_json(e: dict) -> dict[str, str]:
+    """A body that is not JSON: pydantic puts the character position where a field
+    name goes (loc ``("body", 1)``); name the body and say where it broke instead."""
+    at = [p for p in e.get("loc", ()) if isinstance(p, int)]
+    why = (e.get("ctx") or {}).get("error", "")
+    where = f" at character {at[0]}" if at else ""
+    return {"field": "", "message": f"the body is not valid JSON{where}: {why}".rstrip(": "),
+            "type": "json_invalid"}
+
+
 def _writable(folder: Path) -> bool:
     try:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".ready-"):
@@ -686,7 +725,7 @@ def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
             )
             events.put(("done", answer))
         except CiteError as exc:
-            events.put(("error", error_body(400, str(exc))))
+            events.put(("error", cite_error_body(exc)))
         except Exception as exc:  # the stream must end with an event, not hang
             log.exception("ask stream failed")
             events.put(("error", error_body(500, "internal server error",
