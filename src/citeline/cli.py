@@ -473,7 +473,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 f"{'; queries only, no indexing worker' if args.no_index_worker else ''})")
     else:
         what = f"collections under {folder}" if args.data else f"the index {folder}"
-    print(f"citeline: serving {what} on http://{args.host}:{args.port}/ — {access}",
+    host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL
+    print(f"citeline: serving {what} on http://{host}:{args.port}/ — {access}",
           file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
