@@ -272,6 +272,9 @@ def test_file_names_are_sanitised_or_refused(env):
     assert_error(c.post("/api/collections/other/documents", json={"x": 1}), 415, "unsupported_media_type")
     assert_error(c.post("/api/collections/other/documents", data={"note": "no file"},
                         files=[("nofile", ("", b""))]), 400, "bad_request")
+    err = assert_error(c.post("/api/collections/other/documents",
+                              files=[("other", ("stray.md", b"# Stray\n\nx\n"))]), 400, "bad_request")
+    assert err["detail"] == {"field": "other"} and "'files'" in err["message"]
     # documents are addressed inside the collection only
     for path in ("..%2F..%2Fetc%2Fpasswd", "../kb/files/kettle.md", "%2Fetc%2Fpasswd"):
         r = c.get(f"/api/collections/other/documents/{path}/file")
@@ -384,6 +387,10 @@ def test_collections_create_and_delete(env):
     assert r.status_code == 201 and r.json()["strategy"] == "C" and r.json()["threshold"] == 0.5
     assert_error(c.post("/api/collections", json={"name": "tmp1"}), 409, "conflict")
     assert_error(c.post("/api/collections", json={"name": "../up"}), 400, "bad_request")
+    err = assert_error(c.post("/api/collections", json={"name": "keys.sqlite3"}), 400, "bad_request")
+    assert err["message"] == "collection name 'keys.sqlite3': the data folder has a file of that name"
+    err = assert_error(c.post("/api/collections", json={"name": "x."}), 400, "bad_request")
+    assert "not ending with '.'" in err["message"]
     assert_error(c.post("/api/collections", json={"name": "t", "threshold": 3}), 422, "validation_error")
     assert_error(c.post("/api/collections", json={"name": "t", "strategy": "Z"}), 422, "validation_error")
     assert c.delete("/api/collections/tmp1").json() == {"deleted": "tmp1"}

@@ -794,6 +794,10 @@ async def _receive_files(request: Request, c: Collection, limit: int) -> list[tu
         raw = disp.get(b"filename")
         if raw is None:
             return  # a plain form field: ignored
+        field = disp.get(b"name", b"").decode("utf-8", "replace")
+        if field != "files":
+            raise ApiError(400, f"a file in the form field '{field}': send files in the field "
+                           "'files'", {"field": field})
         try:
             raw_name = raw.decode("utf-8")
         except UnicodeDecodeError as exc:

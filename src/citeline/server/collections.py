@@ -46,7 +46,7 @@ def check_collection_name(name: str) -> str:
     if not _NAME_RE.match(name) or name.endswith("."):
         raise NameError_(
             f"collection name {name!r}: use 1-64 letters, digits, '_', '-', '.', "
-            "starting with a letter or digit"
+            "starting with a letter or digit and not ending with '.'"
         )
     return name
 
@@ -212,6 +212,8 @@ class Collections:
         folder = self.root / name
         if (folder / DB_NAME).exists():
             raise FileExistsError(name)
+        if folder.exists() and not folder.is_dir():  # e.g. the keys file, keys.sqlite3
+            raise NameError_(f"collection name {name!r}: the data folder has a file of that name")
         idx = self._index(folder, create=True)
         try:
             idx.set_strategy(strategy)
