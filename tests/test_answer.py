@@ -41,6 +41,9 @@ from replay_llm import Replay
         ("Made up [7].", "Made up.", set(), ["[7]"]),
         ("Partly [2, 9] and [3-5].", "Partly [2] and [3].", {2, 3}, ["[9]", "[4]", "[5]"]),
         ("Absurd [1-100].", "Absurd.", set(), ["[1-100]"]),
+        ("Long numbers [12345] and [1, 99999].", "Long numbers and [1].", {1},
+         ["[12345]", "[99999]"]),
+        ("Huge [1-1000000000].", "Huge.", set(), ["[1-1000000000]"]),
     ],
 )
 def test_markers_are_parsed_mapped_and_invalid_ones_removed(raw, text, cited, invalid):
@@ -340,6 +343,11 @@ def test_show_prompt_counts_tokens_and_bad_generator_config_is_clear(kettle: Ind
     code, _, err = run("ask", "x", "--index", kettle.location, "--generator", "local",
                            "--model-path", "/nonexistent/model.gguf")
     assert code == 2 and "not a GGUF file or a transformers model folder" in err
+    for n in ("0", "-3"):  # never silently the default, never sent to an endpoint
+        code, _, err = run("ask", "x", "--index", kettle.location, "--generator", "openai",
+                           "--base-url", "http://127.0.0.1:9/v1", "--model-name", "m",
+                           "--max-new-tokens", n)
+        assert code == 2 and f"--max-new-tokens: must be at least 1, got {n}" in err
 
 
 def test_build_prompt_uses_content_and_numbers():
@@ -388,8 +396,9 @@ def test_llama_cpp_backend_is_refused_clearly_when_not_installed():
 def test_the_worked_examples_in_the_docstrings_hold():
     import doctest
 
+    from citeline import types
     from citeline.answer import citations, extractive, prompt
 
-    for mod in (citations, extractive, prompt):
+    for mod in (citations, extractive, prompt, types):  # types: a citation's url
         result = doctest.testmod(mod)
         assert result.attempted > 0 and result.failed == 0, mod.__name__

@@ -231,7 +231,8 @@ def _generator(args: argparse.Namespace, idx: Index):  # type: ignore[no-untyped
             api_key_env=args.api_key_env or s.openai_api_key_env,
             timeout=args.timeout if args.timeout is not None else s.generator_timeout,
             model_path=args.model_path or s.local_model_path,
-            max_new_tokens=args.max_new_tokens or s.max_new_tokens,
+            max_new_tokens=(args.max_new_tokens if args.max_new_tokens is not None
+                            else s.max_new_tokens),
             local_backend=args.local_backend or s.local_backend,  # type: ignore[arg-type]
         )
     )

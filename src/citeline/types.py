@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, NamedTuple
+from urllib.parse import quote
 
 Strategy = Literal["A", "B", "C", "D", "E", "F"]
 STRATEGIES: tuple[Strategy, ...] = ("A", "B", "C", "D", "E", "F")
@@ -139,6 +140,19 @@ class Locator:
     def char_fragment(self) -> str:
         return f"#char={self.start},{self.end}"
 
+    def url(self, document: str) -> str:
+        """``document`` (a path under the indexed folder) with this fragment, as a relative
+        URL: percent-encoded, so a name with ``#``, ``%`` or a space, or a sheet name with
+        a space, still parses back to the same file and place.
+
+        >>> Locator(0, 81).url("notes #1 100%.md")
+        'notes%20%231%20100%25.md#char=0,81'
+        >>> Locator(0, 9, sheet_range="'Q3 Sales'!A1:F10").url("t.xlsx")
+        "t.xlsx#'Q3%20Sales'!A1:F10"
+        """
+        # RFC 3986: a fragment may hold sub-delims, ':', '@', '/' and '?' as they are
+        return quote(document, safe="/") + "#" + quote(self.fragment[1:], safe="!$&'()*+,;=:@/?")
+
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"char": [self.start, self.end], "fragment": self.fragment}
         if self.pages:
@@ -212,7 +226,7 @@ class Citation:
             "title": self.title,
             "section": self.section,
             "locator": self.locator.fragment,
-            "url": self.document + self.locator.fragment,
+            "url": self.locator.url(self.document),
             "location": self.locator.to_json(),
             "quote": self.quote,
             "distance": round(self.distance, 6),
@@ -242,7 +256,7 @@ class Span:
             "start": self.start,
             "end": self.end,
             "locator": self.locator.fragment,
-            "url": self.document + self.locator.fragment,
+            "url": self.locator.url(self.document),
             "location": self.locator.to_json(),
             "text": self.text,
             "score": round(self.score, 6),

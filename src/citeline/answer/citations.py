@@ -32,8 +32,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# Digits: ``\d`` also matches fullwidth digits, and int() reads them.
-_NUM = r"\d{1,4}"
+# Digits: ``\d`` also matches fullwidth digits, and int() reads them. Any number a model
+# writes in a marker is one (``[12345]`` is removed and reported like ``[7]``).
+_NUM = r"\d{1,18}"
 _SEP = r"\s*(?:[,，、;；]|and)\s*"
 _DASH = r"\s*[-‐‑‒–—~〜]\s*"
 _ITEM = rf"{_NUM}(?:{_DASH}{_NUM})?"

@@ -384,4 +384,6 @@ def make_generator(config: GeneratorConfig) -> Generator | Extractive:
         )
     if config.timeout <= 0:
         raise ConfigError(f"--timeout: must be positive, got {config.timeout:g}")
+    if config.max_new_tokens < 1:
+        raise ConfigError(f"--max-new-tokens: must be at least 1, got {config.max_new_tokens}")
     return factory(config)
