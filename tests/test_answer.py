@@ -120,6 +120,24 @@ def test_sentence_spans_are_exact_and_skip_headings():
                      "```rust\nlet a = 1;\n\nlet b = 2;\n```", "After."]
 
 
+def test_a_pdf_headings_line_does_not_open_the_sentence_under_it():
+    """A PDF's heading is a plain line (no '#', no blank line after it): the sentence
+    quoted from the section starts after it; a line that only looks alike stays."""
+    from dataclasses import replace
+
+    from citeline.answer.extractive import candidates
+    from citeline.types import Hit, Locator
+
+    content = "Replacing an emitter\nCut the old emitter off flush with the pipe.\nThen test it."
+    hit = Hit(1, 1, "m.pdf", "M", "Manual > 1. Drip lines > Replacing an emitter", 100,
+              100 + len(content), Locator(100, 100 + len(content), pages=(1,)), content, 0.3, 1.0)
+    first = candidates([hit])[0]
+    assert first.text == "Cut the old emitter off flush with the pipe."
+    assert (first.start, first.end) == (121, 165)
+    other = replace(hit, section="Manual > Other")
+    assert candidates([other])[0].text.startswith("Replacing an emitter\nCut")
+
+
 def test_extractive_answer_spans_are_exact_document_slices(kettle: Index):
     ans = kettle.ask("How long does the kettle warranty last?")
     assert ans.generator == "extractive" and not ans.refused and ans.spans

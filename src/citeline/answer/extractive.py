@@ -112,10 +112,31 @@ def candidates(hits: Sequence[Hit]) -> list[Candidate]:
     """Every sentence of every kept hit, with document offsets (score filled later)."""
     out = []
     for n, h in enumerate(hits, start=1):
+        heading = h.section.rsplit(" > ", 1)[-1]
         for s, e in sentence_spans(h.content):
+            s = after_heading_line(h.content, s, e, heading)
             if e - s >= MIN_SENTENCE:
                 out.append(Candidate(n, h, h.start + s, h.start + e, h.content[s:e], 0.0))
     return out
+
+
+def after_heading_line(content: str, start: int, end: int, heading: str) -> int:
+    """Where the sentence ``content[start:end]`` starts once a first line that is its
+    section's ``heading`` is left out. A PDF's heading (read from its bookmarks or font
+    sizes) is a plain line with no blank line after it, so it would open the sentence
+    below it; Markdown's ``#`` headings are skipped by :func:`sentence_spans` already.
+
+    >>> t = "Replacing an emitter\\nCut the old emitter off."
+    >>> t[after_heading_line(t, 0, len(t), "Replacing an emitter"):]
+    'Cut the old emitter off.'
+    """
+    line_end = content.find("\n", start, end)
+    if line_end < 0 or content[start:line_end].split() != heading.split():
+        return start
+    start = line_end + 1
+    while start < end and content[start].isspace():
+        start += 1
+    return start
 
 
 def select(
