@@ -386,6 +386,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         if j["reason"]:
             line += f"  — {j['reason']}"
         print(line)
+        if not j["content_hash"]:  # failed before any version was indexed: nothing to show
+            continue
         print(
             f"         hash {str(j['content_hash'])[:12]}  extractor {j['extractor']} "
             f"{j['extractor_version']}  pipeline {j['pipeline_version']}  "

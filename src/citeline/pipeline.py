@@ -702,7 +702,8 @@ class Index:
     def _fail(self, rel: str, root: str, reason: str, report: IndexReport) -> None:
         old = self.store.document(rel)
         if old is not None and old.n_chunks:
-            reason = f"{reason} (the previously indexed version, {old.n_chunks} chunks, is still searchable)"
+            chunks = f"{old.n_chunks} chunk{'' if old.n_chunks == 1 else 's'}"
+            reason = f"{reason} (the previously indexed version, {chunks}, is still searchable)"
         self.store.mark(rel, root, DocState.FAILED, reason)
         report.failed.append((rel, reason))
 
