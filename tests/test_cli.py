@@ -76,6 +76,12 @@ def test_errors_are_clear(run, tmp_path: Path):
     assert code == 2 and "no citeline index here" in err
     code, _, err = run("index", str(tmp_path / "missing"), "--index", str(tmp_path / "ix"))
     assert code == 2 and "no such file or folder" in err
+    Path(tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nSome text about anything.\n")
+    assert run("index", str(tmp_path / "docs"), "--index", str(tmp_path / "ix"), "-q")[0] == 0
+    for cmd, what in (("search", "query"), ("ask", "question")):
+        code, _, err = run(cmd, "  ", "--index", str(tmp_path / "ix"))
+        assert code == 2 and f"{what}: must not be empty" in err
 
 
 @pytest.mark.slow

@@ -946,6 +946,8 @@ class Index:
         )
 
         t_total = time.perf_counter()
+        if not question.strip():
+            raise ConfigError("question: must not be empty")
         if generator is None or isinstance(generator, str):
             # name: the argument > the index's setting > the user's config / CITELINE_*;
             # the endpoint, model and limits from the user's config, as the CLI does
