@@ -94,6 +94,34 @@ def test_heading_path_and_header():
     assert any(c.section == "Manual > Warranty" for c in by_content.values())
 
 
+def test_an_empty_sections_heading_opens_its_subsections_first_chunk():
+    """'# Part' right above '## Chapter' is a section with no body: its heading is not a
+    chunk of its own but the start of the subsection's first; nothing is dropped."""
+    text = ("# Manual\n\n## Care\n\n### Rinsing\n\nRinse three times in cold water.\n\n"
+            "## Empty sibling\n\n## Warranty\n\nTwo years from the date of purchase.")
+    chunks = chunk_document(doc(text, "Manual"))
+    first = chunks[0]
+    assert first.content.startswith("# Manual\n\n## Care\n\n### Rinsing\n\nRinse three")
+    assert first.section == "Manual > Care > Rinsing" and first.start == 0
+    # a heading followed by a sibling, not a subsection, stays where it is
+    assert any(c.content == "## Empty sibling" and c.section == "Manual > Empty sibling"
+               for c in chunks)
+    assert [c.content for c in chunks if c.content.startswith("## Warranty")]
+    assert _covered(text, chunks)
+
+
+def test_the_window_split_never_leaves_a_heading_alone(embedder):
+    """A chunk over the encoder window is halved at paragraphs: with three, the first half
+    was the heading alone (a chunk that answers nothing). It now takes the paragraph
+    after the heading too. (These sizes left '## Setup' alone before chunk-v5.)"""
+    code = "```\n" + "q9(z8,k7);\n" * 23 + "```"  # ~230 word pieces in 257 characters
+    text = "## Setup\n\n" + "install " * 9 + "first.\n\n" + code
+    chunks = chunk_document(doc(text), ChunkConfig(budget=1500), embedder.count_tokens)
+    assert len(chunks) == 2 and chunks[0].content == "## Setup\n\n" + "install " * 9 + "first."
+    assert chunks[1].content == code
+    assert all(n <= 256 for n in embedder.count_tokens([c.text for c in chunks]))
+
+
 def test_headings_inside_code_fences_are_not_headings():
     text = "# T\n\n```sh\n# comment\n```\n\n## Real\n\ntext"
     assert [h[2] for h in headings(text)] == ["T", "Real"]

@@ -18,7 +18,9 @@ path is kept): Markdown's ATX (``## Title``) and setext (a line underlined with
 titles, whose levels follow the order their adornment styles first appear, or
 the headings the extractor found (a PDF's bookmarks, located in its text); it
 packs whole paragraphs up to the budget, and falls back to sentence (then word)
-boundaries only when one paragraph is over the budget.
+boundaries only when one paragraph is over the budget. A section that is only its
+heading (``# Part`` right above ``## Chapter``) is not a chunk of its own: its heading
+opens the first chunk of its subsection.
 Atomic regions (transcript cues, spreadsheet rows) play the paragraph's part
 and are never cut. *Header* prefixes the embedded ``text`` with
 ``[Title > Section > Subsection]``. *Overlap* starts a chunk ``overlap``
@@ -96,7 +98,7 @@ class ChunkConfig:
     def signature(self) -> str:
         """Stamped on documents: a different signature means re-chunk (stale)."""
         ov = self.overlap if self.overlapping else 0
-        return f"chunk-v4:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
+        return f"chunk-v5:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,15 @@ class Section:
     end: int
     path: tuple[str, ...]  # heading path below the title
     context: str = ""  # extra embedded context, e.g. a sheet's header row
+    head_end: int | None = None  # where its heading ends; None: no heading (a preamble)
+
+    def is_heading(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` is this section's heading and nothing more."""
+        return self.head_end is not None and start >= self.start and end <= self.head_end
+
+    def has_subsection(self, other: Section) -> bool:
+        return (len(other.path) > len(self.path)
+                and other.path[: len(self.path)] == self.path)
 
 
 # --- sections -------------------------------------------------------------------------
@@ -206,13 +217,13 @@ def sections(doc: Document) -> list[Section]:
         first = heads[0].start if heads else len(doc.text)
         out.append(Section(0, first, ()))
     stack: list[tuple[int, str]] = []
-    for i, (at, level, title, _) in enumerate(heads):
+    for i, (at, level, title, head_end) in enumerate(heads):
         end = heads[i + 1].start if i + 1 < len(heads) else len(doc.text)
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, title))
         path = tuple(t for lv, t in stack if not (lv == 1 and t == doc.title))
-        out.append(Section(at, end, path))
+        out.append(Section(at, end, path, head_end=head_end))
     return out
 
 
@@ -328,7 +339,8 @@ def chunk_document(
         ranges = _blind_ranges(doc, config)
     else:
         ranges = []
-        for sec in secs:
+        carried: list[tuple[int, int]] = []  # headings of empty sections above this one
+        for i, sec in enumerate(secs):
             # A paragraph over budget is replaced by its sentences (a sentence over
             # budget by its words), which then pack like paragraphs do: the cut
             # falls inside that paragraph only, and the short paragraph before it
@@ -339,7 +351,16 @@ def chunk_document(
                     spans.extend(_split_long(doc.text, s, e, config.budget))
                 else:
                     spans.append((s, e))
-            ranges.extend((sec, r) for r in pack_spans(spans, config.budget))
+            # A section that is only its heading ("# Part" right above "## Chapter")
+            # would be a chunk that answers nothing: its heading opens the first chunk
+            # of its subsection instead, whose label names it already.
+            nxt = secs[i + 1] if i + 1 < len(secs) else None
+            if (nxt is not None and sec.has_subsection(nxt) and spans
+                    and all(sec.is_heading(s, e) for s, e in spans)):
+                carried += spans
+                continue
+            ranges.extend((sec, r) for r in pack_spans(carried + spans, config.budget))
+            carried = []
     chunks: list[Chunk] = []
     for sec, (s, e) in ranges:
         trimmed = _trim(doc.text, s, e)
@@ -370,6 +391,16 @@ def _section_of(secs: list[Section], start: int) -> Section:
     return next((x for x in reversed(secs) if x.start <= start), secs[0])
 
 
+def _own_section(secs: list[Section], c: Chunk) -> Section:
+    """The section a chunk belongs to: the one holding its last character (a chunk
+    may open with the heading of an empty section above its own)."""
+    return _section_of(secs, c.end - 1)
+
+
+def _is_a_heading(secs: list[Section], start: int, end: int) -> bool:
+    return _section_of(secs, start).is_heading(start, end)
+
+
 def _make(doc: Document, sec: Section, start: int, end: int, config: ChunkConfig) -> Chunk:
     content = doc.text[start:end]
     label = section_label(doc, sec.path)
@@ -394,14 +425,16 @@ def _fit_window(
         if n <= config.window:
             out.append(c)
         else:
-            out.extend(_split_to_window(doc, _section_of(secs, c.start), c, config, count_tokens))
+            out.extend(_split_to_window(doc, secs, c, config, count_tokens))
     return out
 
 
 def _split_to_window(
-    doc: Document, sec: Section, c: Chunk, config: ChunkConfig, count_tokens: TokenCounter
+    doc: Document, secs: list[Section], c: Chunk, config: ChunkConfig, count_tokens: TokenCounter
 ) -> list[Chunk]:
-    """Split an over-window chunk at the coarsest boundary that has more than one piece."""
+    """Split an over-window chunk at the coarsest boundary that has more than one piece;
+    the first half takes at least one piece that is not a heading."""
+    sec = _own_section(secs, c)
     for split in (_paragraph_pieces, sentence_pieces, _word_pieces):
         spans = split(doc.text, c.start, c.end)
         if len(spans) > 1:
@@ -416,6 +449,8 @@ def _split_to_window(
         spans = [(c.start, mid), (mid, c.end)]
     # binary split keeps the number of tokenizer calls logarithmic
     mid = len(spans) // 2
+    while mid < len(spans) - 1 and all(_is_a_heading(secs, s, e) for s, e in spans[:mid]):
+        mid += 1  # a heading alone would be a piece that answers nothing
     halves = [(spans[0][0], spans[mid - 1][1]), (spans[mid][0], spans[-1][1])]
     out: list[Chunk] = []
     for s, e in halves:
@@ -426,7 +461,7 @@ def _split_to_window(
         if count_tokens([piece.text])[0] <= config.window:
             out.append(piece)
         else:
-            out.extend(_split_to_window(doc, sec, piece, config, count_tokens))
+            out.extend(_split_to_window(doc, secs, piece, config, count_tokens))
     return _merge_fitting(doc, sec, out, config, count_tokens)
 
 
@@ -456,7 +491,7 @@ def _add_overlap(
             s = max(prev.start, prev.end - config.overlap)
             trimmed = _trim(doc.text, s, c.end)
             if trimmed:
-                out.append(_make(doc, _section_of(secs, c.start), *trimmed, config))
+                out.append(_make(doc, _own_section(secs, c), *trimmed, config))
                 continue
         out.append(c)
     return out
