@@ -200,6 +200,9 @@ def test_auth_401_403_and_scopes(env):
         r = anon.post("/api/collections/kb/search", json={"query": "kettle"})
         assert_error(r, 401, "unauthorized")
         assert r.headers["www-authenticate"] == "Bearer"
+        # the key is checked before the body's fields: no validation detail without one
+        assert_error(anon.post("/api/collections/kb/search", json={"query": "", "k": "x"}),
+                     401, "unauthorized")
     with s.client("cl_00000000_" + "A" * 43) as bad:
         assert_error(bad.post("/api/collections/kb/search", json={"query": "kettle"}), 401, "unauthorized")
     with s.client(env["reader"]) as reader:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -364,6 +364,13 @@ def create_app(
         if close is not None:
             close()
 
+    def caller(request: Request) -> None:
+        """Every route's first dependency: on the collections API the key is checked
+        before the body's fields are, so a caller without a valid key learns nothing
+        about the request it sent but 401."""
+        if request.url.path.startswith("/api/collections"):
+            request.state.caller = identify(request)
+
     app = FastAPI(
         title="citeline",
         version=__version__,
@@ -371,6 +378,7 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # Swagger UI loads from a CDN; the page must work offline
         redoc_url=None,
+        dependencies=[Depends(caller)],
     )
     app.state.collections = collections
     app.state.jobs = jobs
@@ -422,6 +430,8 @@ def create_app(
 
     def identify(request: Request) -> ApiKey | None:
         """The caller's key record; None means open access (no keys, loopback)."""
+        if hasattr(request.state, "caller"):  # checked already, by the dependency
+            return request.state.caller
         header = request.headers.get("authorization", "")
         key = header[7:].strip() if header.lower().startswith("bearer ") else ""
         key = key or request.headers.get("x-api-key", "").strip()
