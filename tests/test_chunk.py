@@ -110,6 +110,22 @@ def test_an_empty_sections_heading_opens_its_subsections_first_chunk():
     assert _covered(text, chunks)
 
 
+def test_a_heading_and_its_paragraph_over_the_budget_cut_the_paragraph_not_the_heading():
+    """A 489-character paragraph under a 34-character heading: together over 512, so the
+    paragraph is cut where a sentence ends, and the heading opens the first piece (it
+    was a chunk of its own, cited as a source in the sample corpus)."""
+    para = ("If you see smoke or flames coming from the inverter, leave the building at once. "
+            * 6).strip()
+    text = "## Emergency Procedures\n\n### Smoke, Fire or a Burning Smell\n\n" + para
+    chunks = chunk_document(doc(text))
+    assert all(len(c.content) <= 512 for c in chunks)
+    assert chunks[0].content.startswith("## Emergency Procedures\n\n### Smoke, Fire or a "
+                                        "Burning Smell\n\nIf you see smoke")
+    assert chunks[0].section == "Doc > Emergency Procedures > Smoke, Fire or a Burning Smell"
+    assert all(c.content.endswith("at once.") for c in chunks)  # cut where sentences end
+    assert _covered(text, chunks)
+
+
 def test_the_window_split_never_leaves_a_heading_alone(embedder):
     """A chunk over the encoder window is halved at paragraphs: with three, the first half
     was the heading alone (a chunk that answers nothing). It now takes the paragraph

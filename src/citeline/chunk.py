@@ -18,8 +18,10 @@ path is kept): Markdown's ATX (``## Title``) and setext (a line underlined with
 titles, whose levels follow the order their adornment styles first appear, or
 the headings the extractor found (a PDF's bookmarks, located in its text); it
 packs whole paragraphs up to the budget, and falls back to sentence (then word)
-boundaries only when one paragraph is over the budget. A section that is only its
-heading (``# Part`` right above ``## Chapter``) is not a chunk of its own: its heading
+boundaries only when one paragraph is over the budget. A heading is not a chunk of
+its own: it labels the paragraph under it, and a heading with its first paragraph over
+the budget counts as an over-budget paragraph (the paragraph is cut where a sentence
+ends); a section that is only its heading (``# Part`` right above ``## Chapter``)
 opens the first chunk of its subsection.
 Atomic regions (transcript cues, spreadsheet rows) play the paragraph's part
 and are never cut. *Header* prefixes the embedded ``text`` with
@@ -314,6 +316,21 @@ def _split_long(text: str, start: int, end: int, budget: int) -> list[tuple[int,
     return out
 
 
+def _heading_with_its_paragraph(
+    text: str, secs: list[Section], spans: list[tuple[int, int]], budget: int
+) -> list[tuple[int, int]]:
+    """A heading labels the paragraph under it, so the two are one unit: when together
+    they are over the budget, the paragraph is cut where its sentences end (as a
+    paragraph over the budget is), and the heading packs with its first sentences
+    instead of making a chunk of its own."""
+    k = 0
+    while k < len(spans) and _is_a_heading(secs, *spans[k]):
+        k += 1
+    if k == 0 or k == len(spans) or spans[k][1] - spans[0][0] <= budget:
+        return spans
+    return [*spans[:k], *_split_long(text, *spans[k], budget), *spans[k + 1:]]
+
+
 def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
     raw = text[start:end]
     lead = len(raw) - len(raw.lstrip())
@@ -359,7 +376,8 @@ def chunk_document(
                     and all(sec.is_heading(s, e) for s, e in spans)):
                 carried += spans
                 continue
-            ranges.extend((sec, r) for r in pack_spans(carried + spans, config.budget))
+            spans = _heading_with_its_paragraph(doc.text, secs, carried + spans, config.budget)
+            ranges.extend((sec, r) for r in pack_spans(spans, config.budget))
             carried = []
     chunks: list[Chunk] = []
     for sec, (s, e) in ranges:
