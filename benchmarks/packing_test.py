@@ -24,18 +24,16 @@ one, per corpus and pooled (citeline.eval.pool):
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+from pair_reports import compare  # benchmarks/
 
 import citeline.chunk
 from citeline import cli
-from citeline.eval.pool import pool, pooled_figures, render
 
-RUN = "E/hybrid"
 GREEDY = citeline.chunk.pack_spans  # the product's packer, before `run` replaces it
 CACHE = "embed-cache.sqlite3"
 
@@ -91,41 +89,6 @@ def run(names: Sequence[str], greedy: Path, out: Path) -> int:
     return 0
 
 
-def merged(greedy: dict[str, Any], balanced: dict[str, Any]) -> dict[str, Any]:
-    """One report holding both default hybrids, as runs ``greedy`` and ``balanced``."""
-    g, b = greedy["queries"], balanced["queries"]
-    if [q["qid"] for q in g] != [q["qid"] for q in b]:
-        raise SystemExit("the two reports do not hold the same queries in the same order")
-    queries = [{**qg, "ranks": {"greedy": qg["ranks"][RUN], "balanced": qb["ranks"][RUN]},
-                "within": {"greedy": qg["within"][RUN], "balanced": qb["within"][RUN]}}
-               for qg, qb in zip(g, b, strict=True)]
-    return {"runs": {"greedy": {}, "balanced": {}}, "queries": queries}
-
-
-def compare(names: Sequence[str], greedy: Path, balanced: Path, out: Path | None) -> int:
-    reports, chunks = {}, {}
-    for name in names:
-        rg = json.loads((greedy / name / "report.json").read_text(encoding="utf-8"))
-        rb = json.loads((balanced / name / "report.json").read_text(encoding="utf-8"))
-        reports[name] = merged(rg, rb)
-        chunks[name] = {
-            side: {"chunks": r["strategies"]["E"]["chunks"],
-                   "destroyed": len(r["strategies"]["E"]["destroyed"])}
-            for side, r in (("greedy", rg), ("balanced", rb))}
-    result = pool(reports, "balanced", "greedy")
-    result["figures"] = {run: pooled_figures(reports, run) for run in ("balanced", "greedy")}
-    result["rustbook"] = ({run: pooled_figures({"rustbook": reports["rustbook"]}, run)
-                           for run in ("balanced", "greedy")} if "rustbook" in reports else None)
-    result["chunks"] = chunks
-    print("\n".join(render(result)))
-    print(json.dumps({"figures": result["figures"], "rustbook": result["rustbook"],
-                      "chunks": chunks}, indent=1))
-    if out:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    return 0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -141,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "run":
         return run(args.names, args.greedy, args.out)
-    return compare(args.names, args.greedy, args.balanced, args.out)
+    compare(args.names, args.balanced, args.greedy, ("balanced", "greedy"), args.out)
+    return 0
 
 
 if __name__ == "__main__":
