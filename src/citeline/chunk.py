@@ -317,15 +317,14 @@ def _split_long(text: str, start: int, end: int, budget: int) -> list[tuple[int,
 
 
 def _heading_with_its_paragraph(
-    text: str, secs: list[Section], spans: list[tuple[int, int]], budget: int
+    text: str, spans: list[tuple[int, int]], headings: int, budget: int
 ) -> list[tuple[int, int]]:
-    """A heading labels the paragraph under it, so the two are one unit: when together
-    they are over the budget, the paragraph is cut where its sentences end (as a
-    paragraph over the budget is), and the heading packs with its first sentences
-    instead of making a chunk of its own."""
-    k = 0
-    while k < len(spans) and _is_a_heading(secs, *spans[k]):
-        k += 1
+    """A heading labels the paragraph under it, so the two are one unit: when the first
+    ``headings`` spans (headings) and the paragraph after them are over the budget
+    together, the paragraph is cut where its sentences end (as a paragraph over the
+    budget is), and the headings pack with its first sentences instead of making a
+    chunk of their own."""
+    k = headings
     if k == 0 or k == len(spans) or spans[k][1] - spans[0][0] <= budget:
         return spans
     return [*spans[:k], *_split_long(text, *spans[k], budget), *spans[k + 1:]]
@@ -376,7 +375,9 @@ def chunk_document(
                     and all(sec.is_heading(s, e) for s, e in spans)):
                 carried += spans
                 continue
-            spans = _heading_with_its_paragraph(doc.text, secs, carried + spans, config.budget)
+            own = 1 if spans and sec.is_heading(*spans[0]) else 0
+            spans = _heading_with_its_paragraph(doc.text, carried + spans, len(carried) + own,
+                                                config.budget)
             ranges.extend((sec, r) for r in pack_spans(spans, config.budget))
             carried = []
     chunks: list[Chunk] = []
@@ -406,7 +407,12 @@ def _blind_ranges(doc: Document, config: ChunkConfig) -> list[tuple[Section, tup
 
 
 def _section_of(secs: list[Section], start: int) -> Section:
-    return next((x for x in reversed(secs) if x.start <= start), secs[0])
+    """The last section starting at or before ``start`` (sections are in text order)."""
+    return secs[max(bisect.bisect_right(secs, start, key=_section_start) - 1, 0)]
+
+
+def _section_start(sec: Section) -> int:
+    return sec.start
 
 
 def _own_section(secs: list[Section], c: Chunk) -> Section:

@@ -260,11 +260,9 @@ class BodyLimitMiddleware:
         if scope["type"] != "http" or scope.get("path", "").endswith("/documents"):
             await self.app(scope, receive, send)
             return
-        too_large = _error(413, f"request body over {MAX_JSON_BODY} bytes",
-                           {"limit_bytes": MAX_JSON_BODY})
         length = dict(scope.get("headers") or []).get(b"content-length", b"")
         if length.isdigit() and int(length) > MAX_JSON_BODY:
-            await too_large(scope, receive, send)
+            await self.too_large(scope, receive, send)
             return
         parts: list[bytes] = []
         size = 0
@@ -275,7 +273,7 @@ class BodyLimitMiddleware:
             parts.append(message.get("body", b""))
             size += len(parts[-1])
             if size > MAX_JSON_BODY:
-                await too_large(scope, receive, send)
+                await self.too_large(scope, receive, send)
                 return
             if not message.get("more_body", False):
                 break
@@ -289,6 +287,11 @@ class BodyLimitMiddleware:
             return {"type": "http.request", "body": b"".join(parts), "more_body": False}
 
         await self.app(scope, replay, send)
+
+    @staticmethod
+    async def too_large(scope: dict, receive: Any, send: Any) -> None:
+        await _error(413, f"request body over {MAX_JSON_BODY} bytes",
+                     {"limit_bytes": MAX_JSON_BODY})(scope, receive, send)
 
 
 # --- the app ---------------------------------------------------------------------------------
