@@ -16,6 +16,28 @@ Row = tuple[int | None, bool]  # (first correct rank or None, needle in 2,000 ch
 Rows = Sequence[Row]
 
 
+def row(order: Sequence[int], contents: Mapping[int, str], needle: str) -> Row:
+    """One query's row from its ranking (chunk ids, best first): the first 20 hits."""
+    top = [contents[i] for i in order[:20]]
+    return metrics.first_correct_rank(top, needle), metrics.within_budget(top, needle, 2000)
+
+
+def against_default(rows: Mapping[str, Sequence[Mapping[str, Row]]], default: str
+                    ) -> dict[str, object]:
+    """Each run's figures per corpus and pooled, and the pooled paired test against
+    ``default``; ``rows`` maps a corpus to its queries' rows by run."""
+    out: dict[str, object] = {}
+    for run in next(iter(rows.values()))[0]:
+        entry: dict[str, object] = {n: summary([r[run] for r in rs]) for n, rs in rows.items()}
+        pooled = [r[run] for rs in rows.values() for r in rs]
+        entry["pooled"] = summary(pooled)
+        if run != default:
+            entry["pooled vs default"] = paired(
+                pooled, [r[default] for rs in rows.values() for r in rs])
+        out[run] = entry
+    return out
+
+
 def summary(rows: Rows) -> dict[str, float]:
     ranks = [r for r, _ in rows]
     return {**{f"R@{k}": round(metrics.recall_at_k(ranks, k), 3) for k in (1, 4, 20)},

@@ -26,12 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from figures import emit, paired, summary  # benchmarks/: shared figures and paired tests
+from figures import against_default, emit, paired, row  # benchmarks/: shared figures
 from late_cv import ids
 from late_variants import Query, chunk_scores, ranked
 
 from citeline.embed import load_embedder
-from citeline.eval import metrics
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.pipeline import FUSION_DEPTH, Index
 from citeline.retrieve.fuse import LATE_CANDIDATES, LATE_WEIGHT
@@ -88,25 +87,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             for w in weights:
                 runs[f"heading list w={w:g}"] = qr.final(lists, [base_late, heads], g,
                                                          [LATE_WEIGHT, w])
-            per_query.append({
-                run: (metrics.first_correct_rank([contents[i] for i in order[:20]], q.gt.needle),
-                      metrics.within_budget([contents[i] for i in order[:20]], q.gt.needle, 2000))
-                for run, order in runs.items()})
+            per_query.append({run: row(order, contents, q.gt.needle)
+                              for run, order in runs.items()})
         rows[Path(gt_dir).name] = per_query
         idx.close()
 
-    out: dict[str, object] = {}
-    for run in per_query[0]:
-        entry: dict[str, object] = {n: summary([r[run] for r in rs]) for n, rs in rows.items()}
-        pooled = [r[run] for rs in rows.values() for r in rs]
-        entry["pooled"] = summary(pooled)
+    out = against_default(rows, DEFAULT)
+    for run, entry in out.items():
         if run != DEFAULT:
-            entry["pooled vs default"] = paired(pooled, [r[DEFAULT] for rs in rows.values()
-                                                         for r in rs])
-            entry["per corpus vs default"] = {n: paired([r[run] for r in rs],
-                                                        [r[DEFAULT] for r in rs])
-                                              for n, rs in rows.items()}
-        out[run] = entry
+            entry["per corpus vs default"] = {  # type: ignore[index]
+                n: paired([r[run] for r in rs], [r[DEFAULT] for r in rs])
+                for n, rs in rows.items()}
     return emit(out, args.out)
 
 

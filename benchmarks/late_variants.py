@@ -42,11 +42,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from figures import emit, paired, summary  # benchmarks/: shared figures and paired tests
+from figures import against_default, emit, row  # benchmarks/: shared figures and paired tests
 from late_cv import ids
 
 from citeline.embed import _WORDLIKE, load_embedder
-from citeline.eval import metrics
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.pipeline import FUSION_DEPTH, Index
 from citeline.retrieve import late
@@ -241,24 +240,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     s2 = chunk_scores(qr, ids(section2[:LATE_CANDIDATES]), None)
                     runs[f"dense PRF b={b:g} m={m}"] = qr.final(lists2, [ranked(s2["late"])], g2,
                                                                 [LATE_WEIGHT])
-            per_query.append({
-                run: (metrics.first_correct_rank([contents[i] for i in order[:20]], q.gt.needle),
-                      metrics.within_budget([contents[i] for i in order[:20]], q.gt.needle, 2000))
-                for run, order in runs.items()})
+            per_query.append({run: row(order, contents, q.gt.needle)
+                              for run, order in runs.items()})
         rows[Path(gt_dir).name] = per_query
         idx.close()
-
-    runs = list(next(iter(rows.values()))[0])
-    out: dict[str, object] = {}
-    for run in runs:
-        entry: dict[str, object] = {n: summary([r[run] for r in rs]) for n, rs in rows.items()}
-        pooled = [r[run] for rs in rows.values() for r in rs]
-        entry["pooled"] = summary(pooled)
-        if run != runs[0]:
-            entry["pooled vs default"] = paired(
-                pooled, [r[runs[0]] for rs in rows.values() for r in rs])
-        out[run] = entry
-    return emit(out, args.out)
+    return emit(against_default(rows, "default (late)"), args.out)
 
 
 if __name__ == "__main__":
