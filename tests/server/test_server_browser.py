@@ -74,6 +74,15 @@ def upload(pg, name: str, content: str) -> None:
                                               "buffer": content.encode()}])
 
 
+def cited_row(pg, question: str, has_text: str):  # type: ignore[no-untyped-def]
+    """Ask ``question`` on the page; the citation row whose text holds ``has_text``."""
+    pg.fill("#question", question)
+    pg.click("#ask-btn")
+    row = pg.locator("#citations tbody tr").filter(has_text=has_text).first
+    row.wait_for()
+    return row
+
+
 def wait_indexed(pg, name: str) -> None:
     row = pg.locator("#docs tr").filter(has=pg.get_by_role("button", name=name, exact=True))
     row.locator('[data-state="indexed"]').wait_for(timeout=30_000)
@@ -108,10 +117,7 @@ def test_the_highlight_is_the_quote_after_characters_beyond_the_bmp(page, tmp_pa
            + "\U0001F600" * 10 + " fill this opening paragraph.\n\n## Otters\n\n"
            "Sea otters hold hands while sleeping so that they do not drift apart.\n")
     wait_indexed(pg, "otters.md")
-    pg.fill("#question", "Why do sea otters hold hands while sleeping?")
-    pg.click("#ask-btn")
-    row = pg.locator("#citations tbody tr").filter(has_text="Sea otters hold hands").first
-    row.wait_for()
+    row = cited_row(pg, "Why do sea otters hold hands while sleeping?", "Sea otters hold hands")
     quote = row.locator("td.quote").text_content()
     row.click()
     mark = pg.locator("#doc-text mark#highlight")
@@ -254,10 +260,7 @@ def test_a_pdf_citation_opens_the_pdf_at_its_page(page, tmp_path):
     pg.set_input_files("#file-input", files=[{"name": "lighthouse.pdf",
                                               "mimeType": "application/pdf", "buffer": pdf}])
     wait_indexed(pg, "lighthouse.pdf")
-    pg.fill("#question", "How often is the Fresnel lens of the lighthouse polished?")
-    pg.click("#ask-btn")
-    row = pg.locator("#citations tbody tr").filter(has_text="Fresnel").first
-    row.wait_for()
+    row = cited_row(pg, "How often is the Fresnel lens of the lighthouse polished?", "Fresnel")
     assert row.locator("td.loc").text_content() == "#page=2"
     with pg.expect_response(lambda r: r.url.endswith("/documents/lighthouse.pdf/file")) as resp:
         row.click()
@@ -279,10 +282,7 @@ def test_a_media_citation_plays_from_its_cue(page, tmp_path):
         {"name": "bakery.vtt", "mimeType": "text/vtt", "buffer": VTT.encode()},
     ])
     wait_indexed(pg, "bakery.wav")
-    pg.fill("#question", "How often should the sourdough starter be fed?")
-    pg.click("#ask-btn")
-    row = pg.locator("#citations tbody tr").filter(has_text="sourdough").first
-    row.wait_for()
+    row = cited_row(pg, "How often should the sourdough starter be fed?", "sourdough")
     loc = row.locator("td.loc").text_content()
     assert loc.startswith("#t=")
     t0, t1 = (float(x) for x in loc.removeprefix("#t=").split(","))
