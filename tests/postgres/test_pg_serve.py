@@ -122,6 +122,13 @@ def test_two_servers_share_uploads_jobs_keys_and_searches(pair, pg_url):
                    files=[("files", ("x.md", b"# x\n\nx\n"))]).status_code == 403
     assert cli.main(["keys", "revoke", "--store", pg_url, reader.split("_")[1]]) == 0
     assert a.client(reader).get("/api/collections").status_code == 401
+    keys = PgKeyStore(pg_url)
+    try:  # a store that has held keys stays keyed: revoking every key locks, never opens
+        assert keys.any_created() and keys.any_active()  # the admin's is still active
+        assert keys.revoke(admin.split("_")[1]) and not keys.any_active() and keys.any_created()
+        assert b.client().get("/api/collections").status_code == 401
+    finally:
+        keys.close()
 
 
 def test_a_failed_document_shows_its_reason_on_every_server(pair, pg_url):

@@ -135,12 +135,12 @@ class KeyStore:
                             datetime.now(UTC).isoformat(timespec="seconds"))
 
     def any_active(self) -> bool:
-        return self._any_active()
+        return self._any("WHERE revoked_at IS NULL")
 
     def any_created(self) -> bool:
         """Whether a key was ever created here, revoked or not: such a server stays
         keyed, so revoking the last key locks it rather than opening it."""
-        return self._any_created()
+        return self._any("")
 
     def verify(self, key: str) -> ApiKey | None:
         """The active key's record if ``key`` is valid, else None."""
@@ -204,21 +204,13 @@ class KeyStore:
         finally:
             c.close()
 
-    def _any_active(self) -> bool:
+    def _any(self, where: str) -> bool:
+        """Whether a key row matches ``where`` (a fixed clause, never user input)."""
         if not self.path.exists():
             return False
         c = self._connect()
         try:
-            return c.execute("SELECT 1 FROM keys WHERE revoked_at IS NULL LIMIT 1").fetchone() is not None
-        finally:
-            c.close()
-
-    def _any_created(self) -> bool:
-        if not self.path.exists():
-            return False
-        c = self._connect()
-        try:
-            return c.execute("SELECT 1 FROM keys LIMIT 1").fetchone() is not None
+            return c.execute(f"SELECT 1 FROM keys {where} LIMIT 1").fetchone() is not None
         finally:
             c.close()
 
@@ -280,11 +272,8 @@ class PgKeyStore(KeyStore):
         )
         return n[0][0] > 0
 
-    def _any_active(self) -> bool:
-        return bool(self._run("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1"))
-
-    def _any_created(self) -> bool:
-        return bool(self._run("SELECT 1 FROM api_keys LIMIT 1"))
+    def _any(self, where: str) -> bool:
+        return bool(self._run(f"SELECT 1 FROM api_keys {where} LIMIT 1"))
 
     def _fetch(self, kid: str) -> tuple | None:
         rows = self._run(
