@@ -356,6 +356,7 @@ def chunk_document(
     else:
         ranges = []
         carried: list[tuple[int, int]] = []  # headings of empty sections above this one
+        page_starts = [r.start for r in doc.regions if r.kind is RegionKind.PAGE]
         for i, sec in enumerate(secs):
             # A paragraph over budget is replaced by its sentences (a sentence over
             # budget by its words), which then pack like paragraphs do: the cut
@@ -369,10 +370,14 @@ def chunk_document(
                     spans.append((s, e))
             # A section that is only its heading ("# Part" right above "## Chapter")
             # would be a chunk that answers nothing: its heading opens the first chunk
-            # of its subsection instead, whose label names it already.
+            # of its subsection instead, whose label names it already. Not across a
+            # page break: a divider slide or a part's title page stays its own page, and
+            # the subsection's chunk is cited at the page it is on.
             nxt = secs[i + 1] if i + 1 < len(secs) else None
             if (nxt is not None and sec.has_subsection(nxt) and spans
-                    and all(sec.is_heading(s, e) for s, e in spans)):
+                    and all(sec.is_heading(s, e) for s, e in spans)
+                    and bisect.bisect_right(page_starts, sec.start)
+                    == bisect.bisect_right(page_starts, nxt.start)):
                 carried += spans
                 continue
             own = 1 if spans and sec.is_heading(*spans[0]) else 0
