@@ -203,6 +203,9 @@ def test_auth_401_403_and_scopes(env):
         # the key is checked before the body's fields: no validation detail without one
         assert_error(anon.post("/api/collections/kb/search", json={"query": "", "k": "x"}),
                      401, "unauthorized")
+        # ... and before the body is parsed: a body that is not JSON is 401 too, not 422
+        assert_error(anon.post("/api/collections/kb/search", content=b'{bad',
+                               headers={"content-type": "application/json"}), 401, "unauthorized")
     with s.client("cl_00000000_" + "A" * 43) as bad:
         assert_error(bad.post("/api/collections/kb/search", json={"query": "kettle"}), 401, "unauthorized")
     with s.client(env["reader"]) as reader:
@@ -433,6 +436,18 @@ def test_single_index_mode_serves_one_cli_index(live, embedder, clean_corpus, tm
         assert c.post("/api/collections/kb-index/documents/guides/bicycle.md/retry").status_code == 202
         assert wait_settled(c, "kb-index")["guides/bicycle.md"]["state"] == "indexed"
         assert_error(c.post("/api/collections", json={"name": "x"}), 400, "bad_request")
+        # an upload named as a CLI-indexed file is refused at once: nothing saved, nothing listed
+        before = c.get("/api/collections/kb-index/documents").json()["documents"]
+        err = assert_error(c.post("/api/collections/kb-index/documents",
+                                  files=[("files", ("kettle.md", b"# Kettle\n\nOther text.\n"))]),
+                           409, "conflict")
+        assert err["detail"] == {"file": "kettle.md"} and str(clean_corpus) not in err["message"]
+        assert not (ix / "files" / "kettle.md").exists()
+        assert c.get("/api/collections/kb-index/documents").json()["documents"] == before
+        # a name the CLI did not index is an upload like any other
+        assert c.post("/api/collections/kb-index/documents",
+                      files=[("files", ("new.md", b"# New\n\nA new note about tea.\n"))]).status_code == 202
+        assert wait_settled(c, "kb-index")["new.md"]["state"] == "indexed"
 
 
 def test_serve_refuses_network_address_without_keys(tmp_path, capsys):

@@ -406,6 +406,10 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        try:  # a body that is not JSON fails before any dependency: check the key here too
+            caller(request)
+        except ApiError as denied:
+            return await _api_error(request, denied)
         detail = [_invalid_json(e) if e.get("type") == "json_invalid" else
                   {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
                    "message": e.get("msg", ""), "type": e.get("type", "")}
@@ -824,6 +828,9 @@ async def _receive_files(request: Request, c: Collection, limit: int) -> list[tu
                            {"file": name})
         if any(p["name"] == name for p in parts):
             raise ApiError(400, f"{name}: the same file name twice in one upload", {"file": name})
+        if c.indexed_elsewhere(name):
+            raise ApiError(409, f"{name}: a document of that name is already indexed from another "
+                           "folder; rename the file to upload it", {"file": name})
         if len(parts) >= MAX_FILES_PER_UPLOAD:
             raise ApiError(413, f"at most {MAX_FILES_PER_UPLOAD} files per upload")
         tmp = c.files / f".upload-{secrets.token_hex(8)}"

@@ -98,6 +98,16 @@ class Collection:
             return f
         return None
 
+    def indexed_elsewhere(self, document: str) -> bool:
+        """Whether ``document`` names a file indexed from another folder than the uploads
+        (``--index`` mode serves a CLI-built index): the indexer would refuse an upload of
+        that name rather than replace the other folder's document, so the server refuses it first."""
+        rec = self.index.document(document)
+        if rec is None or not rec.root:
+            return False
+        root = Path(rec.root)
+        return root.resolve() != self.files.resolve() and (root / document).is_file()
+
     def info(self) -> dict[str, object]:
         docs = self.index.status()
         return {
