@@ -106,6 +106,9 @@ FURNITURE_MIN_PAGES = 3
 # share as low as the one above would take a code listing's closing tag that
 # happens to fall at three page ends).
 FURNITURE_SIDE_SHARE = 0.8
+# Furniture never takes more than this share of a document's lines: beyond it the
+# repeated lines are what the pages say (a short form per page, its labels on each).
+FURNITURE_MAX_SHARE = 2 / 3
 # A bare page number has at most this many digits; a longer one is a figure.
 _PAGE_NUMBER_DIGITS = 5
 # Bookmarks deeper than this are rare and too fine for a heading path (a
@@ -563,21 +566,49 @@ def find_furniture(pages: list[list[str]], numbered: bool = False,
 
     def repeated(edge: slice, parity: int | None) -> set[str]:
         counts: Counter[str] = Counter()
+        seen: dict[str, dict[int, str]] = {}  # key -> page -> its first line there
         shown = [(n, lines) for n, lines in with_text if parity is None or n % 2 == parity]
         for n, lines in shown:
-            counts.update({k for ln in lines[edge] if not _is_title(large, n, ln)
-                           and (k := furniture_key(ln, n if numbered else None))})
+            keys = {k for ln in lines[edge] if not _is_title(large, n, ln)
+                    and (k := furniture_key(ln, n if numbered else None))}
+            for ln in lines[edge]:
+                if not _is_title(large, n, ln):
+                    seen.setdefault(furniture_key(ln, n if numbered else None), {}).setdefault(n, ln)
+            counts.update(keys)
         share = FURNITURE_SHARE if parity is None else FURNITURE_SIDE_SHARE
         need = max(FURNITURE_MIN_PAGES, math.ceil(share * len(shown)))
         runs = {k: c for k, c in counts.items()
                 if _is_page_number_key(k) and c >= FURNITURE_MIN_PAGES}
-        return {k for k, c in counts.items() if c >= need} | (
+        found = {k for k, c in counts.items() if c >= need} | (
             set(runs) if sum(runs.values()) >= need else set())
+        return {k for k in found if _counts_with_pages(seen[k])}
 
     top, bottom = slice(None, EDGE_LINES), slice(-EDGE_LINES, None)
-    return Furniture(frozenset().union(*(repeated(top, p) for p in (None, 0, 1))),
-                     frozenset().union(*(repeated(bottom, p) for p in (None, 0, 1))),
-                     tuple(frozenset(t) for t in large))
+    found = Furniture(frozenset().union(*(repeated(top, p) for p in (None, 0, 1))),
+                      frozenset().union(*(repeated(bottom, p) for p in (None, 0, 1))),
+                      tuple(frozenset(t) for t in large))
+    # Furniture is a page's margin: when it would take most of the text (FURNITURE_MAX_SHARE),
+    # the repeated lines are the content (a short form per page, its labels on each).
+    total = sum(len(lines) for _, lines in with_text)
+    left = sum(len([ln for ln in strip_furniture(lines, found, n if numbered else None)
+                    if ln.strip()]) for n, lines in with_text)
+    return found if total - left <= FURNITURE_MAX_SHARE * total else Furniture()
+
+
+def _counts_with_pages(lines_by_page: dict[int, str]) -> bool:
+    """Lines that share a furniture key but differ in their digits ("Page 3", "Page 4")
+    are furniture only if one of their numbers counts with the pages (it grows as
+    much as the page number does, from one page to the next, at least half the
+    time): "Amount due: EUR 87.20" at the foot of each invoice is no footer."""
+    nums = [(n, [int(d) for d in _DIGITS.findall(t)]) for n, t in sorted(lines_by_page.items())]
+    if len({tuple(v) for _, v in nums}) == 1:
+        return True  # the same line on every page
+    steps = list(zip(nums, nums[1:], strict=False))
+    for i in range(min(len(v) for _, v in nums)):
+        counting = sum(b[1][i] - a[1][i] == b[0] - a[0] for a, b in steps)
+        if 2 * counting >= len(steps):
+            return True
+    return False
 
 
 def strip_furniture(lines: list[str], furniture: Furniture, page: int | None = None) -> list[str]:
@@ -691,14 +722,16 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
 
 class PdfExtractor:
     name = "pdf"
-    version = "5"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "6"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
     # size on one inner page of a long document is lettering; 5: slide decks are
     # sectioned by their slides' titles, a book's left and right running heads are
     # furniture, a bare number is a page number only if it counts with the pages,
-    # headers and footers are each looked for at their own edge
+    # headers and footers are each looked for at their own edge; 6: lines that differ
+    # only in digits are furniture only if a number counts with the pages, and
+    # furniture never takes more than two thirds of the text
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -751,13 +784,15 @@ class PdfExtractor:
             example: dict[str, str] = {}  # one sample line per furniture key, in page order
             for number, lines in enumerate(pages, start=1):
                 filled = [ln for ln in lines if ln.strip()]
-                for edge, top in ((filled[:EDGE_LINES], True), (filled[-EDGE_LINES:], False)):
-                    for ln in edge:
-                        if furniture.holds(ln, number, top):
-                            k = furniture_key(ln, number)
-                            example.setdefault("#" if _is_page_number_key(k) else k, ln.strip())
-            shown = "; ".join(repr(s) for s in example.values())
-            warnings.append(f"repeated page headers/footers left out of the text: {shown}")
+                for edge, top in ((filled[:EDGE_LINES], True), (filled[::-1][:EDGE_LINES], False)):
+                    for ln in edge:  # as strip_furniture goes: from the edge, up to a kept line
+                        if not furniture.holds(ln, number, top):
+                            break
+                        k = furniture_key(ln, number)
+                        example.setdefault("#" if _is_page_number_key(k) else k, ln.strip())
+            if example:
+                shown = "; ".join(repr(s) for s in example.values())
+                warnings.append(f"repeated page headers/footers left out of the text: {shown}")
             pages = [strip_furniture(p, furniture, n) for n, p in enumerate(pages, start=1)]
             sized = [_strip_furniture_lines(lines, furniture, n)
                      for n, lines in enumerate(sized, start=1)]
