@@ -255,6 +255,36 @@ def test_transcript_and_media_hits_cover_exactly_their_cues(indexed):
     assert "Sam: Remember the forklift licence" in text  # speaker labels stay in the content
 
 
+def test_an_answer_s_sentence_cites_its_own_page_and_cue_not_its_chunk_s(indexed):
+    import webvtt
+
+    idx, folder, _ = indexed
+    pages = b.pdf_page_texts(folder / "review.pdf")
+    ans = idx.ask("Which boats will be retired when their hull certificates expire?")
+    assert not ans.refused and ans.generator == "extractive"
+    span = next(sp for sp in ans.spans if "catamarans" in sp.text)
+    chunk = ans.citations[span.citation - 1].locator
+    assert len(chunk.pages) > 1  # the chunk packs short pages: its #page= is its first one
+    assert span.locator.pages == (4,) and contains_words(pages[3], span.text)
+    # a sentence of a multi-cue chunk is timed by its own cue
+    ans = idx.ask("When does the forklift licence expire?")
+    span = next(sp for sp in ans.spans if "forklift" in sp.text)
+    chunk = ans.citations[span.citation - 1].locator
+    cue = next(c for c in webvtt.from_buffer(io.StringIO(b.VTT_TEXT)) if "forklift" in c.text)
+    assert (span.locator.t_start, span.locator.t_end) == (_secs(cue.start), _secs(cue.end))
+    assert chunk.t_start is not None and chunk.t_start < span.locator.t_start
+    # an index written before the region map was kept locates the sentence as its chunk
+    conn = idx.store.conn
+    kept = conn.execute("SELECT regions FROM documents WHERE path = 'review.pdf'").fetchone()[0]
+    conn.execute("UPDATE documents SET regions = NULL WHERE path = 'review.pdf'")
+    try:
+        ans = idx.ask("Which boats will be retired when their hull certificates expire?")
+        span = next(sp for sp in ans.spans if "catamarans" in sp.text)
+        assert span.locator.pages == ans.citations[span.citation - 1].locator.pages
+    finally:  # the module's index is shared: put the map back
+        conn.execute("UPDATE documents SET regions = ? WHERE path = 'review.pdf'", (kept,))
+
+
 def test_cli_ask_json_quotes_are_slices_and_urls_open_the_media(indexed, capsys):
     idx, _, _ = indexed
     code = cli.main(["ask", "How do bees communicate?", "--index", idx.location, "--json"])

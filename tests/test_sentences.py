@@ -228,6 +228,7 @@ def _downgrade_to_schema_1(folder: Path) -> None:
         con.execute("DROP TABLE sentences")
         con.execute("ALTER TABLE chunks DROP COLUMN bare_vector")
         con.execute("ALTER TABLE chunks DROP COLUMN token_vectors")
+        con.execute("ALTER TABLE documents DROP COLUMN regions")
         con.execute(
             "UPDATE documents SET pipeline_version = replace(pipeline_version, ?, '')",
             (f"|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}|{TOKENS_SIGNATURE}",),
@@ -271,9 +272,10 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
     idx.close()
     _downgrade_to_schema_1(folder)
 
-    idx = Index(folder, embedder=embedder)  # migrations 2 and 3 run on open
+    idx = Index(folder, embedder=embedder)  # migrations 2 to 5 run on open
     con = sqlite3.connect(folder / DB_NAME)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 4
+    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 5
+    assert con.execute("SELECT COUNT(regions) FROM documents").fetchone()[0] == 0
     assert con.execute("SELECT COUNT(*) FROM sentences").fetchone()[0] == 0
     assert con.execute("SELECT COUNT(bare_vector) FROM chunks").fetchone()[0] == 0
     assert con.execute("SELECT COUNT(token_vectors) FROM chunks").fetchone()[0] == 0

@@ -530,7 +530,12 @@ def _add_overlap(
 
 
 def locate(doc: Document, start: int, end: int) -> Locator:
-    """The locator of ``doc.text[start:end]`` from the document's region map.
+    """The locator of ``doc.text[start:end]`` from the document's region map."""
+    return locate_in(doc.regions, start, end)
+
+
+def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
+    """The locator of the text range ``start:end`` from a document's region map.
 
     Regions are in text order and do not overlap (every extractor builds them
     so), so a binary search finds the first one touching the range: locating
@@ -541,7 +546,6 @@ def locate(doc: Document, start: int, end: int) -> Locator:
     t1: float | None = None
     rows: list[Region] = []
     conf: float | None = None
-    regions = doc.regions
     for i in range(bisect.bisect_right(regions, start, key=_region_end), len(regions)):
         r = regions[i]
         if r.start >= end:

@@ -29,6 +29,7 @@ from citeline.chunk import (
     ChunkConfig,
     chunk_document,
     locate,
+    locate_in,
 )
 from citeline.config import load_settings
 from citeline.embed import Embedder, ModelIdentity, load_embedder, model_identity
@@ -64,7 +65,18 @@ from citeline.retrieve.fuse import (
 )
 from citeline.sentences import SENTENCE_SIGNATURE, sentence_text, split_sentences
 from citeline.store import DocRecord, Store, StoredChunk, StoredSentence, open_store
-from citeline.types import STRATEGIES, Answer, Citation, DocState, Document, Hit, Mode, Strategy
+from citeline.types import (
+    STRATEGIES,
+    Answer,
+    Citation,
+    DocState,
+    Document,
+    Hit,
+    Locator,
+    Mode,
+    Region,
+    Strategy,
+)
 
 if TYPE_CHECKING:  # the answer stage is imported when asked for: search needs none of it
     from citeline.answer import Extractive, Generator
@@ -598,7 +610,7 @@ class Index:
                        "tokens": sum(s.tokens for s in stored),
                        "header_tokens": sum(s.header_tokens for s in stored)}
                 )
-                self.store.write_document(rec, doc.text, stored)
+                self.store.write_document(rec, doc.text, stored, doc.regions)
                 report.indexed.append(rec.path)
                 report.chunks_written += len(stored)
                 report.sentences_written += sum(len(s.sentences) for s in stored)
@@ -986,7 +998,8 @@ class Index:
         if on_sources is not None:
             on_sources(citations)
         if isinstance(generator, _Extractive):
-            drafted = extractive_answer(question, decision.kept, self.embedder, on_text=on_text)
+            drafted = extractive_answer(question, decision.kept, self.embedder, on_text=on_text,
+                                        locate_span=self._span_locator())
             if show_prompt:  # what an LLM would be given, for inspection
                 from citeline.answer import build_prompt
 
@@ -1015,6 +1028,26 @@ class Index:
             prompt=drafted.prompt, prompt_tokens=drafted.prompt_tokens,
             prompt_tokenizer=drafted.prompt_tokenizer,
         )
+
+    def _span_locator(self) -> Callable[[Hit, int, int], Locator]:
+        """Locate an answer's sentence in its own page, cue or rows, from its document's
+        region map (read once per document), not as its whole chunk: a chunk that packs
+        five short pages cites the sentence's page. A document written before the
+        stores kept the map is located as its chunk is (:func:`sub_locator`)."""
+        from citeline.answer.extractive import sub_locator
+
+        maps: dict[str, list[Region] | None] = {}
+
+        def locate(hit: Hit, start: int, end: int) -> Locator:
+            loc = hit.locator
+            if not (len(loc.pages) > 1 or loc.t_start is not None or loc.sheet_range):
+                return sub_locator(hit, start, end)  # one page, or text: nothing to narrow
+            if hit.document not in maps:
+                maps[hit.document] = self.store.document_regions(hit.document)
+            regions = maps[hit.document]
+            return sub_locator(hit, start, end) if regions is None else locate_in(regions, start, end)
+
+        return locate
 
     def close(self) -> None:
         self.store.close()

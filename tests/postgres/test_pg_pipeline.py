@@ -133,6 +133,7 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
         }
         postings = set(c.execute("SELECT term, chunk_id, tf FROM postings").fetchall())
         settings = dict(c.execute("SELECT key, value FROM settings").fetchall())
+        regions = dict(c.execute("SELECT path, regions FROM documents").fetchall())
         hnsw = c.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s AND "
                          "indexdef LIKE '%%hnsw%%'", (table,)).fetchone()
         sentence_hnsw = c.execute("SELECT indexdef FROM pg_indexes WHERE tablename = "
@@ -140,6 +141,7 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     want = dict(lite.execute("SELECT id, vector FROM chunks").fetchall())
     assert got == want  # byte-identical float32, same chunk ids
     assert postings == set(lite.execute("SELECT term, chunk_id, tf FROM postings").fetchall())
+    assert regions == dict(lite.execute("SELECT path, regions FROM documents").fetchall())
     lite_settings = dict(lite.execute("SELECT key, value FROM settings WHERE key != 'generation'"))
     assert settings == lite_settings and dim == 384 and hnsw is not None
     assert len(sentence_hnsw) == 1  # built after the bulk copy, like the chunks' index

@@ -383,7 +383,7 @@ def test_migration_5_indexes_the_sentences_of_an_older_store(pg_url: str):
         c.execute(f"DROP INDEX {name}")
         c.execute("DELETE FROM schema_migrations WHERE version >= 5")
     s = PostgresStore(pg_url)  # 5, and 6 and 7 again (no-ops on a table with their columns)
-    assert s.schema_version == len(MIGRATIONS) == 7
+    assert s.schema_version == len(MIGRATIONS) == 8
     with psycopg.connect(pg_url, autocommit=True) as c:
         (defn,) = c.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
                             (name,)).fetchone()
@@ -451,7 +451,7 @@ def test_migration_6_gives_an_older_store_header_less_vectors(pg_url: str):
         c.execute(f"ALTER TABLE {table} DROP COLUMN bare_embedding")  # drops its index too
         c.execute("DELETE FROM schema_migrations WHERE version >= 6")
     s = PostgresStore(pg_url)
-    assert s.schema_version == len(MIGRATIONS) == 7
+    assert s.schema_version == len(MIGRATIONS) == 8
     q = _chunks(["a"])[0].vector
     assert s.dense(q, 3, _key(), bare=True) == [] and len(s.dense(q, 3, _key())) == 3
     s.write_document(_record("b.md"), "x", _with_bare(_chunks(["d", "e"], seed=4), seed=5))
@@ -593,9 +593,9 @@ def test_migration_7_gives_an_older_store_token_vectors(pg_url: str):
     with psycopg.connect(pg_url, autocommit=True) as c:  # as a store at version 6 was
         c.execute(f"ALTER TABLE {table} DROP COLUMN token_vectors")
         c.execute("DROP INDEX chunks_text_hash")
-        c.execute("DELETE FROM schema_migrations WHERE version = 7")
+        c.execute("DELETE FROM schema_migrations WHERE version >= 7")
     s = PostgresStore(pg_url)
-    assert s.schema_version == len(MIGRATIONS) == 7
+    assert s.schema_version == len(MIGRATIONS) == 8
     ids = [r.id for r in s.all_chunks()]
     assert s.token_vectors(ids, _key()) == {}  # the old chunks have none
     b = _with_tokens(_chunks(["d", "e"], seed=4), seed=5)
@@ -606,4 +606,27 @@ def test_migration_7_gives_an_older_store_token_vectors(pg_url: str):
     with psycopg.connect(pg_url, autocommit=True) as c:
         assert c.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'chunks_text_hash'"
                          ).fetchone()
+    s.close()
+
+
+def test_a_document_s_region_map_round_trips_and_migration_8_adds_it(pg_url: str):
+    from citeline.types import Region, RegionKind
+
+    regions = [Region(RegionKind.PAGE, 0, 10, page=1, confidence=87.5),
+               Region(RegionKind.PAGE, 12, 30, page=2),
+               Region(RegionKind.CUE, 30, 40, t_start=1.5, t_end=4.25),
+               Region(RegionKind.ROW, 40, 52, sheet="Q1 '24", row=7, first_col=1, last_col=4)]
+    s = PostgresStore(pg_url)
+    s.write_document(_record("a.pdf"), "x" * 52, _chunks(["a"]), regions)
+    assert s.document_regions("a.pdf") == regions
+    assert s.document_regions("missing.pdf") is None
+    s.close()
+    with psycopg.connect(pg_url, autocommit=True) as c:  # as a store at version 7 was
+        c.execute("ALTER TABLE documents DROP COLUMN regions")
+        c.execute("DELETE FROM schema_migrations WHERE version >= 8")
+    s = PostgresStore(pg_url)
+    assert s.schema_version == len(MIGRATIONS) == 8
+    assert s.document_regions("a.pdf") is None  # written before: located as its chunk
+    s.write_document(_record("a.pdf"), "x" * 52, _chunks(["a"]), regions[:2])
+    assert s.document_regions("a.pdf") == regions[:2]
     s.close()

@@ -33,7 +33,7 @@ from citeline.answer.generators import (
 from citeline.answer.prompt import Prompt, build_prompt
 from citeline.embed import Embedder
 from citeline.errors import GeneratorError, ModelUnavailable
-from citeline.types import Hit, Span
+from citeline.types import Hit, Locator, Span
 
 __all__ = [
     "ANSWER_BUDGET", "GENERATOR_NAMES", "REGISTRY", "Drafted", "Extractive", "Generator",
@@ -68,6 +68,7 @@ def _ms(t0: float) -> float:
 def extractive_answer(
     question: str, hits: Sequence[Hit], embedder: Embedder, budget: int = ANSWER_BUDGET,
     on_text: TextSink | None = None,
+    locate_span: Callable[[Hit, int, int], Locator] = sub_locator,
 ) -> Drafted:
     """The selected sentences, each followed by its hit's [n]; one paragraph per hit.
 
@@ -75,11 +76,13 @@ def extractive_answer(
     output (``quoted=True``): a document cannot smuggle a URL or a ``[7]`` into the
     answer. The spans keep the verbatim text (``text == document[start:end]``).
     Every shown sentence carries its [n] by construction, so none is uncited.
+    ``locate_span(hit, start, end)`` gives a sentence's locator (the pipeline's reads
+    the document's region map; :func:`sub_locator` takes the hit's page, time or sheet).
     """
     t0 = time.perf_counter()
     cands = candidates(hits)
     picked = select(cands, score(question, cands, embedder), budget)
-    sel = spans(picked, sub_locator)
+    sel = spans(picked, locate_span)
     invalid: list[str] = []
     links: list[str] = []
     paragraphs: list[str] = []

@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from citeline.types import Chunk, Locator
+from citeline.types import Chunk, Locator, Region, RegionKind
 
 
 @dataclass(frozen=True)
@@ -51,11 +51,12 @@ class DocRecord:
 DOCUMENT_COLUMNS: tuple[str, ...] = (
     "path", "root", "state", "reason", "title", "media_type", "content_hash", "extractor",
     "extractor_version", "pipeline_version", "model_id", "weights_hash", "dim", "n_chunks",
-    "n_over_window", "tokens", "header_tokens", "warnings", "indexed_at", "text",
+    "n_over_window", "tokens", "header_tokens", "warnings", "indexed_at", "text", "regions",
 )
 
 
-def document_row(record: DocRecord, text: str, indexed_at: str) -> tuple[object, ...]:
+def document_row(record: DocRecord, text: str, indexed_at: str,
+                 regions: Sequence[Region] = ()) -> tuple[object, ...]:
     """The values of :data:`DOCUMENT_COLUMNS` for one document."""
     import json
 
@@ -64,7 +65,34 @@ def document_row(record: DocRecord, text: str, indexed_at: str) -> tuple[object,
         record.content_hash, record.extractor, record.extractor_version, record.pipeline_version,
         record.model_id, record.weights_hash, record.dim, record.n_chunks, record.n_over_window,
         record.tokens, record.header_tokens, json.dumps(list(record.warnings)), indexed_at, text,
+        regions_json(regions),
     )
+
+
+# A region as a JSON array: kind, then these fields of :class:`Region` (a sheet's
+# header text is left out: it is for the embedded text, not for locating).
+_REGION_FIELDS = ("start", "end", "page", "t_start", "t_end", "sheet", "row", "first_col",
+                  "last_col", "confidence")
+
+
+def regions_json(regions: Sequence[Region]) -> str:
+    """A document's region map (pages, cues, rows) as the text the stores keep, so an
+    answer's sentence is located in its own page, cue or rows, not its chunk's."""
+    import json
+
+    return json.dumps([[r.kind.value, *(getattr(r, f) for f in _REGION_FIELDS)] for r in regions],
+                      separators=(",", ":"))
+
+
+def regions_from_json(raw: str | None) -> list[Region] | None:
+    """The region map :func:`regions_json` wrote; None for a document written before
+    the stores kept it (its answers' sentences are located as their chunk is)."""
+    import json
+
+    if raw is None:
+        return None
+    return [Region(RegionKind(kind), **dict(zip(_REGION_FIELDS, rest, strict=True)))
+            for kind, *rest in json.loads(raw)]
 
 
 @dataclass(frozen=True)
@@ -169,8 +197,14 @@ class Store(Protocol):
     def document(self, path: str) -> DocRecord | None: ...
     def document_text(self, path: str) -> str | None: ...
 
-    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk]) -> None:
-        """Replace a document and all its chunks in ONE transaction."""
+    def document_regions(self, path: str) -> list[Region] | None:
+        """The document's region map (see :func:`regions_from_json`); None when the
+        document is unknown or was written before the map was kept."""
+        ...
+
+    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk],
+                       regions: Sequence[Region] = ()) -> None:
+        """Replace a document, its region map and all its chunks in ONE transaction."""
         ...
 
     def mark(self, path: str, root: str, state: str, reason: str) -> None:

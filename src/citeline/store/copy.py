@@ -1,7 +1,7 @@
 """Copy a SQLite index into PostgreSQL without re-embedding anything.
 
-Everything the index knows goes across as it is: documents (with their text and
-versions), chunks (same ids, offsets, locators), vectors (the same float32
+Everything the index knows goes across as it is: documents (with their text,
+region map and versions), chunks (same ids, offsets, locators), vectors (the same float32
 bytes, header-less ones included), BM25 postings, sentence vectors, the embedding
 cache and the settings. The rows are loaded in one transaction with COPY, and the
 HNSW indexes are built once at the end (much faster than growing them row by row).
@@ -78,14 +78,14 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
         with cur.copy(
             "COPY documents (id, path, root, state, reason, title, media_type, content_hash, "
             "extractor, extractor_version, pipeline_version, model_id, weights_hash, dim, "
-            "n_chunks, n_over_window, tokens, header_tokens, warnings, indexed_at, text) "
-            "FROM STDIN"
+            "n_chunks, n_over_window, tokens, header_tokens, warnings, indexed_at, text, "
+            "regions) FROM STDIN"
         ) as cp:
             for row in _batches(s.execute(
                 "SELECT id, path, root, state, reason, title, media_type, content_hash, "
                 "extractor, extractor_version, pipeline_version, model_id, weights_hash, dim, "
-                "n_chunks, n_over_window, tokens, header_tokens, warnings, indexed_at, text "
-                "FROM documents ORDER BY id"
+                "n_chunks, n_over_window, tokens, header_tokens, warnings, indexed_at, text, "
+                "regions FROM documents ORDER BY id"
             )):
                 cp.write_row(row)
                 report.documents += 1

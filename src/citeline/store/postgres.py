@@ -68,11 +68,12 @@ from citeline.store import (
     IndexStats,
     StoredChunk,
     document_row,
+    regions_from_json,
     token_blob,
     token_matrix,
 )
 from citeline.store.jobs import Job, JobState
-from citeline.types import Locator
+from citeline.types import Locator, Region
 
 try:
     import psycopg
@@ -310,6 +311,11 @@ MIGRATIONS: tuple[str, ...] = (
         END LOOP;
     END $$;
     CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks (text_hash);
+    """,
+    # 8: the document's region map (pages, cues, rows; citeline.store.regions_json), so an
+    # answer's sentence is located in its own page; NULL for documents written before.
+    """
+    ALTER TABLE documents ADD COLUMN IF NOT EXISTS regions text;
     """,
 )
 
@@ -677,7 +683,14 @@ class PostgresStore:
                 (n, total),
             )
 
-    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk]) -> None:
+    @_db
+    def document_regions(self, path: str) -> list[Region] | None:
+        row = self.conn.execute("SELECT regions FROM documents WHERE path = %s",
+                                (path,)).fetchone()
+        return regions_from_json(row[0]) if row else None
+
+    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk],
+                       regions: Sequence[Region] = ()) -> None:
         model_key = record.model_key
         space = None
         if chunks:
@@ -714,7 +727,7 @@ class PostgresStore:
                 row = c.execute(
                     f"INSERT INTO documents ({', '.join(DOCUMENT_COLUMNS)}) "
                     f"VALUES ({', '.join(['%s'] * len(DOCUMENT_COLUMNS))}) RETURNING id",
-                    document_row(record, text, _now()),
+                    document_row(record, text, _now(), regions),
                 ).fetchone()
                 assert row is not None
                 doc_id = int(row[0])

@@ -37,10 +37,11 @@ from citeline.store import (
     IndexStats,
     StoredChunk,
     document_row,
+    regions_from_json,
     token_blob,
     token_matrix,
 )
-from citeline.types import Locator
+from citeline.types import Locator, Region
 
 DB_NAME = "citeline.sqlite3"
 # How long a statement waits for another process's write lock before "locked".
@@ -129,6 +130,11 @@ MIGRATIONS: tuple[str, ...] = (
     # fourth list); NULL as bare_vector is.
     """
     ALTER TABLE chunks ADD COLUMN token_vectors BLOB;
+    """,
+    # 5: the document's region map (pages, cues, rows; citeline.store.regions_json), so an
+    # answer's sentence is located in its own page; NULL for documents written before.
+    """
+    ALTER TABLE documents ADD COLUMN regions TEXT;
     """,
 )
 
@@ -293,7 +299,12 @@ class SQLiteStore:
         row = self.conn.execute("SELECT text FROM documents WHERE path = ?", (path,)).fetchone()
         return row[0] if row else None
 
-    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk]) -> None:
+    def document_regions(self, path: str) -> list[Region] | None:
+        row = self.conn.execute("SELECT regions FROM documents WHERE path = ?", (path,)).fetchone()
+        return regions_from_json(row[0]) if row else None
+
+    def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk],
+                       regions: Sequence[Region] = ()) -> None:
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
@@ -301,7 +312,7 @@ class SQLiteStore:
             cur = c.execute(
                 f"INSERT INTO documents ({', '.join(DOCUMENT_COLUMNS)}) "
                 f"VALUES ({', '.join('?' * len(DOCUMENT_COLUMNS))})",
-                document_row(record, text, _now()),
+                document_row(record, text, _now(), regions),
             )
             doc_id = cur.lastrowid
             model_key = record.model_key
