@@ -374,6 +374,55 @@ def test_docx_text_inside_content_controls_is_kept(tmp_path: Path):
     assert extract(path).text == "Before the control.\n\nProject code: HELIOS-7\n\nAfter the control."
 
 
+def test_docx_text_is_what_word_shows(tmp_path: Path):
+    import docx
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    def run(text: str, *, tag: str = "w:t", hidden: bool = False):  # type: ignore[no-untyped-def]
+        r, t = OxmlElement("w:r"), OxmlElement(tag)
+        if hidden:
+            props = OxmlElement("w:rPr")
+            props.append(OxmlElement("w:vanish"))
+            r.append(props)
+        t.text = text
+        t.set(qn("xml:space"), "preserve")
+        r.append(t)
+        return r
+
+    def wrapped(tag: str, *children, **attrs):  # type: ignore[no-untyped-def]
+        el = OxmlElement(tag)
+        for k, v in attrs.items():
+            el.set(qn(k), v)
+        for c in children:
+            el.append(c)
+        return el
+
+    path = tmp_path / "contract.docx"
+    d = docx.Document()
+    p = d.add_paragraph("The dive limit is ")
+    p._p.append(wrapped("w:ins", run("forty meters"), **{"w:id": "1", "w:author": "A"}))
+    p._p.append(wrapped("w:del", run("thirty meters", tag="w:delText"), **{"w:id": "2", "w:author": "A"}))
+    p.add_run(" for trainees.")
+    p._p.append(run(" (draft note)", hidden=True))
+    p = d.add_paragraph("Customer: ")
+    p._p.append(wrapped("w:sdt", wrapped("w:sdtContent", run("Penguin Logistics"))))
+    p._p.append(wrapped("w:fldSimple", run(", total EUR 9,870"), **{"w:instr": "MERGEFIELD total"}))
+    p._p.append(wrapped("w:smartTag", run(", to Reykjavik."), **{"w:element": "City"}))
+    outer = d.add_table(rows=1, cols=2)
+    outer.cell(0, 0).text = "Outer cell"
+    inner = outer.cell(0, 1).add_table(rows=1, cols=2)
+    inner.cell(0, 0).text, inner.cell(0, 1).text = "the beluga password", "is kelp42"
+    repeating = wrapped("w:tr", *(wrapped("w:tc", wrapped("w:p", run(v))) for v in ("salmon", "trout")))
+    outer._tbl.append(wrapped("w:sdt", wrapped("w:sdtContent", repeating)))
+    d.save(str(path))
+    assert extract(path).text == (
+        "The dive limit is forty meters for trainees.\n\n"
+        "Customer: Penguin Logistics, total EUR 9,870, to Reykjavik.\n\n"
+        "Outer cell | the beluga password | is kelp42\n\nsalmon | trout"
+    )
+
+
 def test_docx_not_a_word_file(tmp_path: Path):
     legacy = tmp_path / "old.docx"
     legacy.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512)  # an OLE2 .doc

@@ -156,14 +156,82 @@ def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]
     return heading_levels(styles, [len(squash(t)) for t, _ in paragraphs])
 
 
-def _row_text(row) -> str:  # type: ignore[no-untyped-def]
-    cells: list[str] = []
-    seen: set[int] = set()
-    for cell in row.cells:
-        if id(cell._tc) in seen:  # a merged cell is repeated once per grid column
-            continue
-        seen.add(id(cell._tc))
-        cells.append(squash(cell.text))
+# Markup-compatibility's fallback repeats a drawing's content for old readers.
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+# Not shown as text in the paragraph: tracked deletions and the old place of a moved
+# passage, a text box's own paragraphs, the properties (whose w:tabs are tab stops).
+_NOT_SHOWN = frozenset({qn("w:del"), qn("w:moveFrom"), qn("w:txbxContent"), _MC_FALLBACK,
+                        qn("w:pPr"), qn("w:rPr")})
+_BREAKS = frozenset({qn("w:br"), qn("w:cr")})
+
+
+def paragraph_text(p) -> str:  # type: ignore[no-untyped-def]
+    """The text Word shows for a paragraph element (``w:p``): python-docx's
+    ``Paragraph.text`` reads only its direct runs and links, and leaves out what sits
+    inside tracked insertions (``w:ins``), inline content controls (``w:sdt``), simple
+    fields' results (``w:fldSimple``) and smart tags. Hidden runs (``w:vanish``) are
+    left out, as Word leaves them off the page."""
+    out: list[str] = []
+
+    def walk(el) -> None:  # type: ignore[no-untyped-def]
+        for child in el.iterchildren():
+            tag = child.tag
+            if tag in _NOT_SHOWN:
+                continue
+            if tag == qn("w:t"):
+                out.append(child.text or "")
+            elif tag == qn("w:tab"):
+                out.append("\t")
+            elif tag in _BREAKS:
+                out.append("\n")
+            elif tag == qn("w:noBreakHyphen"):
+                out.append("-")
+            elif tag == qn("w:r") and _hidden(child):
+                continue
+            else:
+                walk(child)
+
+    walk(p)
+    return "".join(out)
+
+
+def _hidden(run) -> bool:  # type: ignore[no-untyped-def]
+    vanish = run.find(f"{qn('w:rPr')}/{qn('w:vanish')}")
+    return vanish is not None and vanish.get(qn("w:val"), "true") not in ("0", "false", "off")
+
+
+def _cell_text(tc) -> str:  # type: ignore[no-untyped-def]
+    """A table cell's text: its paragraphs, and a nested table's rows, in order."""
+    parts: list[str] = []
+    for child in _content(tc):
+        if child.tag == qn("w:p"):
+            parts.append(squash(paragraph_text(child)))
+        elif child.tag == qn("w:tbl"):
+            parts.extend(_row_text(tr) for tr in _rows(child))
+    return " ".join(p for p in parts if p)
+
+
+def _content(element):  # type: ignore[no-untyped-def]
+    """``element``'s children, with content controls (``w:sdt``) opened."""
+    for child in element.iterchildren():
+        if child.tag == qn("w:sdt"):
+            content = child.find(qn("w:sdtContent"))
+            if content is not None:
+                yield from _content(content)
+        else:
+            yield child
+
+
+def _rows(tbl):  # type: ignore[no-untyped-def]
+    """A table's rows (``w:tr``), with those inside a content control (a repeating
+    section) in their place; python-docx's ``Table.rows`` skips those."""
+    return [child for child in _content(tbl) if child.tag == qn("w:tr")]
+
+
+def _row_text(tr) -> str:  # type: ignore[no-untyped-def]
+    """A row's cells joined by `` | ``: a cell merged across columns once, and one
+    merged down from the row above (``w:vMerge``) empty, as Word shows it."""
+    cells = [_cell_text(tc) for tc in _content(tr) if tc.tag == qn("w:tc")]
     return " | ".join(cells) if any(cells) else ""
 
 
@@ -183,9 +251,11 @@ def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-
 
 class DocxExtractor:
     name = "docx"
-    version = "3"  # 2: outline levels, headings from formatting without heading styles;
+    version = "4"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
-    # admonition labels are not headings
+    # admonition labels are not headings; 4: the text Word shows (tracked insertions,
+    # inline content controls, fields' results, smart tags, nested tables, rows of a
+    # repeating section; not hidden runs), and a cell merged down is shown once
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -203,7 +273,8 @@ class DocxExtractor:
         levels = {id(p): heading_level(p) for p in paragraphs}
         if not any(levels.values()):  # no heading styles: the formatting shows them
             size = _default_size(d)
-            formatted = formatted_levels([(p.text, run_formats(p, size)) for p in paragraphs])
+            formatted = formatted_levels([(paragraph_text(p._p), run_formats(p, size))
+                                          for p in paragraphs])
             levels = {id(p): lv for p, lv in zip(paragraphs, formatted, strict=True)}
         out = TextBuilder()
         first_heading: str | None = None
@@ -211,17 +282,17 @@ class DocxExtractor:
             if isinstance(block, Paragraph):
                 level = levels[id(block)]
                 if level is not None:
-                    title = squash(block.text)
+                    title = squash(paragraph_text(block._p))
                     if title:
                         out.add("#" * level + " " + title, sep="\n\n")
                         first_heading = first_heading or title
                     continue
-                text = one_paragraph(block.text)
+                text = one_paragraph(paragraph_text(block._p))
                 if text:
                     out.add(escape_markdown(text), sep="\n\n")
             elif isinstance(block, Table):
-                for row in block.rows:
-                    line = _row_text(row)
+                for tr in _rows(block._tbl):
+                    line = _row_text(tr)
                     if line:
                         out.add(escape_markdown(line), sep="\n\n")
         text = out.text()
