@@ -496,6 +496,27 @@ def test_html_drops_scripts_navigation_and_boilerplate(tmp_path: Path):
     assert blocks[-1] == "Tags: glaze, kiln"
 
 
+def test_html_keeps_a_section_s_own_header_and_content_a_class_misnames(tmp_path: Path):
+    path = tmp_path / "gizmo.html"
+    path.write_text(
+        "<html><body><header>Site banner</header><main><header><h1>Installing the Gizmo</h1>"
+        "<p>Needs 4 GB of RAM.</p></header><section><header><h2>Dams</h2></header>"
+        "<p>Beavers build dams.</p><footer>Survey of 2019.</footer></section>"
+        "<div style='display: none'>A closed modal</div><p>Run the installer.</p>"
+        "<p class='ads-free'>The ad-free plan costs 3 EUR.</p><div class='ad-banner ads'>Buy!</div>"
+        "</main><footer>Page footer</footer></body></html>")
+    assert extract(path).text == (
+        "# Installing the Gizmo\n\nNeeds 4 GB of RAM.\n\n## Dams\n\nBeavers build dams.\n\n"
+        "Survey of 2019.\n\nRun the installer.\n\nThe ad-free plan costs 3 EUR.")
+    # a wrapper that "has" a sidebar, a recipe for cookies: the page itself, not boilerplate
+    path.write_text(
+        "<html><body><div id='page' class='site has-sidebar'><div class='cookie-recipe'>"
+        "<h1>Chocolate chip cookies</h1><p>Bake at 180 degrees for 12 minutes.</p></div>"
+        "<div class='sidebar'>Recent posts</div></div>"
+        "<div class='cookie-banner'>We use cookies</div></body></html>")
+    assert extract(path).text == "# Chocolate chip cookies\n\nBake at 180 degrees for 12 minutes."
+
+
 def test_html_main_content_headings_and_table(tmp_path: Path):
     path = tmp_path / "starter.html"
     path.write_text(b.HTML_PAGE)

@@ -16,12 +16,14 @@ contents are read as blocks, headings included. Locators are
 
 Dropped, never indexed: scripts, styles, ``<nav>``, ``<aside>``, forms,
 ``<noscript>``, templates, embedded SVG/iframes, hidden elements
-(``hidden``, ``aria-hidden="true"``), landmark roles for navigation, banners,
+(``hidden``, ``aria-hidden="true"``, an inline ``display: none``), landmark roles for navigation, banners,
 footers, search and complementary content, the page-level ``<header>`` and
-``<footer>`` (one inside an ``<article>`` is the article's own and is kept),
-and elements whose class or id names cookie banners, breadcrumbs, sidebars,
-navbars or adverts. When the page marks its ``<main>`` content, only that is
-indexed.
+``<footer>`` (one inside an ``<article>``, ``<section>`` or ``<main>`` is that
+part's own and is kept, as HTML's landmark rule has it), and elements whose class
+or id names cookie banners, breadcrumbs, sidebars, navbars or adverts — unless
+the name states a state (``has-sidebar``, ``ads-free``) or the element holds over
+half of the page's text (``cookie-recipe`` on a recipe page). When the page marks
+its ``<main>`` content, only that is indexed.
 """
 
 from __future__ import annotations
@@ -47,6 +49,15 @@ DROP_ROLES = frozenset("navigation banner contentinfo complementary search".spli
 BOILERPLATE_WORDS = frozenset(
     "cookie cookies consent breadcrumb breadcrumbs sidebar navbar advert advertisement ads".split()
 )
+# ... and words that make such a name a state, not a part: "has-sidebar" on the page's
+# wrapper, "ads-free", "no-cookies".
+STATE_WORDS = frozenset("has no is with without free".split())
+# An element holding more than this share of the page's text is the content, whatever
+# its class says ("cookie-recipe" on a recipe page).
+BOILERPLATE_MAX_SHARE = 0.5
+# A <header>/<footer> inside one of these is that part's own (HTML's rule for the
+# banner and contentinfo landmarks), not the page's.
+SECTIONING = frozenset("article aside main nav section".split())
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 BLOCK_TAGS = frozenset(
     "p div section article main li ul ol dl dt dd blockquote figure figcaption table thead "
@@ -56,6 +67,8 @@ BLOCK_TAGS = frozenset(
 CHARSET_SNIFF_BYTES = 2048
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
 _WORDS = re.compile(r"[\s_-]+")
+# An inline style that hides its element (a closed modal, a collapsed menu).
+_STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 # A table cell holding a heading or a table of its own is page layout (the 1990s'
 # way to put a menu beside the text), not a data cell: its blocks are read as blocks.
 _LAYOUT = "h1, h2, h3, h4, h5, h6, table"
@@ -86,27 +99,37 @@ def decode_html(data: bytes, rel: str) -> str:
         ) from exc
 
 
-def _dropped(node: LexborNode, in_article: bool) -> bool:
+def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     tag = node.tag
     if tag in DROP_TAGS:
         return True
-    if tag in ("header", "footer") and not in_article:
+    if tag in ("header", "footer") and not in_section:
         return True
     attrs = node.attributes
     if (attrs.get("role") or "").strip().lower() in DROP_ROLES:
         return True
     if "hidden" in attrs or (attrs.get("aria-hidden") or "").strip().lower() == "true":
         return True
-    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-    return bool(BOILERPLATE_WORDS.intersection(_WORDS.split(names)))
+    if _STYLE_HIDDEN.search(attrs.get("style") or ""):
+        return True
+    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower().split()
+    return any(_boilerplate_name(n) for n in names) and \
+        len(squash(node.text())) <= BOILERPLATE_MAX_SHARE * page_chars
+
+
+def _boilerplate_name(name: str) -> bool:
+    """Whether one class or id names a boilerplate part ("cookie-banner", "sidebar")."""
+    words = set(_WORDS.split(name))
+    return bool(words & BOILERPLATE_WORDS) and not words & STATE_WORDS
 
 
 class _Walker:
     """Turn the kept DOM into blocks of text, in document order."""
 
-    def __init__(self) -> None:
+    def __init__(self, page_chars: int) -> None:
         self.blocks: list[str] = []
         self.buf: list[str] = []
+        self.page_chars = page_chars  # the walked root's text, for _dropped's share
 
     def flush(self) -> None:
         lines = (ln.strip() for ln in "".join(self.buf).split(_BR))
@@ -115,7 +138,7 @@ class _Walker:
         if text:
             self.blocks.append(escape_markdown(text))
 
-    def inline(self, node: LexborNode, in_article: bool, pre: bool = False) -> str:
+    def inline(self, node: LexborNode, in_section: bool, pre: bool = False) -> str:
         """The text of a subtree (dropped parts skipped); <br> is a line break."""
         parts: list[str] = []
         for child in node.iter(include_text=True):
@@ -125,55 +148,57 @@ class _Walker:
                 parts.append(raw if pre else _WS.sub(" ", raw))
             elif tag == "br":
                 parts.append(_BR)
-            elif tag and not tag.startswith("-") and not _dropped(child, in_article):
-                inner = self.inline(child, in_article or tag == "article", pre or tag == "pre")
+            elif tag and not tag.startswith("-") and not _dropped(child, in_section, self.page_chars):
+                inner = self.inline(child, in_section or tag in SECTIONING, pre or tag == "pre")
                 parts.append(inner if pre or tag not in BLOCK_TAGS else f" {inner} ")
         return "".join(parts)
 
-    def walk(self, node: LexborNode, in_article: bool = False) -> None:
+    def walk(self, node: LexborNode, in_section: bool = False) -> None:
         for child in node.iter(include_text=True):
             tag = child.tag
             if tag == "-text":
                 self.buf.append(_WS.sub(" ", child.text_content or ""))
                 continue
-            if not tag or tag.startswith("-") or _dropped(child, in_article):
+            if not tag or tag.startswith("-") or _dropped(child, in_section, self.page_chars):
                 continue
             if tag == "br":
                 self.buf.append(_BR)
             elif tag in HEADINGS:
                 self.flush()
-                title = squash(self.inline(child, in_article))
+                title = squash(self.inline(child, in_section))
                 if title:
                     self.blocks.append("#" * HEADINGS[tag] + " " + title)
             elif tag == "tr":
                 self.flush()
                 cells = [c for c in child.iter()
-                         if c.tag in ("td", "th") and not _dropped(c, in_article)]
+                         if c.tag in ("td", "th") and not _dropped(c, in_section, self.page_chars)]
                 if any(c.css_first(_LAYOUT) is not None for c in cells):
                     for cell in cells:  # page layout, not data: each cell is a column of blocks
-                        self.walk(cell, in_article)
+                        self.walk(cell, in_section)
                         self.flush()
                     continue
-                texts = [squash(self.inline(c, in_article)) for c in cells]
+                texts = [squash(self.inline(c, in_section)) for c in cells]
                 if any(texts):
                     self.blocks.append(escape_markdown(" | ".join(texts)))
             elif tag == "pre":
                 self.flush()
-                lines = [ln.rstrip() for ln in self.inline(child, in_article, pre=True).split("\n")]
+                lines = [ln.rstrip() for ln in self.inline(child, in_section, pre=True).split("\n")]
                 text = "\n".join(ln for ln in lines if ln.strip())
                 if text:
                     self.blocks.append(escape_markdown(text))
             elif tag in BLOCK_TAGS:
                 self.flush()
-                self.walk(child, in_article or tag == "article")
+                self.walk(child, in_section or tag in SECTIONING)
                 self.flush()
             else:
-                self.walk(child, in_article)
+                self.walk(child, in_section)
 
 
 class HtmlExtractor:
     name = "html"
-    version = "2"  # 2: layout tables are read as blocks, their headings as headings
+    version = "3"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    # header/footer inside a section or main is kept, a class naming a state or on most
+    # of the page is no boilerplate, an inline display: none hides
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -182,9 +207,10 @@ class HtmlExtractor:
         root = tree.css_first("main") or tree.css_first("[role=main]") or tree.body or tree.root
         if root is None:
             raise ExtractionError(rel, "no HTML content could be parsed")
-        walker = _Walker()
+        walker = _Walker(len(squash(root.text())))
         try:
-            walker.walk(root, in_article=root.tag == "article")
+            walker.walk(root, in_section=root.tag in SECTIONING
+                        or (root.attributes.get("role") or "").strip().lower() == "main")
         except RecursionError as exc:  # thousands of nested elements: generated junk, not a page
             raise ExtractionError(rel, "HTML nested too deeply to read") from exc
         walker.flush()
