@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import doc_builders as b
-from citeline.chunk import chunk_document, locate
+from citeline.chunk import chunk_document, locate, locate_in
 from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import REGISTRY, extractor_for, fingerprint
 from citeline.extract import pdf as pdfmod
@@ -24,7 +24,7 @@ from citeline.extract.blocks import escape_markdown
 from citeline.extract.docx import formatted_levels as docx_formatted_levels
 from citeline.extract.sheet import cell_text
 from citeline.extract.transcript import clean_payload, parse_cues, parse_time, sidecar_for
-from citeline.types import Document
+from citeline.types import Document, Region, RegionKind
 
 
 def extract(path: Path) -> Document:
@@ -726,6 +726,14 @@ def test_csv_encoding_and_sniffing(tmp_path: Path):
     empty.write_text("\n\n")
     with pytest.raises(ExtractionError, match="empty file"):
         extract(empty)
+    # Excel's "sep=;" line declares the delimiter and is no row; an apostrophe is no quote
+    excel = tmp_path / "excel.csv"
+    excel.write_text("sep=;\nName;Amount\nAlpha;1,5\n")
+    doc = extract(excel)
+    assert doc.text == "Name | Amount\nAlpha | 1,5" and [r.row for r in doc.regions] == [1, 2]
+    names = tmp_path / "names.csv"
+    names.write_text("name,remark\nO'Brien,'quoted' remark\nMcCoy,the 'real' one\n")
+    assert extract(names).text == "name | remark\nO'Brien | 'quoted' remark\nMcCoy | the 'real' one"
 
 
 def test_xlsx_sheets_are_sections_with_exact_ranges(tmp_path: Path):
@@ -756,6 +764,29 @@ def test_xlsx_sheets_are_sections_with_exact_ranges(tmp_path: Path):
     assert [c.section for c in chunks] == ["budget > Q3 Sales", "budget > Notes"]
     assert locate(doc, chunks[0].start, chunks[0].end).sheet_range == "'Q3 Sales'!B2:D5"
     assert locate(doc, chunks[1].start, chunks[1].end).sheet_range == "Notes!A1:A1"
+
+    # a sheet name that reads as a cell reference or a number is quoted, as a spreadsheet needs
+    rows = [Region(RegionKind.ROW, 0, 5, sheet=name, row=1, first_col=1, last_col=2)
+            for name in ("Q1", "2024", "R2C3", "Sheet1", "Totals_2024")]
+    assert [locate_in([r], 0, 5).sheet_range for r in rows] == [
+        "'Q1'!A1:B1", "'2024'!A1:B1", "'R2C3'!A1:B1", "Sheet1!A1:B1", "Totals_2024!A1:B1"]
+
+
+def test_xlsx_formula_without_a_saved_result_is_indexed_as_its_formula(tmp_path: Path):
+    import openpyxl
+
+    path = tmp_path / "q1.xlsx"
+    wb = openpyxl.Workbook()  # openpyxl writes formulas but never calculates them
+    ws = wb.active
+    ws.append(["Region", "Revenue"])
+    ws.append(["North", 1200])
+    ws.append(["South", 800])
+    ws["A5"], ws["B5"] = "Total", "=SUM(B2:B3)"
+    wb.save(path)
+    doc = extract(path)
+    assert doc.text.split("\n")[-1] == "Total | =SUM(B2:B3)"
+    assert len(doc.warnings) == 1 and "1 formula cell(s) have no saved result" in doc.warnings[0]
+    assert "B5 =SUM(B2:B3)" in doc.warnings[0]
 
 
 def test_cell_text_by_hand():
@@ -862,13 +893,36 @@ def test_srt_and_malformed_cues(tmp_path: Path):
     doc = extract(path)
     assert doc.text.split("\n")[1] == "The angle of the dance points towards the flowers."
     assert [(r.t_start, r.t_end) for r in doc.regions] == [(0.5, 3.0), (3.0, 7.4), (70.0, 75.0)]
-    assert doc.warnings == ("bees.srt: skipped 1 malformed cue(s) at line(s) 15",)  # the timing line
+    assert doc.warnings == ("skipped 1 malformed cue(s) at line(s) 15",)  # the timing line
     notvtt = tmp_path / "x.vtt"
     notvtt.write_text("1\n00:00:01.000 --> 00:00:02.000\nhello\n")
     with pytest.raises(ExtractionError, match="first line must be 'WEBVTT'"):
         extract(notvtt)
     cues, bad, _ = parse_cues("WEBVTT\n\nNOTE only a note\n", vtt=True)
     assert cues == [] and bad == []
+
+
+def test_cues_a_player_would_read_are_read_and_impossible_times_are_not(tmp_path: Path):
+    # a WebVTT cue right under the header, and an SRT cue with no blank line after it
+    cues, bad, _ = parse_cues("WEBVTT\n00:00:01.000 --> 00:00:04.000\nThe puffin.\n\n"
+                              "00:00:05.000 --> 00:00:08.000\nThe gannet.\n", vtt=True)
+    assert [(c.start, c.text) for c in cues] == [(1.0, "The puffin."), (5.0, "The gannet.")]
+    cues, bad, _ = parse_cues("1\n00:00:01,000 --> 00:00:03,500\nHello from the kestrel.\n"
+                              "2\n00:00:04,000 --> 00:00:06,000\nNo blank line before me.\n\n"
+                              "3\n00:99:00,000 --> 01:40:00,000\nNinety-nine minutes.\n\n"
+                              "4\n00:00:07,000 --> 00:00:09,000\nHe said x<y and z>w, <i>quietly</i>.\n",
+                              vtt=False)
+    assert [(c.start, c.end, c.text) for c in cues] == [
+        (1.0, 3.5, "Hello from the kestrel."), (4.0, 6.0, "No blank line before me."),
+        (7.0, 9.0, "He said x<y and z>w, quietly.")]
+    assert bad == [9]  # 00:99:00 is no time (its timing line)
+    # a file of nothing but malformed timing lines says which line and what is expected
+    path = tmp_path / "colon.srt"
+    path.write_text("1\n00:00:01:000 --> 00:00:02:000\nHi\n")
+    with pytest.raises(ExtractionError) as err:
+        extract(path)
+    assert str(err.value).count("colon.srt") == 1
+    assert "line 2: '00:00:01:000 --> 00:00:02:000'" in str(err.value) and "HH:MM:SS,mmm" in str(err.value)
 
 
 def test_media_sidecar_rules(tmp_path: Path):

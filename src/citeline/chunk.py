@@ -585,11 +585,22 @@ def column_letter(n: int) -> str:
     return s
 
 
+# A sheet name a spreadsheet reads unquoted in a reference: a letter or "_" first, then
+# letters, digits, "_" or "." ...
+_PLAIN_SHEET = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+# ... and not itself a cell reference ("Q1", "AB12") or R1C1 notation ("R2C3", "R", "C").
+_CELL_LIKE = re.compile(r"[A-Za-z]{1,3}[0-9]+|[Rr][0-9]*(?:[Cc][0-9]*)?|[Cc][0-9]*")
+
+
+def _plain_sheet_name(sheet: str) -> bool:
+    return bool(_PLAIN_SHEET.fullmatch(sheet)) and not _CELL_LIKE.fullmatch(sheet)
+
+
 def _a1_range(rows: list[Region]) -> str:
     sheet = rows[0].sheet or "Sheet1"
     r0 = min(r.row or 1 for r in rows)
     r1 = max(r.row or 1 for r in rows)
     c0 = min(r.first_col or 1 for r in rows)
     c1 = max(r.last_col or 1 for r in rows)
-    quoted = sheet if re.fullmatch(r"[A-Za-z0-9_]+", sheet) else "'" + sheet.replace("'", "''") + "'"
+    quoted = sheet if _plain_sheet_name(sheet) else "'" + sheet.replace("'", "''") + "'"
     return f"{quoted}!{column_letter(c0)}{r0}:{column_letter(c1)}{r1}"

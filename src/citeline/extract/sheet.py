@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -111,7 +112,7 @@ def _document(rel: str, title: str, media_type: str, name: str, version: str,
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "1"
+    version = "2"  # 2: a formula with no saved result is indexed as its formula, with a warning
     suffixes = (".xlsx", ".xlsm")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -126,18 +127,35 @@ class XlsxExtractor:
         builder = TextBuilder()
         regions: list[Region] = []
         warnings: list[str] = []
+        formulas = None  # the same workbook read for its formulas, when a sheet has any
         try:
+            with_formulas = _sheets_with_formulas(path)
             for ws in wb.worksheets:
                 # Writers often store a wrong <dimension>; read what is really there.
                 ws.reset_dimensions()
-                found = sheet_rows(builder, ws.title, self._rows(ws))
+                rows = self._rows(ws)
+                uncached: list[str] = []
+                if getattr(ws, "_worksheet_path", None) in with_formulas:
+                    if formulas is None:
+                        formulas = openpyxl.load_workbook(str(path), read_only=True, data_only=False)
+                    wf = formulas[ws.title]
+                    wf.reset_dimensions()
+                    rows = _with_formulas(rows, wf, uncached)
+                found = sheet_rows(builder, ws.title, rows)
                 if not found:
                     warnings.append(f"sheet {ws.title!r} is empty")
+                if uncached:
+                    warnings.append(
+                        f"sheet {ws.title!r}: {len(uncached)} formula cell(s) have no saved result "
+                        f"(e.g. {uncached[0]}); their formulas are indexed instead: open and save "
+                        "the file in a spreadsheet program to index the values")
                 regions.extend(found)
         except (KeyError, ValueError, zipfile.BadZipFile) as exc:
             raise ExtractionError(rel, f"the workbook is damaged ({exc})") from exc
         finally:
             wb.close()
+            if formulas is not None:
+                formulas.close()
         return _document(rel, path.stem, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
                          self.name, self.version, builder, regions, warnings)
 
@@ -149,9 +167,60 @@ class XlsxExtractor:
             yield number, [cell_text(v) for v in values]
 
 
+# A formula element in a worksheet's XML (``<f>`` or a prefixed ``<x:f ...>``).
+_FORMULA = re.compile(rb"<(?:\w+:)?f[\s>/]")
+
+
+def _sheets_with_formulas(path: Path) -> set[str]:
+    """The workbook's worksheet parts (``xl/worksheets/sheet1.xml``) holding a formula;
+    read in slices, so a large sheet of plain values costs one pass of decompression."""
+    found: set[str] = set()
+    with zipfile.ZipFile(path) as z:
+        for name in z.namelist():
+            if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
+                continue
+            with z.open(name) as fh:
+                tail = b""
+                while block := fh.read(1 << 20):
+                    if _FORMULA.search(tail + block):
+                        found.add(name)
+                        break
+                    tail = block[-16:]
+    return found
+
+
+def _with_formulas(rows: Iterator[tuple[int, list[str]]], formulas,  # type: ignore[no-untyped-def]
+                   uncached: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """``rows`` with each formula cell that has no saved result (a file written by a
+    library that does not calculate) shown as its formula; ``uncached`` collects
+    their A1 references and formulas, for the warning."""
+    from citeline.chunk import column_letter
+
+    for (number, cells), raw in zip(rows, formulas.iter_rows(values_only=True), strict=False):
+        for col, value in enumerate(raw):
+            if isinstance(value, str) and value.startswith("=") and col < len(cells) \
+                    and not cells[col]:
+                cells[col] = cell_text(value)
+                uncached.append(f"{column_letter(col + 1)}{number} {value}")
+            elif col >= len(cells) and isinstance(value, str) and value.startswith("="):
+                cells.extend([""] * (col - len(cells)) + [cell_text(value)])
+                uncached.append(f"{column_letter(col + 1)}{number} {value}")
+        yield number, cells
+
+
+# Excel's first-line delimiter declaration ("sep=;"), which Excel does not show as a row.
+_SEP_LINE = re.compile(r"sep=(.)[ \t]*\r?\n", re.I)
+
+
+def _excel_with(delimiter: str, skipinitialspace: bool = False) -> type[csv.Dialect]:
+    """The spreadsheet dialect (``"`` quotes, doubled inside a field) with this delimiter."""
+    return type("Sniffed", (csv.excel,), {"delimiter": delimiter,
+                                          "skipinitialspace": skipinitialspace})
+
+
 class CsvExtractor:
     name = "csv"
-    version = "1"
+    version = "2"  # 2: Excel's "sep=" line is no row; fields are quoted with '"' only
     suffixes = (".csv", ".tsv")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -165,6 +234,9 @@ class CsvExtractor:
         if "\x00" in text[:8192]:
             raise ExtractionError(rel, "binary file (contains NUL bytes), not CSV")
         dialect = self._dialect(path, text)
+        if m := _SEP_LINE.match(text):  # Excel's "sep=;" line: the delimiter, not a row
+            text = text[m.end():]
+            dialect = _excel_with(m.group(1))
         builder = TextBuilder()
         try:
             reader = csv.reader(io.StringIO(text, newline=""), dialect)
@@ -182,9 +254,12 @@ class CsvExtractor:
         if len(text) > SNIFF_CHARS and "\n" in sample:  # whole records only
             sample = sample[: sample.rfind("\n") + 1]
         try:
-            return csv.Sniffer().sniff(sample, delimiters=CSV_DELIMITERS)
+            sniffed = csv.Sniffer().sniff(sample, delimiters=CSV_DELIMITERS)
         except csv.Error:  # one column, or too irregular to vote: the standard comma
             return csv.excel
+        # Only the delimiter is the Sniffer's to say: its quote guesses take an
+        # apostrophe for a quote ("'quoted' remark"), and spreadsheets quote with '"'.
+        return _excel_with(sniffed.delimiter, sniffed.skipinitialspace)
 
 
 register(XlsxExtractor())

@@ -52,7 +52,9 @@ _LANG_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 _TIME = r"(?:(\d+):)?(\d{1,2}):(\d{1,2})[.,](\d{1,3})"
 _TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}(?:\s.*)?$")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]*)>")
-_TAG = re.compile(r"</?[a-zA-Z][^>]*>|<\d[\d:.]*>")
+# The markup WebVTT and SRT players know (WebVTT's c, i, b, u, v, lang, ruby, rt; SRT's
+# font and s): only these are tags, so a "<" in the text ("x<y and z>w") stays.
+_TAG = re.compile(r"</?(?:[ibuvs]|c|lang|ruby|rt|font|span)(?:[.\s][^>]*)?>|<\d[\d:.]*>", re.I)
 _ASS = re.compile(r"\{\\[^}]*\}")
 _WS = re.compile(r"\s+")
 
@@ -66,7 +68,10 @@ class Cue:
 
 
 def parse_time(h: str | None, m: str, s: str, frac: str) -> float:
-    """("01", "02", "03", "5") -> 3723.5 seconds; hours are optional in WebVTT."""
+    """("01", "02", "03", "5") -> 3723.5 seconds; hours are optional in WebVTT.
+    Minutes or seconds over 59 are no time (ValueError), as both formats define them."""
+    if int(m) > 59 or int(s) > 59:
+        raise ValueError(f"{m}:{s}: minutes and seconds run from 00 to 59")
     return int(h or 0) * 3600 + int(m) * 60 + int(s) + int(frac.ljust(3, "0")) / 1000
 
 
@@ -98,7 +103,9 @@ def parse_cues(text: str, vtt: bool) -> tuple[list[Cue], list[int], str]:
         if not re.match(r"WEBVTT(\s|$)", first):
             raise ValueError("not a WebVTT file: the first line must be 'WEBVTT'")
         title = first[6:].strip(" \t-")
-        while i < len(lines) and lines[i].strip():  # the header block
+        i = 1
+        # the header block; a timing line right under it (no blank line) opens the first cue
+        while i < len(lines) and lines[i].strip() and "-->" not in lines[i]:
             i += 1
     cues: list[Cue] = []
     bad: list[int] = []
@@ -108,25 +115,47 @@ def parse_cues(text: str, vtt: bool) -> tuple[list[Cue], list[int], str]:
         block_start = i
         while i < len(lines) and lines[i].strip():
             i += 1
-        block = lines[block_start:i]
-        if not block:
+        if block_start == i:
             continue
-        if vtt and re.match(r"(NOTE|STYLE|REGION)(\s|$)", block[0]):
+        if vtt and re.match(r"(NOTE|STYLE|REGION)(\s|$)", lines[block_start]):
             continue
-        for k in (0, 1):
-            if k < len(block) and (m := _TIMING.match(block[k])):
-                g = m.groups()
-                start, end = parse_time(*g[:4]), parse_time(*g[4:])
-                payload = clean_payload(block[k + 1 :])
-                if end < start:
-                    bad.append(block_start + k + 1)
-                elif payload:
-                    cues.append(Cue(start, end, payload, block_start + k + 1))
-                break
-        else:
-            arrow = next((j for j, ln in enumerate(block[:2]) if "-->" in ln), 0)
-            bad.append(block_start + 1 + arrow)
+        for s, e in _cue_blocks(lines, block_start, i):
+            _read_cue(lines[s:e], s, cues, bad)
     return cues, bad, title
+
+
+def _cue_blocks(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
+    """``lines[start:end]`` (one block between blank lines) cut before each timing
+    line after its first cue's: a cue whose blank line is missing does not swallow
+    the next one (its SRT counter, a bare number, goes with the next cue)."""
+    cuts = [start]
+    timings = [j for j in range(start, end) if _TIMING.match(lines[j])]
+    for j in timings[1:]:
+        cut = j - 1 if j - 1 > timings[0] and lines[j - 1].strip().isdigit() else j
+        if cut > cuts[-1]:
+            cuts.append(cut)
+    return list(zip(cuts, [*cuts[1:], end], strict=True))
+
+
+def _read_cue(block: list[str], block_start: int, cues: list[Cue], bad: list[int]) -> None:
+    """One cue block: its timing line is its first or second line (after an identifier
+    or SRT counter); a block without one, or with an impossible time, is bad."""
+    for k in (0, 1):
+        if k < len(block) and (m := _TIMING.match(block[k])):
+            g = m.groups()
+            try:
+                start, end = parse_time(*g[:4]), parse_time(*g[4:])
+            except ValueError:
+                bad.append(block_start + k + 1)
+                return
+            payload = clean_payload(block[k + 1 :])
+            if end < start:
+                bad.append(block_start + k + 1)
+            elif payload:
+                cues.append(Cue(start, end, payload, block_start + k + 1))
+            return
+    arrow = next((j for j, ln in enumerate(block[:2]) if "-->" in ln), 0)
+    bad.append(block_start + 1 + arrow)
 
 
 # A folder modified this recently is listed afresh: its mtime has coarse
@@ -196,7 +225,9 @@ def media_for(transcript: Path) -> Path | None:
 
 class TranscriptExtractor:
     name = "transcript"
-    version = "1"
+    version = "2"  # 2: a cue whose blank line is missing ends at the next timing line, a
+    # WebVTT header runs up to the first timing line, minutes and seconds over 59 are
+    # malformed, only the formats' own tags are markup ("x<y and z>w" stays)
     suffixes = TRANSCRIPT_SUFFIXES + MEDIA_SUFFIXES
 
     def fingerprint(self, path: Path) -> str:
@@ -240,12 +271,18 @@ class TranscriptExtractor:
         except ExtractionError as exc:  # name the sidecar when the document is the media file
             reason = exc.reason if source.name == Path(rel).name else f"{source.name}: {exc.reason}"
             raise ExtractionError(rel, reason) from exc
+        who = "" if source.name == Path(rel).name else f"{source.name}: "  # a media file's sidecar
         try:
             cues, bad, title = parse_cues(text, vtt=source.suffix.lower() == ".vtt")
         except ValueError as exc:
-            raise ExtractionError(rel, f"{source.name}: {exc}") from exc
+            raise ExtractionError(rel, f"{who}{exc}") from exc
         if not cues:
-            raise ExtractionError(rel, f"{source.name}: no valid cue (timing line 'start --> end') found")
+            why = f"{who}no valid cue (timing line 'start --> end') found"
+            if bad:
+                line = text.split("\n")[bad[0] - 1].strip()
+                why += (f"; {len(bad)} malformed, the first at line {bad[0]}: {line[:80]!r} "
+                        "(times are HH:MM:SS,mmm in SRT, HH:MM:SS.mmm in WebVTT)")
+            raise ExtractionError(rel, why)
         out = TextBuilder()
         regions = []
         for cue in cues:
@@ -254,7 +291,7 @@ class TranscriptExtractor:
         warnings = []
         if bad:
             shown_lines = ", ".join(str(n) for n in bad[:10]) + (" ..." if len(bad) > 10 else "")
-            warnings.append(f"{source.name}: skipped {len(bad)} malformed cue(s) at line(s) {shown_lines}")
+            warnings.append(f"{who}skipped {len(bad)} malformed cue(s) at line(s) {shown_lines}")
         return Document(
             path=rel,
             title=title or stem,
