@@ -308,13 +308,15 @@ def test_extractor_version_bump_marks_stale_and_reindexes(
     (folder / "call.vtt").write_text(b.VTT_TEXT)
     assert sorted(index.index(folder).indexed) == ["call.vtt", "rain.csv"]
 
-    monkeypatch.setattr(REGISTRY[".csv"], "version", "2")
+    was = REGISTRY[".csv"].version
+    bumped = str(int(was) + 1)
+    monkeypatch.setattr(REGISTRY[".csv"], "version", bumped)
     status = {s.record.path: s for s in index.status()}
     assert status["rain.csv"].state == "stale" and status["call.vtt"].state == "indexed"
-    assert "extractor csv 1 -> 2" in status["rain.csv"].to_json()["reason"]
+    assert f"extractor csv {was} -> {bumped}" in status["rain.csv"].to_json()["reason"]
     again = index.index(folder)
     assert again.indexed == ["rain.csv"] and again.unchanged == ["call.vtt"]
-    assert index.store.document("rain.csv").extractor_version == "2"
+    assert index.store.document("rain.csv").extractor_version == bumped
 
     monkeypatch.setattr(REGISTRY[".vtt"], "version", "7")
     assert [s.record.path for s in index.status() if s.state == "stale"] == ["call.vtt"]
