@@ -568,3 +568,71 @@ def test_an_index_rebuilt_under_an_open_reader_is_reopened_not_served_stale(
     assert [d.path for d in reader.store.documents()] == ["bicycle.md"]
     pool.shutdown()
     reader.close()
+
+
+def test_a_folder_that_cannot_be_listed_keeps_its_documents_and_fails_the_run(
+        tmp_path: Path, index: Index):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    top, sub = _kitchen(tmp_path)
+    assert sorted(index.index(top).indexed) == ["appliances/kettle.md", "knives.md"]
+    index.close()
+    # root reads any folder: drop the two capabilities that let it, as a user has none
+    cmd = [sys.executable, "-m", "citeline", "index", str(top), "--index", index.location,
+           "-q", "--json"]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: a folder cannot be made unreadable")
+        cmd = [setpriv, "--bounding-set=-dac_override,-dac_read_search",
+               "--inh-caps=-dac_override,-dac_read_search", *cmd]
+    sub.chmod(0)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    finally:
+        sub.chmod(0o755)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [u["folder"] for u in report["unreadable_folders"]] == ["appliances/"]
+    assert "cannot list the folder" in report["unreadable_folders"][0]["reason"]
+    assert report["removed"] == 0 and report["unchanged"] == 1
+    again = Index(index.location, embedder=index.embedder)
+    assert sorted(d.path for d in again.store.documents()) == ["appliances/kettle.md", "knives.md"]
+    again.close()
+
+
+def test_a_moved_folder_is_where_its_documents_are_looked_for(tmp_path: Path, index: Index):
+    top, _ = _kitchen(tmp_path)
+    index.index(top)
+    moved = top.rename(tmp_path / "moved")
+    report = index.index(moved)
+    assert report.indexed == [] and sorted(report.unchanged) == ["appliances/kettle.md", "knives.md"]
+    assert {d.root for d in index.store.documents()} == {str(moved.resolve())}
+    (moved / "knives.md").unlink()
+    assert index.index(moved).removed == ["knives.md"]  # a deletion here is seen
+    assert index.gone() == []  # and the kettle's file is found where it now is
+
+
+def test_a_file_reached_through_a_link_is_one_document(tmp_path: Path, index: Index):
+    import os
+
+    top, _ = _kitchen(tmp_path)
+    (top / "knives-alias.md").symlink_to("knives.md")
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Spoons\n\nWooden spoons are oiled once a month.\n")
+    (top / "spoons.md").symlink_to(outside)
+    report = index.index(top)
+    assert sorted(report.indexed) == ["appliances/kettle.md", "knives.md", "spoons.md"]
+    assert ("knives-alias.md", "the same file as knives.md, indexed once as that") in report.skipped
+    # a link named on its own is a document of its own name, in the link's folder
+    assert index.index(top / "spoons.md").unchanged == ["spoons.md"]
+    assert {d.path for d in index.store.documents()} == {
+        "appliances/kettle.md", "knives.md", "spoons.md"}
+    # a pipe named on its own is listed as skipped, not passed over in silence
+    os.mkfifo(tmp_path / "pipe.md")
+    report = index.index(tmp_path / "pipe.md")
+    assert report.skipped == [("pipe.md", "not a regular file (a pipe, device or broken link)")]

@@ -123,6 +123,8 @@ def _summary(report: IndexReport, json_out: bool) -> int:
               f"vectors: {report.tokens_embedded} chunks embedded, the rest reused")
     for path, reason in report.failed:
         print(f"FAILED  {path}: {reason}")
+    for path, reason in report.unreadable:
+        print(f"FAILED  {path}: {reason}")
     for path, reason in report.skipped:
         print(f"skipped {path}: {reason}")
     for path, warning in report.warnings:

@@ -118,6 +118,8 @@ class IndexReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    # folders the walk could not list ("sub/", reason): their documents are kept as they are
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
     chunks_written: int = 0
     over_window: int = 0
     embedded: int = 0  # vectors computed by the model in this run
@@ -131,7 +133,7 @@ class IndexReport:
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and not self.unreadable
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -140,6 +142,7 @@ class IndexReport:
             "failed": [{"document": p, "reason": r} for p, r in self.failed],
             "removed": len(self.removed),
             "skipped": [{"document": p, "reason": r} for p, r in self.skipped],
+            "unreadable_folders": [{"folder": p, "reason": r} for p, r in self.unreadable],
             "chunks_written": self.chunks_written,
             "over_window": self.over_window,
             "embedded": self.embedded,
@@ -410,14 +413,22 @@ class Index:
             sentences != self.sentence_vectors or self.store.get_setting("sentences") is None
         ):
             self.set_sentence_vectors(sentences)
-        root = root.resolve()
+        # a file is named as given (a link keeps its own name, as a folder's walk names it)
+        root = root.resolve() if root.is_dir() else root.parent.resolve() / root.name
         report = IndexReport()
-        if root.is_file():
+        if not root.is_dir():  # a file, or a pipe or device (_supported says why not)
             files = [(root, root.name)]
             base = root.parent
         else:
-            files = list(self._walk(root))
+            errors: list[OSError] = []
+            files = _one_per_file(list(self._walk(root, errors)), report)
             base = root
+            for exc in errors:
+                folder = Path(exc.filename or root)
+                rel = "" if folder == root else folder.relative_to(root).as_posix()
+                report.unreadable.append((rel + "/" if rel else "./", (
+                    f"cannot list the folder: {exc.strerror or exc}; its documents are kept "
+                    "as they were")))
         seen = {rel for _, rel in files}
         # A document is keyed by its path under the folder it was indexed from, and a
         # file reached again from another folder stays one document: under a folder
@@ -448,7 +459,10 @@ class Index:
                 self.store.remove_document(old.path)
                 report.removed.append(old.path)
         if root.is_dir():
+            unlisted = tuple(f.rstrip("/") + "/" if f != "./" else "" for f, _ in report.unreadable)
             for rec in self.store.documents():
+                if any(rec.path.startswith(f) for f in unlisted):
+                    continue  # not seen because its folder could not be read, not gone
                 gone = rec.root == str(base) and rec.path not in seen
                 # a subfolder indexed on its own whose file is gone: this walk covers it
                 orphan = rec.root != str(base) and _below(Path(rec.root), base) and _gone(rec)
@@ -517,9 +531,12 @@ class Index:
         report.seconds = time.perf_counter() - t0
         return report
 
-    def _walk(self, root: Path) -> Iterator[tuple[Path, str]]:
+    def _walk(self, root: Path, errors: list[OSError]) -> Iterator[tuple[Path, str]]:
+        """The folder's files (and links to folders, for _supported to name), hidden
+        names and the index's own folder left out; folders that cannot be listed go
+        to ``errors``."""
         index_dir = Path(self.location).resolve() if "://" not in self.location else None
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append):
             d = Path(dirpath)
             dirnames[:] = sorted(
                 n for n in dirnames if not n.startswith(".") and (d / n).resolve() != index_dir
@@ -570,6 +587,8 @@ class Index:
                 and old.model_key == ident.key
                 and versions.get(old.extractor) == old.extractor_version
             ):
+                if old.root != root:  # the folder was moved: its files are now here
+                    self.store.set_root(rel, root)
                 report.unchanged.append(rel)
                 continue
             try:
@@ -1079,6 +1098,27 @@ def _gone(rec: DocRecord) -> bool:
 def _below(folder: Path, root: Path) -> bool:
     """Whether ``folder`` is ``root`` or inside it (both resolved)."""
     return folder == root or root in folder.parents
+
+
+def _one_per_file(files: list[tuple[Path, str]], report: IndexReport) -> list[tuple[Path, str]]:
+    """One document per file: a file reached again through a symbolic link in the same
+    walk is indexed once, as the file itself (else as the first link to it), and the
+    other names are listed as skipped."""
+    by_target: dict[Path, list[tuple[Path, str]]] = {}
+    for f, rel in files:
+        try:
+            target = f.resolve() if f.is_file() else f
+        except OSError:  # a link loop: _supported names it
+            target = f
+        by_target.setdefault(target, []).append((f, rel))
+    keep: set[str] = set()
+    for group in by_target.values():
+        first = min(group, key=lambda fr: (fr[0].is_symlink(), fr[1]))
+        keep.add(first[1])
+        for _, rel in group:
+            if rel != first[1]:
+                report.skipped.append((rel, f"the same file as {first[1]}, indexed once as that"))
+    return [(f, rel) for f, rel in files if rel in keep]
 
 
 def _supported(files: Sequence[tuple[Path, str]], report: IndexReport) -> list[tuple[Path, str]]:

@@ -630,3 +630,13 @@ def test_a_document_s_region_map_round_trips_and_migration_8_adds_it(pg_url: str
     s.write_document(_record("a.pdf"), "x" * 52, _chunks(["a"]), regions[:2])
     assert s.document_regions("a.pdf") == regions[:2]
     s.close()
+
+
+def test_set_root_moves_only_the_folder_a_document_is_found_in(pg_url: str):
+    s = PostgresStore(pg_url)
+    s.write_document(_record("a.md"), "text", _chunks(["a"]))
+    before = s.document("a.md")
+    s.set_root("a.md", "/moved")
+    after = s.document("a.md")
+    assert after.root == "/moved" and after.__dict__ | {"root": "/r"} == before.__dict__
+    s.close()

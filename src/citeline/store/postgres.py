@@ -814,6 +814,10 @@ class PostgresStore:
             )
 
     @_db
+    def set_root(self, path: str, root: str) -> None:
+        self.conn.execute("UPDATE documents SET root = %s WHERE path = %s", (root, path))
+
+    @_db
     def remove_document(self, path: str) -> None:
         c = self.conn
         with c.transaction():

@@ -380,6 +380,9 @@ class SQLiteStore:
             c.execute("ROLLBACK")
             raise
 
+    def set_root(self, path: str, root: str) -> None:
+        self.conn.execute("UPDATE documents SET root = ? WHERE path = ?", (root, path))
+
     def remove_document(self, path: str) -> None:
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
