@@ -82,6 +82,29 @@ def test_errors_are_clear(run, tmp_path: Path):
     for cmd, what in (("search", "query"), ("ask", "question")):
         code, _, err = run(cmd, "  ", "--index", str(tmp_path / "ix"))
         assert code == 2 and f"{what}: must not be empty" in err
+    # an index folder that cannot be made: a message naming it, not a traceback
+    docs = str(tmp_path / "docs")
+    code, _, err = run("index", docs, "--index", str(tmp_path / "docs" / "a.md" / "ix"))
+    assert code == 2 and "a.md/ix: cannot create the index folder: Not a directory" in err
+    gt = str(Path(__file__).parent / "fixtures" / "gt")
+    code, _, err = run("eval", gt, "--out", str(tmp_path / "docs" / "a.md"), "-q")
+    assert code == 2 and "a.md: cannot create the report folder" in err
+    # a text file with a NUL byte anywhere is binary, not only in its first 8 KiB
+    (tmp_path / "docs" / "late.md").write_bytes(b"# Late\n\n" + b"text " * 3000 + b"\0 end\n")
+    code, out, _ = run("index", docs, "--index", str(tmp_path / "ix"), "-q")
+    assert code == 1 and "FAILED  late.md: binary file (contains NUL bytes), not text" in out
+    # the index file damaged past its first page (its header still reads): said so
+    db = tmp_path / "ix" / "citeline.sqlite3"
+    import sqlite3
+
+    con = sqlite3.connect(db)  # every page into the file itself, none left in the WAL
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    with db.open("r+b") as fh:
+        fh.seek(4096)
+        fh.write(b"\xa5" * (db.stat().st_size - 4096))
+    code, _, err = run("search", "anything", "--index", str(tmp_path / "ix"))
+    assert code == 2 and "the index database cannot be read" in err and "damaged" in err
 
 
 @pytest.mark.slow

@@ -150,6 +150,41 @@ def test_manifest_and_missing_files(gt: Path):
     assert e.file.endswith("unanswerable.jsonl") and "missing" in e.reason
 
 
+def test_manifest_field_types_and_total_are_checked(gt: Path):
+    m = json.loads((gt / "MANIFEST.json").read_text())
+    m["documents"][0]["chars"] = "lots"
+    m["total_chars"] += 1
+    (gt / "MANIFEST.json").write_text(json.dumps(m))
+    text = str(_error(gt))
+    assert "documents[0]: 'chars' must be a whole number, got 'lots'" in text
+    assert "field 'total_chars': the documents have" in text
+
+
+def test_a_needle_with_crlf_line_ends_matches_a_crlf_document(gt: Path):
+    q = _lines(gt / "questions.jsonl")[0]
+    doc = gt / "docs" / q["doc"]
+    raw = doc.read_text()
+    doc.write_bytes(raw.replace("\n", "\r\n").encode())  # saved on Windows
+    m = json.loads((gt / "MANIFEST.json").read_text())
+    for d in m["documents"]:
+        if d["file"] == q["doc"]:
+            m["total_chars"] += raw.count("\n")
+            d["chars"] += raw.count("\n")
+    (gt / "MANIFEST.json").write_text(json.dumps(m))
+    needle = q["needle"]
+    start = raw.index(needle)
+    longer = raw[start : raw.index("\n", start + len(needle)) + 2]  # across a line break
+    assert "\n" in longer and raw.count(longer) == 1
+    _edit_question(gt, 1, needle=longer.replace("\n", "\r\n"))  # byte-exact in the file
+    s = load_ground_truth(gt)
+    assert s.questions[0].needle == longer and s.texts[q["doc"]][s.questions[0].start:].startswith(longer)
+
+
+def test_a_hidden_document_is_named_as_hidden(gt: Path):
+    _edit_question(gt, 1, doc=".notes.md")
+    assert "(hidden names, starting with '.', are not indexed)" in str(_error(gt))
+
+
 def test_every_problem_is_listed(gt: Path):
     _edit_question(gt, 2, needle="not in the text at all")
     _edit_question(gt, 5, id="q01")

@@ -193,6 +193,22 @@ def test_rerun_reuses_every_embedding(evaluated, embedder):
     assert data["runs"]["E/dense"]["recall"]["4"]["value"] > 0
 
 
+def test_cli_eval_proposes_no_threshold_without_unanswerable_questions(
+        evaluated, tmp_path: Path, capsys):
+    gt = tmp_path / "gt"
+    shutil.copytree(GT, gt)
+    (gt / "unanswerable.jsonl").write_text("")
+    out = tmp_path / "report"
+    out.mkdir()
+    shutil.copy(evaluated[0] / "embed-cache.sqlite3", out / "embed-cache.sqlite3")
+    code = cli.main(["eval", str(gt), "--strategies", "E", "--modes", "dense", "--fusions", "",
+                     "--out", str(out), "-q"])
+    stdout = capsys.readouterr().out
+    assert code == 0, stdout
+    assert "no threshold proposed: unanswerable.jsonl holds no question" in stdout
+    assert json.loads((out / "report.json").read_text())["sweep"]["out_of_domain"] == 0
+
+
 def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):
     out = tmp_path / "report"
     out.mkdir()

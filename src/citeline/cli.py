@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -590,8 +591,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"{c['mrr_with']:.3f}; " + ("stored" if qm["stored"] else
                   "NOT stored (it failed the check): the +qmap runs are the plain ones"))
     prop = data["sweep"]["proposed"]
-    print(f"threshold sweep ({data['sweep']['run']}): proposed {prop['threshold']:g} "
-          f"({prop['refused']} refused, {prop['bluffs']} bluffs)")
+    if data["sweep"].get("out_of_domain") == 0:
+        print(f"threshold sweep ({data['sweep']['run']}): no threshold proposed: "
+              "unanswerable.jsonl holds no question, and a threshold is only worth what the "
+              "questions the documents do not answer show")
+    else:
+        print(f"threshold sweep ({data['sweep']['run']}): proposed {prop['threshold']:g} "
+              f"({prop['refused']} refused, {prop['bluffs']} bluffs)")
     print("report: " + ", ".join(str(p) for p in paths))
     return 0
 
@@ -1094,6 +1100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.handler(args)
     except CiteError as exc:
         print(f"citeline: error: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:  # a page of the index file damaged after it opened
+        print(f"citeline: error: the index database cannot be read ({exc}): the file is "
+              "damaged; index the documents again into a new --index folder", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("citeline: interrupted", file=sys.stderr)

@@ -7,8 +7,10 @@ A ground-truth folder holds::
     questions.jsonl     {"id", "doc", "needle", "queries": {"course": ..., "ticket": ...}}
     unanswerable.jsonl  {"id", "query", "kind": "near" | "off"}
 
-Everything a program can check is checked here, *before* any indexing starts,
-and the first broken line is reported as ``file:line: reason``
+Everything a program can check for any document format is checked here,
+*before* any indexing starts (a Markdown corpus's titles and ``##`` section
+counts in the manifest are its own ``check_gt.py``'s to check), and the first
+broken line is reported as ``file:line: reason``
 (:class:`~citeline.errors.GroundTruthError`; every further problem is listed
 in the same message). The rules that matter for honest scores:
 
@@ -220,14 +222,22 @@ def _read_manifest(path: Path, raw_lengths: dict[str, int], problems: _Problems)
             problems.add(path, None, f"documents[{i}]: needs a 'file' string")
             continue
         names.append(d["file"])
-        if d["file"] not in raw_lengths:
+        chars = d.get("chars")
+        if "chars" in d and (not isinstance(chars, int) or isinstance(chars, bool)):
+            problems.add(path, None, f"documents[{i}]: 'chars' must be a whole number, "
+                         f"got {chars!r}")
+        elif d["file"] not in raw_lengths:
             problems.add(path, None, f"documents[{i}]: {d['file']} is not in docs/")
-        elif isinstance(d.get("chars"), int) and d["chars"] != raw_lengths[d["file"]]:
+        elif chars is not None and chars != raw_lengths[d["file"]]:
             problems.add(path, None, f"documents[{i}]: {d['file']} has {raw_lengths[d['file']]} "
-                         f"characters, the manifest says {d['chars']}")
+                         f"characters, the manifest says {chars}")
     for rel in raw_lengths:
         if rel not in names:
             problems.add(path, None, f"docs/{rel} is not listed in 'documents'")
+    total = manifest.get("total_chars")
+    if "total_chars" in manifest and total != sum(raw_lengths.values()):
+        problems.add(path, None, f"field 'total_chars': the documents have "
+                     f"{sum(raw_lengths.values())} characters, the manifest says {total!r}")
     return manifest
 
 
@@ -302,8 +312,12 @@ def _question(
         return None
     text = texts.get(doc)
     if text is None:
-        problems.add(path, n, f"{gid}: document {doc!r} is not in docs/")
+        hidden = any(part.startswith(".") for part in str(doc).split("/"))
+        problems.add(path, n, f"{gid}: document {doc!r} is not in docs/" + (
+            " (hidden names, starting with '.', are not indexed)" if hidden else ""))
         return None
+    if "\r" in needle:  # the document's CRLF or CR line ends are read as "\n", as citeline reads them
+        needle = needle.replace("\r\n", "\n").replace("\r", "\n")
     start = text.find(needle)
     if start < 0:
         problems.add(path, n, f"{gid}: needle is not a verbatim substring of {doc}")

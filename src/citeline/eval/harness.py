@@ -372,7 +372,11 @@ def run_eval(
     depth = max(max(ks), ASK_CANDIDATES)  # ranks use the top max(k); the gate sees 25
     progress = config.progress
     out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file of that name, a read-only place, no permission
+        raise ConfigError(f"--out {out}: cannot create the report folder: "
+                          f"{exc.strerror or exc}") from exc
 
     inner = embedder if embedder is not None else load_embedder()
     cache = CachingEmbedder(inner, out / "embed-cache.sqlite3")
@@ -525,7 +529,7 @@ def sweep_report(
     out_nearest = [min(c, default=2.0) for c in out_candidates]
     return {
         "run": run, "bluff_cost": bluff_cost, "rows": [r.to_json() for r in rows],
-        "proposed": best.to_json(),
+        "proposed": best.to_json(), "out_of_domain": len(out_candidates),
         "separation": sweeps.separation(in_nearest, out_nearest),
         "in_nearest": [round(d, 6) for d in in_nearest],
         "out_nearest": [round(d, 6) for d in out_nearest],

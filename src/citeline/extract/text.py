@@ -46,7 +46,7 @@ def decode_text(path: Path, rel: str, data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16, whose ASCII holds NUL bytes
         encoding, what = "utf-16", "valid UTF-16 after its byte-order mark"  # (BOM dropped)
     else:
-        if b"\x00" in data[:8192]:
+        if b"\x00" in data:  # anywhere: one NUL past the start is binary all the same
             raise ExtractionError(rel, "binary file (contains NUL bytes), not text")
         encoding, what = "utf-8-sig", "valid UTF-8"  # utf-8-sig: a leading BOM dropped
     try:

@@ -23,6 +23,7 @@ import mimetypes
 import os
 import queue
 import secrets
+import sqlite3
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -51,6 +52,7 @@ from citeline.errors import (
     ModelMismatch,
     ModelUnavailable,
     SchemaError,
+    StoreUnavailable,
 )
 from citeline.extract import supported
 from citeline.extract.transcript import MEDIA_SUFFIXES, sidecar_for
@@ -106,7 +108,7 @@ def cite_error_status(exc: CiteError) -> int:
         return 404
     if isinstance(exc, ModelMismatch | SchemaError):
         return 409
-    if isinstance(exc, ModelUnavailable):
+    if isinstance(exc, ModelUnavailable | StoreUnavailable):
         return 503
     return 400
 
@@ -114,7 +116,8 @@ def cite_error_status(exc: CiteError) -> int:
 def cite_error_body(exc: CiteError) -> dict:
     status = cite_error_status(exc)
     # weights missing on disk (the reranker of mode "rerank") are not a server still starting
-    code = "model_unavailable" if isinstance(exc, ModelUnavailable) else None
+    code = ("model_unavailable" if isinstance(exc, ModelUnavailable)
+            else "store_unavailable" if isinstance(exc, StoreUnavailable) else None)
     return error_body(status, str(exc), code=code)
 
 
@@ -420,6 +423,12 @@ def create_app(
     @app.exception_handler(CiteError)
     async def _cite_error(request: Request, exc: CiteError) -> JSONResponse:
         return JSONResponse(cite_error_body(exc), status_code=cite_error_status(exc))
+
+    @app.exception_handler(sqlite3.DatabaseError)
+    async def _damaged(request: Request, exc: sqlite3.DatabaseError) -> JSONResponse:
+        log.error("the index database cannot be read on %s: %s", request.url.path, exc)
+        return _error(503, f"the index database cannot be read ({exc})", None,
+                      "store_unavailable")
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:

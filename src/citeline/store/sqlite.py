@@ -188,7 +188,11 @@ class SQLiteStore:
         if not path.exists():
             if not create:
                 raise IndexNotFound(f"{self.folder}: no citeline index here (run citeline index)")
-            self.folder.mkdir(parents=True, exist_ok=True)
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # under a file, a read-only place, no permission
+                raise ConfigError(f"{self.folder}: cannot create the index folder: "
+                                  f"{exc.strerror or exc}") from exc
         self.path = path
         self._local = threading.local()
         self._snap: _Snapshot | None = None
