@@ -421,7 +421,7 @@ class Index:
             base = root.parent
         else:
             errors: list[OSError] = []
-            files = _one_per_file(list(self._walk(root, errors)), report)
+            files = one_per_file(list(self._walk(root, errors)), report)
             base = root
             for exc in errors:
                 folder = Path(exc.filename or root)
@@ -1100,7 +1100,7 @@ def _below(folder: Path, root: Path) -> bool:
     return folder == root or root in folder.parents
 
 
-def _one_per_file(files: list[tuple[Path, str]], report: IndexReport) -> list[tuple[Path, str]]:
+def one_per_file(files: list[tuple[Path, str]], report: IndexReport) -> list[tuple[Path, str]]:
     """One document per file: a file reached again through a symbolic link in the same
     walk is indexed once, as the file itself (else as the first link to it), and the
     other names are listed as skipped."""
