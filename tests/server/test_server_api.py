@@ -433,6 +433,8 @@ def test_single_index_mode_serves_one_cli_index(live, embedder, clean_corpus, tm
         assert t.status_code == 200 and "bicycle" in t.json()["text"].lower()
         f = c.get("/api/collections/kb-index/documents/guides/bicycle.md/file")
         assert f.content == (clean_corpus / "guides" / "bicycle.md").read_bytes()
+        head = c.head("/api/collections/kb-index/documents/guides/bicycle.md/file")
+        assert head.status_code == 200 and int(head.headers["content-length"]) == len(f.content)
         assert c.post("/api/collections/kb-index/documents/guides/bicycle.md/retry").status_code == 202
         assert wait_settled(c, "kb-index")["guides/bicycle.md"]["state"] == "indexed"
         assert_error(c.post("/api/collections", json={"name": "x"}), 400, "bad_request")

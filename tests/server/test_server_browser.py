@@ -35,6 +35,7 @@ def site(live, embedder, tmp_path_factory):
     data.mkdir()
     key, _ = KeyStore(data).create(("*",), "write", "browser test")
     server = live(data_dir=data, embedder=embedder)
+    server.data_dir = data  # where a test makes further keys
     with server.client(key) as c:
         assert c.post("/api/collections", json={"name": "manuals"}).status_code == 201
     return server, key
@@ -192,7 +193,12 @@ def test_a_failed_upload_shows_its_reason_and_can_be_retried(page, tmp_path):
     assert "empty" in row.locator(".reason").text_content()
     row.get_by_role("button", name="Retry").click()
     row.locator('[data-state="failed"]').wait_for(timeout=30_000)  # same bytes, same reason
-    row.get_by_role("button", name="✕").click()
+    pg.once("dialog", lambda d: d.dismiss())  # a delete is confirmed first: "no" keeps it
+    row.get_by_role("button", name="delete blank.md").click()
+    pg.wait_for_timeout(300)
+    assert row.count() == 1
+    pg.once("dialog", lambda d: d.accept())
+    row.get_by_role("button", name="delete blank.md").click()
     row.wait_for(state="detached")
     pg.screenshot(path=str(tmp_path / "failed.png"), full_page=True)
 
@@ -296,7 +302,8 @@ def test_a_media_citation_plays_from_its_cue(page, tmp_path):
     # the transcript is part of the media document, not a document (or a failure) of its own
     assert pg.get_by_role("button", name="bakery.vtt", exact=True).count() == 0
     row = pg.locator("#docs tr").filter(has=pg.get_by_role("button", name="bakery.wav", exact=True))
-    row.get_by_role("button", name="✕").click()
+    pg.once("dialog", lambda d: d.accept())
+    row.get_by_role("button", name="delete bakery.wav").click()
     row.wait_for(state="detached")
     pg.screenshot(path=str(tmp_path / "media-cue.png"), full_page=True)
 
@@ -350,3 +357,104 @@ def test_an_llm_answer_that_cites_nothing_is_marked_as_unchecked(page, tmp_path,
         assert pg.locator("#answer a.cite-ref").count() == 0
         assert len(srv.requests) == 1
         pg.screenshot(path=str(tmp_path / "llm-cites-nothing.png"), full_page=True)
+
+
+def _short_pages_pdf() -> bytes:
+    """Three short pages that pack into one chunk (cited at its first page)."""
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    pages = [["Harbour rules: the pier lamp is lit at dusk by the harbour warden."],
+             ["Harbour rules: the ferry bell is rung three times before each departure."],
+             ["Harbour rules: the slipway winch is greased with marine tallow every spring.",
+              "Never grease the slipway winch with engine oil."]]
+    for lines in pages:
+        for i, line in enumerate(lines):
+            c.drawString(60, 760 - 14 * i, line)
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_an_answer_s_marker_opens_its_sentence_s_page(page):
+    pg = page
+    pg.set_input_files("#file-input", files=[{"name": "harbour-rules.pdf",
+                                              "mimeType": "application/pdf",
+                                              "buffer": _short_pages_pdf()}])
+    wait_indexed(pg, "harbour-rules.pdf")
+    row = cited_row(pg, "Which grease goes on the slipway winch?", "tallow")
+    assert row.locator("td.loc").text_content() == "#page=1"  # the chunk starts on page 1
+    marker = pg.locator("#answer .cite-ref").first
+    marker.click()
+    frame = pg.locator("#viewer-body iframe")
+    frame.wait_for()
+    assert frame.get_attribute("src").endswith("#page=3")  # the sentence is on page 3
+
+
+def test_a_transcript_s_citation_opens_its_text_and_a_switch_clears_the_answer(page, site):
+    pg = page
+    server, key = site
+    pg.set_input_files("#file-input", files=[{"name": "standup.vtt", "mimeType": "text/vtt",
+                                              "buffer": VTT.encode()}])
+    wait_indexed(pg, "standup.vtt")
+    row = cited_row(pg, "How often is the rye sourdough starter fed?", "twelve hours")
+    row.click()
+    mark = pg.locator("#viewer-body #highlight")
+    mark.wait_for()
+    assert "twelve hours" in mark.text_content()
+    # another collection: the answer and its citations (into this one's documents) go
+    with server.client(key) as c:
+        assert c.post("/api/collections", json={"name": "other"}).status_code == 201
+    pg.click("#refresh")
+    pg.wait_for_selector("#collection option[value=other]", state="attached")
+    pg.select_option("#collection", "other")
+    pg.locator("#answer").wait_for(state="hidden")
+    assert pg.locator("#citations").is_hidden() and pg.locator("#viewer").is_hidden()
+    pg.select_option("#collection", "manuals")
+
+
+def test_the_page_fits_a_phone_and_uploads_from_the_keyboard(site, browser):
+    server, key = site
+    ctx = browser.new_context(viewport={"width": 375, "height": 740})
+    pg = ctx.new_page()
+    pg.goto(server.url + "/")
+    pg.fill("#api-key", key)
+    pg.click("#key-form button")
+    pg.wait_for_selector("#collection option[value=manuals]", state="attached")
+    pg.locator("#docs tbody tr").first.wait_for()
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 375
+    pg.focus("#drop")
+    with pg.expect_file_chooser() as chooser:
+        pg.keyboard.press("Enter")
+    assert chooser.value.is_multiple()
+    # a question over the limit says what is wrong with it, not only its field's name
+    pg.fill("#question", "x")
+    pg.evaluate("document.querySelector('#question').removeAttribute('maxlength')")
+    pg.fill("#question", "why " * 1200)
+    pg.click("#ask-btn")
+    err = pg.locator("#error")
+    err.wait_for()
+    assert "question" in err.text_content() and "4000" in err.text_content()
+    ctx.close()
+
+
+def test_a_read_key_is_offered_no_retry_or_delete(site, browser):
+    server, _ = site
+    read_key, _ = KeyStore(server.data_dir).create(("manuals",), "read", "reader")
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    pg.goto(server.url + "/")
+    pg.fill("#api-key", read_key)
+    pg.click("#key-form button")
+    pg.locator("#docs tbody tr").first.wait_for()
+    assert pg.locator("#docs button", has_text="✕").count() == 0
+    # a wrong key: nothing the reader's key showed stays on screen
+    pg.fill("#api-key", "cl_00000000_" + "A" * 43)
+    pg.click("#key-form button")
+    pg.locator("#error").wait_for()
+    assert pg.locator("#docs tbody tr").count() == 0
+    ctx.close()

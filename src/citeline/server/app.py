@@ -526,8 +526,8 @@ def create_app(
         for name in collections.names():
             if rec is None or rec.allows(name, "read"):
                 c = collections.get(name)
-                if c is not None:
-                    out.append(c.info())
+                if c is not None:  # can_write: the page offers Retry and delete only then
+                    out.append({**c.info(), "can_write": rec is None or rec.allows(name, "write")})
         # creating takes a '*' write key (or an open server): offer it only then
         may_create = rec is None or rec.allows(None, "write")
         return {"collections": out, "can_create": collections.multi and may_create}
@@ -609,7 +609,8 @@ def create_app(
         return {"document": document, "title": doc["title"], "media_type": doc["media_type"],
                 "text": text}
 
-    @app.get("/api/collections/{name}/documents/{document:path}/file", tags=["documents"],
+    @app.api_route("/api/collections/{name}/documents/{document:path}/file", methods=["GET", "HEAD"],
+                   tags=["documents"],
              summary="the original file (PDF and media open at #page= / #t=)")
     def document_file(name: str, document: str, request: Request) -> FileResponse:
         c = collection(request, name, "read")

@@ -44,13 +44,20 @@ function showError(msg) {
   box.hidden = false;
 }
 
+// An error body's message, with each failing field's own message when it names them
+// ("invalid request: question" says which field; the detail says what is wrong with it).
+function errorText(e) {
+  if (!Array.isArray(e.detail) || !e.detail.length) return e.message;
+  return e.message + " — " + e.detail.map((d) => (d.field ? d.field + ": " : "") + d.message).join("; ");
+}
+
 async function api(path, opts = {}) {
   const res = await fetch(path, { ...opts, headers: headers(opts.headers || {}) });
   const type = res.headers.get("content-type") || "";
   const body = type.includes("application/json") ? await res.json() : null;
   if (!res.ok) {
     const e = body && body.error ? body.error : { code: String(res.status), message: res.statusText };
-    const err = new Error(e.message);
+    const err = new Error(errorText(e));
     err.status = res.status;
     err.code = e.code;
     throw err;
@@ -77,6 +84,15 @@ async function loadCollections(select) {
     data = await api("/api/collections");
   } catch (e) {
     showError(e.status === 401 ? "This server needs an API key: paste it above." : e.message);
+    if (e.status === 401) {  // nothing the previous key showed stays on screen
+      clearTimeout(pollTimer);
+      current = null;
+      currentInfo = null;
+      $("#collection").replaceChildren();
+      $("#docs tbody").replaceChildren();
+      showInfo(0, 0);
+      clearAnswer();
+    }
     return;
   }
   showError("");
@@ -124,10 +140,14 @@ async function loadDocuments() {
     const stateCell = el("td", {}, el("span", { class: "state " + d.state, "data-state": d.state }, d.state));
     if (d.reason) stateCell.append(el("span", { class: "reason" }, d.reason));
     const actions = el("td");
-    if (d.state === "failed" || d.state === "stale") {
+    const canWrite = !currentInfo || currentInfo.can_write !== false;  // a read key: no buttons
+    if (canWrite && (d.state === "failed" || d.state === "stale")) {
       actions.append(el("button", { type: "button", onclick: () => docAction(d.document, "retry") }, "Retry"));
     }
-    actions.append(el("button", { type: "button", title: "delete", onclick: () => docAction(d.document, "delete") }, "✕"));
+    if (canWrite) {
+      actions.append(el("button", { type: "button", title: "delete", "aria-label": "delete " + d.document,
+        onclick: () => docAction(d.document, "delete") }, "✕"));
+    }
     return el("tr", { "data-document": d.document }, el("td", { class: "doc" }, name), stateCell,
       el("td", {}, String(d.chunks)), actions);
   });
@@ -138,6 +158,7 @@ async function loadDocuments() {
 }
 
 async function docAction(doc, action) {
+  if (action === "delete" && !window.confirm(`Delete ${doc} and its uploaded file from ${current}?`)) return;
   const url = colUrl(current) + "/documents/" + docPath(doc);
   try {
     if (action === "retry") await api(url + "/retry", { method: "POST" });
@@ -168,6 +189,9 @@ function setupDrop() {
     drop.classList.remove("over");
     upload([...ev.dataTransfer.files]);
   });
+  drop.addEventListener("keydown", (ev) => {  // the drop zone is a button for the keyboard too
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); $("#file-input").click(); }
+  });
   $("#file-input").addEventListener("change", (ev) => {
     upload([...ev.target.files]);
     ev.target.value = "";
@@ -176,17 +200,27 @@ function setupDrop() {
 
 // --- ask ------------------------------------------------------------------------------------
 
-function renderAnswerText(box, text, count) {
-  // "[n]" markers become links to citation rows; the rest stays text nodes.
+function renderAnswerText(box, text, citations, spans) {
+  // "[n]" markers become links to citation rows; the rest stays text nodes. In an
+  // extractive answer each shown sentence is followed by its own [n], so the k-th [n]
+  // is the k-th span of citation n: its link opens the sentence's own page, cue or range.
   const re = /\[(\d+)\]/g;
+  const seen = {};
   let last = 0;
   let m;
   while ((m = re.exec(text)) !== null) {
     const n = Number(m[1]);
     box.append(document.createTextNode(text.slice(last, m.index)));
-    if (n >= 1 && n <= count) {
+    if (n >= 1 && n <= citations.length) {
+      const k = seen[n] = (seen[n] || 0) + 1;
+      const span = (spans || []).filter((s) => s.citation === n)[k - 1];
       box.append(el("a", { class: "cite-ref", href: "#cite-" + n, "data-n": String(n),
-        onclick: (ev) => { ev.preventDefault(); focusCitation(n); } }, `[${n}]`));
+        onclick: (ev) => {
+          ev.preventDefault();
+          focusCitation(n);
+          const c = citations[n - 1];
+          if (span) openDocument(span.document, { ...c, location: span.location, locator: span.locator });
+        } }, `[${n}]`));
     } else {
       box.append(document.createTextNode(m[0]));
     }
@@ -255,7 +289,7 @@ function renderAnswer(box, a) {
     return;
   }
   box.className = "answer";
-  renderAnswerText(box, a.answer, a.citations.length);
+  renderAnswerText(box, a.answer, a.citations, a.spans);
   if (a.error) box.append(el("div", { class: "error" }, "the generator failed: " + a.error));
   renderChecks(box, a);
   renderCitations(a.citations);
@@ -296,7 +330,7 @@ async function ask(ev) {
     });
     if (!res.ok) {
       const body = (res.headers.get("content-type") || "").includes("application/json") ? await res.json() : null;
-      throw new Error(body && body.error ? body.error.message : `HTTP ${res.status}`);
+      throw new Error(body && body.error ? errorText(body.error) : `HTTP ${res.status}`);
     }
     let streamed = "";
     await readEvents(res, (name, data) => {
@@ -316,6 +350,16 @@ async function ask(ev) {
   box.dataset.state = "done";
 }
 
+function clearAnswer() {
+  const box = $("#answer");
+  box.replaceChildren();
+  box.hidden = true;
+  $("#citations").hidden = true;
+  $("#citations tbody").replaceChildren();
+  $("#viewer").hidden = true;
+  $("#viewer-body").replaceChildren();
+}
+
 // --- document view --------------------------------------------------------------------------
 
 async function fetchBlob(doc, allowed) {
@@ -327,6 +371,8 @@ async function fetchBlob(doc, allowed) {
   // so it must never be something the browser would run as a page.
   return URL.createObjectURL(new Blob([await res.arrayBuffer()], { type }));
 }
+
+const MEDIA = /\.(mp3|wav|m4a|aac|flac|ogg|oga|opus|weba|mp4|m4v|webm|ogv|mkv|mov|avi)$/i;
 
 function openCitation(c) {
   openDocument(c.document, c);
@@ -355,7 +401,7 @@ async function openDocument(doc, c) {
     if (loc && loc.pages) {
       const url = await fetchBlob(doc, (t) => t === "application/pdf");
       body.replaceChildren(el("iframe", { src: url + "#page=" + loc.pages[0], title: doc }));
-    } else if (loc && loc.t) {
+    } else if (loc && loc.t && MEDIA.test(doc)) {  // a recording; a .vtt/.srt shows as text
       const url = await fetchBlob(doc, (t) => t.startsWith("audio/") || t.startsWith("video/"));
       const kind = /\.(mp3|wav|ogg|oga|m4a|flac|opus)$/i.test(doc) ? "audio" : "video";
       const media = el(kind, { controls: "", src: `${url}#t=${loc.t[0]},${loc.t[1]}` });
@@ -393,6 +439,7 @@ document.addEventListener("DOMContentLoaded", () => {
     loadCollections();
   });
   $("#collection").addEventListener("change", (ev) => {
+    clearAnswer();  // its citations point into the other collection's documents
     current = ev.target.value;
     sessionStorage.setItem("citeline.collection", current);
     loadCollections(current);
