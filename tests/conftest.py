@@ -1,7 +1,7 @@
 """Shared fixtures: tmp-path indexes, tiny literal corpora, one real model per session.
 
 Tests never touch a user's real index or config: every index lives under
-pytest's tmp_path, and CITELINE_CONFIG points at a file that does not exist.
+pytest's tmp_path, and CITELINE_CONFIG points at an empty config file.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ BAD_FILES = ("empty.md", "latin1.txt", "image.md")
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
-    cfg = tmp_path_factory.getbasetemp() / "no-such-config.toml"
+    cfg = tmp_path_factory.getbasetemp() / "empty-config.toml"
+    if not cfg.exists():
+        cfg.write_text("# every setting at its default\n")
     monkeypatch.setenv("CITELINE_CONFIG", str(cfg))
     for k in list(os.environ):
         if k.startswith("CITELINE_") and k != "CITELINE_CONFIG":

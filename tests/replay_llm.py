@@ -20,6 +20,8 @@ class Replay(ThreadingHTTPServer):
         self.requests: list[dict] = []
         self.reply = "The warranty lasts 24 months [1]."
         self.delay = 0.0
+        self.trickle = 0.0  # seconds between the bytes of a non-streamed body
+        self.events: list[str] | None = None  # raw "data:" payloads streamed instead of reply
 
     def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
         import sys
@@ -53,6 +55,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
+            if self.server.events is not None:
+                for data in self.server.events:
+                    self.wfile.write(f"data: {data}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                return
             for i in range(0, len(text), 5):  # 5-character deltas cut links and markers apart
                 ev = {"choices": [{"index": 0, "delta": {"content": text[i : i + 5]}}]}
                 self.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
@@ -66,6 +73,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(out)))
         self.end_headers()
+        if self.server.trickle:  # headers at once, then the body a byte at a time
+            for i in range(len(out)):
+                self.wfile.write(out[i : i + 1])
+                self.wfile.flush()
+                threading.Event().wait(self.server.trickle)
+            return
         self.wfile.write(out)
 
 

@@ -5,6 +5,7 @@ recorded completions and counts its requests."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -344,6 +345,27 @@ def test_endpoint_down_or_slow_returns_citations_with_the_error(kettle: Index, s
                            "--json")
     data = json.loads(out)
     assert code == 1 and "within 0.5 s" in data["error"] and data["citations"]
+    # a body that trickles in past the timeout is no answer either (each read is quick)
+    server.delay, server.trickle = 0.0, 0.02  # ~150 bytes: ~3 s, each byte well inside 0.5 s
+    ans = kettle.ask(q, generator=make_generator(GeneratorConfig(
+        name="openai", base_url=server.base_url, model="r", timeout=0.5)))
+    assert ans.error and "not finished within 0.5 s" in ans.error
+    server.trickle = 0.0
+    # stream events that are JSON but not chat deltas, and a stream with no text at all
+    gen = make_generator(GeneratorConfig(name="openai", base_url=server.base_url, model="r",
+                                         timeout=5))
+    for events in (['{"choices": ["x"]}'], ['{"choices": [{"delta": "x"}]}'],
+                   ['{"choices": [{"delta": {"content": 5}}]}']):
+        server.events = events
+        ans = kettle.ask(q, generator=gen, on_text=lambda _: None)
+        assert ans.error and "bad stream event" in ans.error, events
+    server.events = []
+    ans = kettle.ask(q, generator=gen, on_text=lambda _: None)
+    assert ans.error == "the generator (openai:r) wrote no answer" and ans.citations
+    server.events = None
+    for bad in ("nan", "inf", "0"):
+        with pytest.raises(ConfigError, match="--timeout: must be a positive number"):
+            make_generator(GeneratorConfig(name="openai", model="m", timeout=float(bad)))
 
 
 def test_show_prompt_counts_tokens_and_bad_generator_config_is_clear(kettle: Index, run):
@@ -390,8 +412,26 @@ def test_generator_settings_from_the_config_file(tmp_path: Path, run, kettle: In
     assert load_settings(cfg, env={"CITELINE_GENERATOR": "local"}).generator == "local"
     bad = tmp_path / "bad.toml"
     bad.write_text('generator = "gpt4"\n')
-    with pytest.raises(ConfigError, match="setting 'generator'"):
+    with pytest.raises(ConfigError, match="bad.toml: setting 'generator'"):
         load_settings(bad, env={})
+    # a config file's values keep their TOML types, and every problem names the file
+    for text, message in [('k = 2.7\n', "bad.toml: setting 'k': expected a whole number, got 2.7"),
+                          ('k = true\n', "setting 'k': expected a whole number, got True"),
+                          ('model_path = 5\n', "setting 'model_path': expected a string"),
+                          ('generator_timeout = nan\n', "bad.toml: setting 'generator_timeout'"),
+                          ('max_new_tokens = -5\n', "bad.toml: setting 'max_new_tokens'")]:
+        bad.write_text(text)
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            load_settings(bad, env={})
+    bad.write_bytes(b'mode = "\xff"\n')
+    with pytest.raises(ConfigError, match="bad.toml: cannot read config"):
+        load_settings(bad, env={})
+    with pytest.raises(ConfigError, match="CITELINE_MODE: setting 'mode'"):
+        load_settings(cfg, env={"CITELINE_MODE": "fast"})
+    bad.write_text('local_model_path = "models/tiny.gguf"\n')  # relative to the file
+    assert load_settings(bad, env={}).local_model_path == str(tmp_path / "models" / "tiny.gguf")
+    with pytest.raises(ConfigError, match="nope.toml: no such config file"):
+        load_settings(tmp_path / "nope.toml", env={})
     # The CLI picks the config file's generator: port 9 is closed, so a clear error
     # comes back with the citations, and exit status 1.
     monkeypatch.setenv("CITELINE_CONFIG", str(cfg))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citeline import cli
-from citeline.errors import GroundTruthError
+from citeline.errors import ConfigError, GroundTruthError
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.eval.harness import EvalConfig, run_eval
 
@@ -217,3 +217,11 @@ def test_bad_options_are_rejected_before_indexing(tmp_path: Path, capsys):
         code = cli.main(["eval", str(GT), "--out", str(out), "-q", *argv])
         assert code == 2 and msg in capsys.readouterr().err, argv
     assert not out.exists()
+    # a bluff cost that is no number would make every threshold's cost nan (the first wins)
+    from citeline.eval.harness import calibrate
+
+    for bad in ("nan", "inf", "-1"):
+        with pytest.raises(ConfigError, match="--bluff-cost: must be a finite number"):
+            calibrate(GT, idx=None, bluff_cost=float(bad))  # type: ignore[arg-type]
+        with pytest.raises(ConfigError, match="--bluff-cost: must be a finite number"):
+            EvalConfig(out=out, bluff_cost=float(bad))

@@ -13,6 +13,7 @@ Example ``config.toml``::
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, fields, replace
@@ -66,10 +67,29 @@ class Settings:
 
 
 def _coerce(name: str, raw: Any, typ: type) -> Any:
+    """An environment variable's text as the setting's type."""
     try:
         return typ(raw)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"setting '{name}': expected {typ.__name__}, got {raw!r}") from exc
+
+
+def _from_toml(where: Path, name: str, value: Any, typ: type) -> Any:
+    """A config file's value, which TOML has typed already: taken as it is, never
+    converted (``k = 2.7`` is no 2, ``k = true`` no 1, ``model_path = 5`` no path)."""
+    ok = (isinstance(value, typ) and not isinstance(value, bool) if typ in (int, str)
+          else isinstance(value, int | float) and not isinstance(value, bool) if typ is float
+          else isinstance(value, typ))
+    if not ok:
+        raise ConfigError(f"{where}: setting '{name}': expected {_TOML_TYPE[typ]}, got {value!r}")
+    if typ is str and name.endswith("_path") and value and not value.startswith(("~", "/")):
+        # a relative path in a config file is relative to that file, not to where citeline runs
+        return str((where.parent / value).resolve()) if "://" not in value and value != "smollm2" \
+            else value
+    return typ(value)
+
+
+_TOML_TYPE = {int: "a whole number", float: "a number", str: "a string", bool: "true or false"}
 
 
 def config_path() -> Path:
@@ -82,37 +102,45 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
     s = Settings()
     types = {f.name: type(getattr(s, f.name)) for f in fields(s)}
     p = path or config_path()
+    source: dict[str, str] = {}  # setting -> where its value came from, for the messages
     if p.exists():
         try:
             data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"{p}: cannot read config: {exc}") from exc
         unknown = set(data) - set(types)
         if unknown:
             raise ConfigError(f"{p}: unknown setting(s) {', '.join(sorted(unknown))}")
-        s = replace(s, **{k: _coerce(k, v, types[k]) for k, v in data.items()})
+        s = replace(s, **{k: _from_toml(p, k, v, types[k]) for k, v in data.items()})
+        source.update({k: f"{p}: " for k in data})
+    elif path is not None or os.environ.get("CITELINE_CONFIG"):
+        raise ConfigError(f"{p}: no such config file (named by "
+                          f"{'CITELINE_CONFIG' if path is None else 'the caller'})")
     over = {
         name: _coerce(f"CITELINE_{name.upper()}", env[f"CITELINE_{name.upper()}"], typ)
         for name, typ in types.items()
         if f"CITELINE_{name.upper()}" in env
     }
     s = replace(s, **over)
+    source.update({k: f"CITELINE_{k.upper()}: " for k in over})
+
+    def bad(name: str, why: str) -> ConfigError:
+        return ConfigError(f"{source.get(name, '')}setting '{name}': {why}")
+
     if s.mode not in ("dense", "bm25", "hybrid", "rerank"):
-        raise ConfigError(f"setting 'mode': must be dense, bm25, hybrid or rerank, got {s.mode!r}")
+        raise bad("mode", f"must be dense, bm25, hybrid or rerank, got {s.mode!r}")
     if s.generator not in ("extractive", "openai", "local"):
-        raise ConfigError(
-            f"setting 'generator': must be extractive, openai or local, got {s.generator!r}"
-        )
+        raise bad("generator", f"must be extractive, openai or local, got {s.generator!r}")
     if s.local_backend not in ("transformers", "llama-cpp"):
-        raise ConfigError(
-            f"setting 'local_backend': must be transformers or llama-cpp, got {s.local_backend!r}"
-        )
-    if s.generator_timeout <= 0:
-        raise ConfigError(f"setting 'generator_timeout': must be positive, got {s.generator_timeout}")
+        raise bad("local_backend", f"must be transformers or llama-cpp, got {s.local_backend!r}")
+    if not math.isfinite(s.generator_timeout) or s.generator_timeout <= 0:
+        raise bad("generator_timeout", f"must be a positive number of seconds, got "
+                  f"{s.generator_timeout}")
     if s.k < 1:
-        raise ConfigError(f"setting 'k': must be at least 1, got {s.k}")
+        raise bad("k", f"must be at least 1, got {s.k}")
+    if s.max_new_tokens < 1:
+        raise bad("max_new_tokens", f"must be at least 1, got {s.max_new_tokens}")
     if s.rerank_candidates < 0:
-        raise ConfigError(
-            f"setting 'rerank_candidates': must be 0 (the reranker's default) or more, "
-            f"got {s.rerank_candidates}")
+        raise bad("rerank_candidates", "must be 0 (the reranker's default) or more, "
+                  f"got {s.rerank_candidates}")
     return s

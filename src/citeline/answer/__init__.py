@@ -157,6 +157,8 @@ def generate_answer(
     if on_text is not None and last:
         on_text(last)
     d.text = checked.text
+    if d.error is None and not d.text.strip():  # neither an answer nor a refusal: a failure
+        d.error = f"the generator ({generator.name}) wrote no answer"
     d.invalid_markers = tuple(checked.invalid_markers)
     d.stripped_links = tuple(checked.stripped_links)
     d.uncited_sentences = tuple(uncited_sentences(checked.text))

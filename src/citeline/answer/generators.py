@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import queue
 import threading
 import time
@@ -130,18 +131,30 @@ class OpenAIGenerator:
     def generate(self, prompt: Prompt, *, timeout: float) -> str:
         import httpx
 
+        # httpx's timeout bounds each read, so a body that trickles in would never end:
+        # the deadline is the whole answer's, checked as the bytes arrive
+        deadline = time.monotonic() + timeout
         try:
-            r = httpx.post(self.url, json=self._body(prompt, False), headers=self._headers(),
-                           timeout=timeout)
+            with httpx.stream("POST", self.url, json=self._body(prompt, False),
+                              headers=self._headers(), timeout=timeout) as r:
+                parts = []
+                for part in r.iter_bytes():
+                    parts.append(part)
+                    if time.monotonic() > deadline:
+                        raise GeneratorTimeout(f"{self.url}: answer not finished within {timeout:g} s")
+                text = b"".join(parts).decode("utf-8", "replace")
         except httpx.TimeoutException as exc:
             raise GeneratorTimeout(f"{self.url}: no answer within {timeout:g} s") from exc
         except httpx.HTTPError as exc:
             raise GeneratorUnavailable(f"{self.url}: cannot reach the endpoint: {exc}") from exc
-        self._check(r.status_code, r.text)
+        self._check(r.status_code, text)
         try:
-            return str(r.json()["choices"][0]["message"]["content"] or "")
+            content = json.loads(text)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise GeneratorError(f"{self.url}: not a chat completion: {r.text[:200]!r}") from exc
+            raise GeneratorError(f"{self.url}: not a chat completion: {text[:200]!r}") from exc
+        if content is not None and not isinstance(content, str):
+            raise GeneratorError(f"{self.url}: not a chat completion: {text[:200]!r}")
+        return content or ""
 
     def stream(self, prompt: Prompt, *, timeout: float) -> Iterator[str]:
         import httpx
@@ -162,9 +175,12 @@ class OpenAIGenerator:
                         return
                     try:
                         choice = json.loads(data)["choices"][0]
-                    except (ValueError, KeyError, IndexError, TypeError) as exc:
+                        delta = choice.get("delta") or {}
+                        piece = delta.get("content")
+                        if piece is not None and not isinstance(piece, str):
+                            raise TypeError("content is not text")
+                    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
                         raise GeneratorError(f"{self.url}: bad stream event {data[:200]!r}") from exc
-                    piece = (choice.get("delta") or {}).get("content")
                     if piece:
                         yield piece
         except httpx.TimeoutException as exc:
@@ -382,8 +398,8 @@ def make_generator(config: GeneratorConfig) -> Generator | Extractive:
         raise ConfigError(
             f"--generator: must be one of {', '.join(GENERATOR_NAMES)}, got {config.name!r}"
         )
-    if config.timeout <= 0:
-        raise ConfigError(f"--timeout: must be positive, got {config.timeout:g}")
+    if not math.isfinite(config.timeout) or config.timeout <= 0:  # nan <= 0 is False
+        raise ConfigError(f"--timeout: must be a positive number of seconds, got {config.timeout:g}")
     if config.max_new_tokens < 1:
         raise ConfigError(f"--max-new-tokens: must be at least 1, got {config.max_new_tokens}")
     return factory(config)

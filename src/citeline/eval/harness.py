@@ -13,6 +13,7 @@ turns it into report.md, report.json and plots.
 
 from __future__ import annotations
 
+import math
 import shutil
 import sys
 import time
@@ -218,6 +219,8 @@ class EvalConfig:
                 if m in self.modes]
 
     def __post_init__(self) -> None:
+        if not math.isfinite(self.bluff_cost) or self.bluff_cost < 0:
+            raise ConfigError(f"--bluff-cost: must be a finite number >= 0, got {self.bluff_cost}")
         if self.fusion is not None and self.fusion not in FUSIONS:
             raise ConfigError(f"--fusion: must be one of {', '.join(FUSIONS)}, got {self.fusion!r}")
         if self.budget is not None and not MIN_BUDGET <= self.budget <= MAX_BUDGET:
@@ -678,8 +681,8 @@ def calibrate(
     gt = load_ground_truth(gt_dir)
     if not gt.unanswerable:
         raise ConfigError(f"{gt.root / 'unanswerable.jsonl'}: calibrate needs out-of-domain questions")
-    if bluff_cost < 0:
-        raise ConfigError(f"--bluff-cost: must be >= 0, got {bluff_cost}")
+    if not math.isfinite(bluff_cost) or bluff_cost < 0:  # nan < 0 is False; inf x 0 is nan
+        raise ConfigError(f"--bluff-cost: must be a finite number >= 0, got {bluff_cost}")
     if idx.store.stats().chunks == 0:
         raise ConfigError(f"{idx.location}: the index is empty; index the documents first")
     queries = gt.queries()
