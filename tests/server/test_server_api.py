@@ -540,3 +540,30 @@ def test_ask_streams_an_llm_answer_as_it_is_generated(env, monkeypatch):
                                                     "stream": True})
         assert "event: done" in r.text and '"refused": true' in r.text
         assert len(srv.requests) == 1
+
+
+def test_deleting_a_pending_document_does_not_wait_for_another_being_indexed(env):
+    c = env["client"]
+    assert c.post("/api/collections", json={"name": "busy"}).status_code == 201
+    paragraphs = "".join(f"## Part {i}\n\nThe ledger entry {i} records a delivery of "
+                         f"{i * 7} crates to the north depot, checked by the night clerk.\n\n"
+                         for i in range(380))  # ~45 KB: under the upload limit
+    r = c.post("/api/collections/busy/documents",
+               files=[("files", ("big.md", "# Ledger\n\n" + paragraphs)),
+                      ("files", ("tiny.md", "# Tiny\n\nA tiny note.\n"))])
+    assert r.status_code == 202
+    deadline = time.monotonic() + 60
+    while True:  # the worker has started on big.md (tiny.md waits behind it)
+        docs = {d["document"]: d["state"] for d in
+                c.get("/api/collections/busy/documents").json()["documents"]}
+        if docs.get("big.md") == "indexing" or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert docs == {"big.md": "indexing", "tiny.md": "pending"}
+    assert c.delete("/api/collections/busy/documents/tiny.md").status_code == 200
+    docs = {d["document"]: d["state"] for d in
+            c.get("/api/collections/busy/documents").json()["documents"]}
+    assert docs == {"big.md": "indexing"}  # the delete returned while big.md was indexing
+    assert not (env["data"] / "busy" / "files" / "tiny.md").exists()
+    assert wait_settled(c, "busy")["big.md"]["state"] == "indexed"
+    assert c.delete("/api/collections/busy").status_code == 200

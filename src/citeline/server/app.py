@@ -648,7 +648,7 @@ def create_app(
     def delete_document(name: str, document: str, request: Request) -> dict:
         c = collection(request, name, "write")
         find_doc(c, document)
-        with c.lock:  # waits for the document being indexed, if it is this one
+        with c.doc_lock(document):  # waits for this document's indexing, not another's
             jobs.forget(name, document)
             c.index.remove(document)
             f = (c.files / document).resolve()

@@ -81,6 +81,14 @@ class Collection:
     # collection): a delete waits for the document being indexed instead of racing it.
     lock: threading.RLock = field(default_factory=threading.RLock)
     files_dir: Path | None = None  # shared-store mode: the shared uploads folder
+    # One lock per document, held while it is indexed: deleting a document waits for
+    # that document only, never for another one being indexed (minutes, for a big file).
+    _doc_locks: dict[str, threading.Lock] = field(default_factory=dict)
+    _doc_locks_guard: threading.Lock = field(default_factory=threading.Lock)
+
+    def doc_lock(self, document: str) -> threading.Lock:
+        with self._doc_locks_guard:
+            return self._doc_locks.setdefault(document, threading.Lock())
 
     @property
     def files(self) -> Path:

@@ -155,7 +155,7 @@ class IndexQueue:
     def _index_one(
         self, c: Collection, document: str, kind: JobKind, key: tuple[str, str], seq: int
     ) -> JobState | None:
-        with c.lock:
+        with c.lock, c.doc_lock(document):
             self._set(key, seq, JobState(DocState.INDEXING, "", seq))
             if kind == "retry":
                 report = c.index.reindex([document])
