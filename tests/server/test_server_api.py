@@ -567,3 +567,26 @@ def test_deleting_a_pending_document_does_not_wait_for_another_being_indexed(env
     assert not (env["data"] / "busy" / "files" / "tiny.md").exists()
     assert wait_settled(c, "busy")["big.md"]["state"] == "indexed"
     assert c.delete("/api/collections/busy").status_code == 200
+
+
+def test_a_reupload_keeps_the_indexed_version_s_file_until_it_is_indexed(env):
+    c = env["client"]
+    assert c.post("/api/collections", json={"name": "versions"}).status_code == 201
+    url = "/api/collections/versions/documents"
+    first = b"# Pump\n\nThe pump is primed with two litres of water before it starts.\n"
+    assert c.post(url, files=[("files", ("pump.md", first))]).status_code == 202
+    assert wait_settled(c, "versions")["pump.md"]["state"] == "indexed"
+    # a re-upload that fails: the index still cites the first version, and its file is served
+    assert c.post(url, files=[("files", ("pump.md", b""))]).status_code == 202
+    doc = wait_settled(c, "versions")["pump.md"]
+    assert doc["state"] == "failed" and "still searchable" in doc["reason"]
+    assert c.get(url + "/pump.md/file").content == first
+    assert c.get(url + "/pump.md/text").json()["text"] in first.decode()
+    # a good re-upload, once indexed, is what the file and the text are
+    second = b"# Pump\n\nThe pump is primed with three litres of water before it starts.\n"
+    assert c.post(url, files=[("files", ("pump.md", second))]).status_code == 202
+    assert wait_settled(c, "versions")["pump.md"]["state"] == "indexed"
+    assert c.get(url + "/pump.md/file").content == second
+    assert "three litres" in c.get(url + "/pump.md/text").json()["text"]
+    assert not any((env["data"] / "versions" / "files" / ".indexed").glob("*"))
+    assert c.delete("/api/collections/versions").status_code == 200

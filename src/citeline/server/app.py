@@ -651,6 +651,7 @@ def create_app(
         with c.doc_lock(document):  # waits for this document's indexing, not another's
             jobs.forget(name, document)
             c.index.remove(document)
+            c.drop_kept_file(document)
             f = (c.files / document).resolve()
             if f.is_relative_to(c.files.resolve()) and f.is_file():
                 # a media file's transcript goes with it
@@ -879,6 +880,7 @@ async def _receive_files(request: Request, c: Collection, limit: int) -> list[tu
             raise ApiError(400, "no file in the upload (multipart field 'files')")
         saved = []
         for p in parts:
+            c.keep_indexed_file(p["name"])  # citations of the indexed version still open it
             os.replace(p["tmp"], c.files / p["name"])
             saved.append((p["name"], p["size"]))
         return saved

@@ -19,6 +19,7 @@ server only ever goes through :class:`citeline.pipeline.Index`.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import threading
@@ -32,6 +33,9 @@ from citeline.pipeline import Index
 from citeline.store.sqlite import DB_NAME
 
 FILES_DIR = "files"
+# Under files/: the indexed version of a document whose re-upload is not indexed yet
+# (hidden, so no walk or restart takes it for an upload).
+KEPT_DIR = ".indexed"
 # Collection names become folder names and URL path segments: keep them plain.
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # Longest file name most filesystems accept, in UTF-8 bytes.
@@ -94,8 +98,32 @@ class Collection:
     def files(self) -> Path:
         return self.files_dir if self.files_dir is not None else self.folder / FILES_DIR
 
+    @property
+    def kept(self) -> Path:
+        """Where an indexed version's file waits while a re-upload of it is not indexed."""
+        return self.files / KEPT_DIR
+
+    def keep_indexed_file(self, document: str) -> None:
+        """Before ``files/<document>`` is replaced by a re-upload: keep the file of the
+        version the index holds (and cites), until the new one is indexed. A second
+        re-upload meanwhile keeps the first kept file: that is still the indexed one."""
+        f, kept = self.files / document, self.kept / document
+        rec = self.index.document(document)
+        if (self.files_dir is None and f.is_file() and not kept.exists() and rec is not None
+                and rec.content_hash and Path(rec.root or self.files).resolve() == self.files.resolve()):
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(f, kept)
+
+    def drop_kept_file(self, document: str) -> None:
+        """The new upload is indexed (or the document deleted): the old file goes."""
+        (self.kept / document).unlink(missing_ok=True)
+
     def file_of(self, document: str) -> Path | None:
-        """The original file of an indexed document, confined to its root folder."""
+        """The original file of an indexed document, confined to its root folder: the
+        kept file of the indexed version while a re-upload of it waits or failed."""
+        kept = (self.kept / document).resolve()
+        if kept.is_relative_to(self.kept.resolve()) and kept.is_file():
+            return kept
         for s in self.index.status():
             if s.record.path == document:
                 root = Path(s.record.root or self.files).resolve()

@@ -175,6 +175,8 @@ class IndexQueue:
             "indexed %s/%s: %d chunks written, %d failed", c.name, document,
             report.chunks_written, len(report.failed),
         )
+        if document in report.indexed or document in report.unchanged:
+            c.drop_kept_file(document)  # the new file is the indexed one now
         return None  # the index's record is now the truth
 
 
