@@ -326,6 +326,7 @@ def test_sentence_vectors_are_on_for_a_new_index_and_an_option(
     for extra in ((), ("--fusion", "sentence")):
         code, _, err = run("search", "descaling vinegar", "--index", index.location, *extra)
         assert code == 0 and "holds no sentence vectors" in err and "fused with rrf" in err
+        assert "built with --no-sentences" in err and "before they were the default" not in err
     code, _, err = run("search", "descaling vinegar", "--index", index.location, "--fusion", "rrf")
     assert code == 0 and "sentence vectors" not in err
     # turning them on makes every document stale; reindex --stale adds them

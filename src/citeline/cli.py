@@ -202,10 +202,11 @@ def cmd_search(args: argparse.Namespace) -> int:
               "instead of late", file=sys.stderr)
     elif (result.mode == "hybrid" and wanted in SENTENCE_FUSIONS and result.fusion != wanted
             and result.hits):  # (an empty index has no sentence vectors either)
-        print(f"citeline: note: {_shown(idx.location)} holds no sentence vectors (an index "
-              f"built before they were the default: `citeline index PATH --index DIR "
-              f"--sentences`, then `reindex --stale`); fused with {result.fusion} instead of "
-              f"{wanted}", file=sys.stderr)
+        why = ("it was built with --no-sentences" if idx.store.get_setting("sentences") == "0"
+               else "an index built before they were the default")
+        print(f"citeline: note: {_shown(idx.location)} holds no sentence vectors ({why}: "
+              f"`citeline index PATH --index DIR --sentences`, then `reindex --stale`, adds "
+              f"them); fused with {result.fusion} instead of {wanted}", file=sys.stderr)
     if args.json:
         _print_json(result.to_json())
         return 0
