@@ -186,7 +186,8 @@ def test_writes_are_atomic_per_document(index: Index, clean_corpus: Path, monkey
     assert n == before["kettle.md"]
 
 
-def test_other_model_marks_stale_and_never_mixes(tmp_path: Path, clean_corpus: Path, embedder):
+def test_other_model_marks_stale_and_never_mixes(tmp_path: Path, clean_corpus: Path, embedder,
+                                                 run):
     """A second, really different model (a tiny BERT the test builds) must not be compared."""
     from sentence_transformers import SentenceTransformer, models
     from transformers import BertConfig, BertModel
@@ -219,6 +220,19 @@ def test_other_model_marks_stale_and_never_mixes(tmp_path: Path, clean_corpus: P
     # and the original model now sees those documents as stale
     back = Index(tmp_path / "index", embedder=embedder)
     assert {s.state for s in back.status()} == {"stale"}
+    # one file indexed with the original model again (a run that forgot --model) moves the
+    # index back to it: the run says so, and search says the rest are BM25's alone
+    one = back.index(clean_corpus / "kettle.md")
+    assert one.model_switch == (other.identity.key, back.identity.key)
+    assert back.other_model_documents() == (back.identity.key, ["guides/bicycle.md", "notes.txt"])
+    back.close()
+    other.close()
+    code, out, _ = run("index", str(clean_corpus / "notes.txt"), "--index", str(tmp_path / "index"),
+                       "--model", str(folder / "st"), "-q")
+    assert code == 0 and "warning: this run embedded with" in out and "reindex --stale" in out
+    code, _, err = run("search", "kettle", "--index", str(tmp_path / "index"), "--model",
+                       str(folder / "st"))
+    assert code == 0 and "1 document(s) are embedded with another model" in err and "kettle.md" in err
 
 
 def test_newer_schema_is_refused(tmp_path: Path):

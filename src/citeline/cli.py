@@ -130,6 +130,11 @@ def _summary(report: IndexReport, json_out: bool) -> int:
         print(f"skipped {path}: {reason}")
     for path, warning in report.warnings:
         print(f"warning {path}: {warning}")
+    if report.model_switch:
+        old, new = report.model_switch
+        print(f"warning: this run embedded with {new}, and the index was embedded with {old}: "
+              f"its other documents are now stale and found by BM25 alone. Re-run with "
+              f"--model for {old}, or `citeline reindex --stale` to move them all to {new}")
     print(f"time: {report.seconds:.1f}s")
     return 0 if report.ok else 1
 
@@ -189,6 +194,17 @@ def _ocr_note(loc: Locator) -> str:
     return f" (OCR confidence {loc.ocr_confidence:.0f}%{low})"
 
 
+def _note_other_model(idx: Index) -> None:
+    """Say when documents are embedded with another model than the index's: they
+    have no vector to compare, so only BM25 finds them (their distance shows 1.000)."""
+    key, others = idx.other_model_documents()
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        print(f"citeline: note: {len(others)} document(s) are embedded with another model than "
+              f"this index's ({key}): {shown}; only BM25 finds them (distance 1.000) until "
+              "`citeline reindex --stale` re-embeds them", file=sys.stderr)
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     """Ranked hits without generation."""
     settings = load_settings()
@@ -207,6 +223,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"citeline: note: {_shown(idx.location)} holds no sentence vectors ({why}: "
               f"`citeline index PATH --index DIR --sentences`, then `reindex --stale`, adds "
               f"them); fused with {result.fusion} instead of {wanted}", file=sys.stderr)
+    _note_other_model(idx)
     if args.json:
         _print_json(result.to_json())
         return 0
@@ -267,6 +284,7 @@ def _print_checks(answer) -> None:  # type: ignore[no-untyped-def]
 def cmd_ask(args: argparse.Namespace) -> int:
     """Answer with citations, or refuse when nothing is close enough."""
     idx = _open(args)
+    _note_other_model(idx)
     generator = _generator(args, idx)
     mode = args.mode or load_settings().mode
     stream = args.stream and not args.json

@@ -120,6 +120,8 @@ class IndexReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     # folders the walk could not list ("sub/", reason): their documents are kept as they are
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    # (old, new) model keys when this run moved the index to another embedding model
+    model_switch: tuple[str, str] | None = None
     chunks_written: int = 0
     over_window: int = 0
     embedded: int = 0  # vectors computed by the model in this run
@@ -143,6 +145,8 @@ class IndexReport:
             "removed": len(self.removed),
             "skipped": [{"document": p, "reason": r} for p, r in self.skipped],
             "unreadable_folders": [{"folder": p, "reason": r} for p, r in self.unreadable],
+            "model_switch": (None if self.model_switch is None else
+                             {"from": self.model_switch[0], "to": self.model_switch[1]}),
             "chunks_written": self.chunks_written,
             "over_window": self.over_window,
             "embedded": self.embedded,
@@ -559,7 +563,9 @@ class Index:
         force: bool = False,
     ) -> None:
         ident = self.embedder.identity
-        self._check_model_setting(ident)
+        switched = self._check_model_setting(ident)
+        if switched:
+            report.model_switch = switched
         self._settle_sentence_setting()
         config = self.chunk_config
         pv = self.pipeline_version()
@@ -738,11 +744,25 @@ class Index:
         self.store.mark(rel, root, DocState.FAILED, reason)
         report.failed.append((rel, reason))
 
-    def _check_model_setting(self, ident: ModelIdentity) -> None:
-        # The index's model is the one that last wrote to it; documents embedded
-        # with any other model show as stale and are never compared with it.
-        if self.store.get_setting("model_key") != ident.key:
-            self.store.set_setting("model_key", ident.key)
+    def _check_model_setting(self, ident: ModelIdentity) -> tuple[str, str] | None:
+        """The index's model is the one that last wrote to it; documents embedded
+        with any other model show as stale and are never compared with it. Returns
+        (old, new) model keys when this write moved the index to another model while
+        documents of the old one are still in it (a run that forgot --model)."""
+        old = self.store.get_setting("model_key")
+        if old == ident.key:
+            return None
+        self.store.set_setting("model_key", ident.key)
+        if old and any(r.model_key == old for r in self.store.documents()):
+            return old, ident.key
+        return None
+
+    def other_model_documents(self) -> tuple[str, list[str]]:
+        """(this index's model key, the indexed documents embedded with another model):
+        those are found by BM25 alone until ``reindex --stale`` re-embeds them."""
+        key = self.store.get_setting("model_key") or ""
+        return key, [r.path for r in self.store.documents()
+                     if r.state == DocState.INDEXED and r.model_key and r.model_key != key]
 
     # --- retrieval --------------------------------------------------------------------
 
