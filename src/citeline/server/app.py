@@ -609,8 +609,8 @@ def create_app(
         return {"document": document, "title": doc["title"], "media_type": doc["media_type"],
                 "text": text}
 
-    @app.api_route("/api/collections/{name}/documents/{document:path}/file", methods=["GET", "HEAD"],
-                   tags=["documents"],
+    @app.head("/api/collections/{name}/documents/{document:path}/file", include_in_schema=False)
+    @app.get("/api/collections/{name}/documents/{document:path}/file", tags=["documents"],
              summary="the original file (PDF and media open at #page= / #t=)")
     def document_file(name: str, document: str, request: Request) -> FileResponse:
         c = collection(request, name, "read")
