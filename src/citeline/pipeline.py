@@ -424,15 +424,7 @@ class Index:
             files = [(root, root.name)]
             base = root.parent
         else:
-            errors: list[OSError] = []
-            files = one_per_file(list(self._walk(root, errors)), report)
-            base = root
-            for exc in errors:
-                folder = Path(exc.filename or root)
-                rel = "" if folder == root else folder.relative_to(root).as_posix()
-                report.unreadable.append((rel + "/" if rel else "./", (
-                    f"cannot list the folder: {exc.strerror or exc}; its documents are kept "
-                    "as they were")))
+            files, base = self.listed(root, report), root
         seen = {rel for _, rel in files}
         # A document is keyed by its path under the folder it was indexed from, and a
         # file reached again from another folder stays one document: under a folder
@@ -534,6 +526,20 @@ class Index:
             self._index_files(files, root, report, progress, force=True)
         report.seconds = time.perf_counter() - t0
         return report
+
+    def listed(self, root: Path, report: IndexReport) -> list[tuple[Path, str]]:
+        """The documents of folder ``root``, one per file (:func:`one_per_file`); the
+        other names of a file go to ``report.skipped``, and folders that cannot be
+        listed to ``report.unreadable`` ("sub/", or "./" for ``root`` itself)."""
+        errors: list[OSError] = []
+        files = one_per_file(list(self._walk(root, errors)), report)
+        for exc in errors:
+            folder = Path(exc.filename or root)
+            rel = "" if folder == root else folder.relative_to(root).as_posix()
+            report.unreadable.append((rel + "/" if rel else "./", (
+                f"cannot list the folder: {exc.strerror or exc}; its documents are kept "
+                "as they were")))
+        return files
 
     def _walk(self, root: Path, errors: list[OSError]) -> Iterator[tuple[Path, str]]:
         """The folder's files (and links to folders, for _supported to name), hidden

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from citeline.errors import CiteError, ConfigError, LeaseLost, StoreUnavailable
 from citeline.extract import supported
-from citeline.pipeline import Index, IndexReport, one_per_file
+from citeline.pipeline import Index, IndexReport
 from citeline.store.jobs import Job, JobQueue
 
 # Seconds without a heartbeat after which a running job counts as abandoned. One
@@ -91,12 +91,9 @@ def enqueue(idx: Index, path: str | Path) -> tuple[int, list[tuple[str, str]]]:
     if not root.is_dir():
         files, base = [(root, root.name)], root.parent
     else:  # the same walk as `index`: one document per file, unlistable folders named
-        errors: list[OSError] = []
         seen = IndexReport()
-        files, base = one_per_file(list(idx._walk(root, errors)), seen), root
-        skipped += seen.skipped
-        skipped += [(Path(e.filename or root).relative_to(root).as_posix() + "/",
-                     f"cannot list the folder: {e.strerror or e}") for e in errors]
+        files, base = idx.listed(root, seen), root
+        skipped += seen.skipped + seen.unreadable
     skipped += [(rel, f"unsupported file type '{f.suffix or f.name}'")
                 for f, rel in files if not supported(f)]
     todo = [(rel, str(base), str(f)) for f, rel in files if supported(f)]

@@ -198,12 +198,10 @@ def _with_formulas(rows: Iterator[tuple[int, list[str]]], formulas,  # type: ign
 
     for (number, cells), raw in zip(rows, formulas.iter_rows(values_only=True), strict=False):
         for col, value in enumerate(raw):
-            if isinstance(value, str) and value.startswith("=") and col < len(cells) \
-                    and not cells[col]:
+            if isinstance(value, str) and value.startswith("=") and \
+                    (col >= len(cells) or not cells[col]):
+                cells.extend([""] * (col + 1 - len(cells)))  # a row may end before it
                 cells[col] = cell_text(value)
-                uncached.append(f"{column_letter(col + 1)}{number} {value}")
-            elif col >= len(cells) and isinstance(value, str) and value.startswith("="):
-                cells.extend([""] * (col - len(cells)) + [cell_text(value)])
                 uncached.append(f"{column_letter(col + 1)}{number} {value}")
         yield number, cells
 
