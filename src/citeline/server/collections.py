@@ -81,8 +81,9 @@ class Collection:
     name: str
     folder: Path
     index: Index
-    # Held while this collection is written (indexing, deleting a document or the
-    # collection): a delete waits for the document being indexed instead of racing it.
+    # Held while this collection is written (indexing, reopening it with the loaded
+    # model, deleting the collection): that delete waits for the document being indexed
+    # instead of racing it. Deleting one document takes its doc_lock only.
     lock: threading.RLock = field(default_factory=threading.RLock)
     files_dir: Path | None = None  # shared-store mode: the shared uploads folder
     # One lock per document, held while it is indexed: deleting a document waits for
