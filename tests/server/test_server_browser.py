@@ -425,11 +425,11 @@ def test_the_page_fits_a_phone_and_uploads_from_the_keyboard(site, browser):
     pg.fill("#api-key", key)
     pg.click("#key-form button")
     pg.wait_for_selector("#collection option[value=manuals]", state="attached")
-    pg.locator("#docs tbody tr").first.wait_for()
+    upload(pg, "a-rather-long-file-name-for-a-narrow-screen.md", "# Narrow\n\nA phone.\n")
+    wait_indexed(pg, "a-rather-long-file-name-for-a-narrow-screen.md")
     assert pg.evaluate("document.documentElement.scrollWidth") <= 375
-    pg.focus("#drop")
     with pg.expect_file_chooser() as chooser:
-        pg.keyboard.press("Enter")
+        pg.locator("#drop").press("Enter")  # focuses the drop zone, then the key
     assert chooser.value.is_multiple()
     # a question over the limit says what is wrong with it, not only its field's name
     pg.fill("#question", "x")
