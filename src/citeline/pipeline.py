@@ -455,7 +455,7 @@ class Index:
                 self.store.remove_document(old.path)
                 report.removed.append(old.path)
         if root.is_dir():
-            unlisted = tuple(f.rstrip("/") + "/" if f != "./" else "" for f, _ in report.unreadable)
+            unlisted = tuple("" if f == "./" else f for f, _ in report.unreadable)  # "sub/"
             for rec in self.store.documents():
                 if any(rec.path.startswith(f) for f in unlisted):
                     continue  # not seen because its folder could not be read, not gone
