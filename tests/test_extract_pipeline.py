@@ -348,3 +348,21 @@ def test_transcript_becomes_its_media_file_when_the_recording_appears(index: Ind
     assert [p for p, _ in report.skipped] == ["call.vtt"]
     hit = index.search("who is driving the van", k=1).hits[0]
     assert hit.document == "call.webm" and hit.locator.fragment == "#t=1,62"  # all four cues
+
+
+def test_a_recording_or_transcript_named_alone_indexes_its_companion(index: Index, tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "call.webm").write_bytes(b"\x1aE\xdf\xa3 webm")
+    assert "no transcript" in dict(index.index(folder / "call.webm").skipped)["call.webm"]
+    (folder / "call.vtt").write_text(b.VTT_TEXT)
+    report = index.index(folder / "call.vtt")  # the transcript alone, as a user adds it
+    assert report.indexed == ["call.webm"] and [p for p, _ in report.skipped] == ["call.vtt"]
+    assert [r.path for r in index.store.documents()] == ["call.webm"]
+
+    (folder / "memo.vtt").write_text(b.VTT_TEXT.replace("van", "truck"))
+    assert index.index(folder / "memo.vtt").indexed == ["memo.vtt"]
+    (folder / "memo.m4a").write_bytes(b"\0\0\0\x20ftypM4A ")
+    report = index.index(folder / "memo.m4a")  # the recording alone: its transcript is now its text
+    assert report.indexed == ["memo.m4a"] and report.removed == ["memo.vtt"]
+    assert sorted(r.path for r in index.store.documents()) == ["call.webm", "memo.m4a"]

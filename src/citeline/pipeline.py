@@ -41,6 +41,7 @@ from citeline.errors import (
     UnsupportedFormat,
 )
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
+from citeline.extract.transcript import companion
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
 from citeline.rerank import (
     Reranker,
@@ -423,6 +424,9 @@ class Index:
         if not root.is_dir():  # a file, or a pipe or device (_supported says why not)
             files = [(root, root.name)]
             base = root.parent
+            other = companion(root)  # a recording and its transcript are indexed together
+            if other is not None:
+                files.append((other, other.name))
         else:
             files, base = self.listed(root, report), root
         seen = {rel for _, rel in files}

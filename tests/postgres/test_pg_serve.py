@@ -141,6 +141,18 @@ def test_a_failed_document_shows_its_reason_on_every_server(pair, pg_url):
     assert wait_settled(ca, "team")["blank.md"]["reason"] == docs["blank.md"]["reason"]
 
 
+def test_a_transcript_uploaded_after_its_recording_indexes_the_recording(pair):
+    (a, b), admin, _, _ = pair
+    ca, cb = a.client(admin), b.client(admin)
+    upload(ca, {"depot.mp3": b"ID3\x03\x00"})
+    assert "no transcript" in wait_settled(ca, "team")["depot.mp3"]["reason"]
+    upload(cb, {"depot.vtt": b"WEBVTT\n\n00:00:05.000 --> 00:00:08.000\nThe tram depot opens at six.\n"})
+    docs = wait_settled(ca, "team")
+    assert docs["depot.mp3"]["state"] == "indexed" and "depot.vtt" not in docs
+    r = ca.post("/api/collections/team/search", json={"query": "tram depot opening", "k": 1})
+    assert r.json()["hits"][0]["document"] == "depot.mp3"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -192,6 +192,39 @@ def test_media_with_its_transcript_is_one_document(env):
     assert not (files / "ferry.mp3").exists() and not (files / "ferry.vtt").exists()
 
 
+def test_a_recording_and_its_transcript_uploaded_apart_are_one_document(env):
+    c = env["client"]
+    vtt = b"WEBVTT\n\n00:00:05.000 --> 00:00:08.000\nThe tram depot opens at six.\n"
+    # the recording first: alone it has no text
+    assert c.post("/api/collections/other/documents",
+                  files=[("files", ("depot.mp3", b"ID3\x03\x00"))]).status_code == 202
+    docs = wait_settled(c, "other")
+    assert docs["depot.mp3"]["state"] == "failed" and "no transcript" in docs["depot.mp3"]["reason"]
+    # its transcript in a later upload: the recording is indexed with it, not left failed
+    assert c.post("/api/collections/other/documents",
+                  files=[("files", ("depot.vtt", vtt))]).status_code == 202
+    docs = wait_settled(c, "other")
+    assert docs["depot.mp3"]["state"] == "indexed" and "depot.vtt" not in docs
+    hit = c.post("/api/collections/other/search", json={"query": "When does the tram depot open?",
+                                                         "k": 1}).json()["hits"][0]
+    assert hit["document"] == "depot.mp3" and hit["locator"] == "#t=5,8"
+    assert c.delete("/api/collections/other/documents/depot.mp3").status_code == 200
+
+    # the transcript first: indexed on its own, until its recording arrives
+    assert c.post("/api/collections/other/documents",
+                  files=[("files", ("yard.vtt", vtt.replace(b"tram depot", b"bus yard")))]
+                  ).status_code == 202
+    assert wait_settled(c, "other")["yard.vtt"]["state"] == "indexed"
+    assert c.post("/api/collections/other/documents",
+                  files=[("files", ("yard.mp4", b"\0\0\0\x18ftypmp42"))]).status_code == 202
+    docs = wait_settled(c, "other")
+    assert docs["yard.mp4"]["state"] == "indexed" and "yard.vtt" not in docs  # words not twice
+    hits = c.post("/api/collections/other/search", json={"query": "When does the bus yard open?",
+                                                          "k": 5}).json()["hits"]
+    assert [h["document"] for h in hits if "bus yard" in h["content"]] == ["yard.mp4"]
+    assert c.delete("/api/collections/other/documents/yard.mp4").status_code == 200
+
+
 def test_auth_401_403_and_scopes(env):
     s = env["server"]
     with s.client() as anon:

@@ -223,6 +223,20 @@ def media_for(transcript: Path) -> Path | None:
     return None
 
 
+def companion(path: Path) -> Path | None:
+    """The file whose indexing depends on ``path``'s: a media file's sidecar, or the
+    media file a transcript is the sidecar of. Indexing either file alone must index
+    the other too, or a transcript that arrives after its recording (an upload, a
+    single file named on the command line) leaves the recording unindexed, and a
+    recording that arrives after its transcript leaves the words indexed twice."""
+    suffix = path.suffix.lower()
+    if suffix in MEDIA_SUFFIXES:
+        return sidecar_for(path)
+    if suffix in TRANSCRIPT_SUFFIXES:
+        return media_for(path)
+    return None
+
+
 class TranscriptExtractor:
     name = "transcript"
     version = "2"  # 2: a cue whose blank line is missing ends at the next timing line, a

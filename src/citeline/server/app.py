@@ -55,7 +55,7 @@ from citeline.errors import (
     StoreUnavailable,
 )
 from citeline.extract import supported
-from citeline.extract.transcript import MEDIA_SUFFIXES, sidecar_for
+from citeline.extract.transcript import MEDIA_SUFFIXES, companion, sidecar_for
 from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
 from citeline.server.collections import Collection, Collections, NameError_, sanitize_filename
 from citeline.server.jobs import IndexQueue, SharedQueue
@@ -590,6 +590,15 @@ def create_app(
             jobs.submit(name, doc)
             out.append({"document": doc, "state": DocState.PENDING, "bytes": size,
                         "url": f"/api/collections/{quote(name)}/documents/{quote(doc)}"})
+        # A transcript uploaded after its recording, or a recording after its transcript,
+        # changes what the other one is: index that one again too (in its own job, so its
+        # listed state is its own: the recording's "no transcript" failure goes).
+        uploaded = {doc for doc, _ in saved}
+        for doc in sorted(uploaded):
+            other = companion(c.files / doc)
+            if other is not None and other.name not in uploaded:
+                uploaded.add(other.name)
+                jobs.submit(name, other.name)
         return {"collection": name, "documents": out}
 
     def find_doc(c: Collection, document: str) -> dict:
