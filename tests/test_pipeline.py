@@ -186,21 +186,27 @@ def test_writes_are_atomic_per_document(index: Index, clean_corpus: Path, monkey
     assert n == before["kettle.md"]
 
 
-def test_other_model_marks_stale_and_never_mixes(tmp_path: Path, clean_corpus: Path, embedder,
-                                                 run):
-    """A second, really different model (a tiny BERT the test builds) must not be compared."""
+def tiny_model(folder: Path, embedder) -> Path:
+    """A second, really different sentence-transformers model: a tiny random BERT with
+    the bundled model's tokenizer, saved as a local folder."""
     from sentence_transformers import SentenceTransformer, models
     from transformers import BertConfig, BertModel
 
     vocab = embedder.model.tokenizer.get_vocab()
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1,
                      num_attention_heads=2, intermediate_size=64, max_position_embeddings=256)
-    folder = tmp_path / "tiny-model"
     BertModel(cfg).save_pretrained(folder / "hf")
     embedder.model.tokenizer.save_pretrained(folder / "hf")
     word = models.Transformer(str(folder / "hf"), max_seq_length=128)
     st = SentenceTransformer(modules=[word, models.Pooling(32, "mean"), models.Normalize()])
     st.save(str(folder / "st"))
+    return folder / "st"
+
+
+def test_other_model_marks_stale_and_never_mixes(tmp_path: Path, clean_corpus: Path, embedder,
+                                                 run):
+    """A second, really different model (a tiny BERT the test builds) must not be compared."""
+    folder = tiny_model(tmp_path / "tiny-model", embedder).parent
 
     idx = Index(tmp_path / "index", embedder=embedder)
     idx.index(clean_corpus)
@@ -220,8 +226,8 @@ def test_other_model_marks_stale_and_never_mixes(tmp_path: Path, clean_corpus: P
     # and the original model now sees those documents as stale
     back = Index(tmp_path / "index", embedder=embedder)
     assert {s.state for s in back.status()} == {"stale"}
-    # one file indexed with the original model again (a run that forgot --model) moves the
-    # index back to it: the run says so, and search says the rest are BM25's alone
+    # one file indexed with the original model again (named, as --model default does) moves
+    # the index back to it: the run says so, and search says the rest are BM25's alone
     one = back.index(clean_corpus / "kettle.md")
     assert one.model_switch == (other.identity.key, back.identity.key)
     assert back.other_model_documents() == (back.identity.key, ["guides/bicycle.md", "notes.txt"])
@@ -233,6 +239,42 @@ def test_other_model_marks_stale_and_never_mixes(tmp_path: Path, clean_corpus: P
     code, _, err = run("search", "kettle", "--index", str(tmp_path / "index"), "--model",
                        str(folder / "st"))
     assert code == 0 and "1 document(s) are embedded with another model" in err and "kettle.md" in err
+
+
+def test_an_index_remembers_its_model_folder(tmp_path: Path, clean_corpus: Path, embedder, run):
+    model = tiny_model(tmp_path / "tiny-model", embedder)
+    ix = str(tmp_path / "index")
+    assert run("index", str(clean_corpus), "--index", ix, "--model", str(model), "-q")[0] == 0
+    # no --model: the folder the index was written with, not the bundled model
+    code, out, err = run("search", "kettle warranty", "--index", ix, "--json", "-k", "3")
+    assert code == 0 and "another model" not in err
+    assert {h["distance"] < 1.0 for h in json.loads(out)["hits"]} == {True}  # dense took part
+    code, out, _ = run("status", "--index", ix, "--json")
+    assert {d["state"] for d in json.loads(out)["documents"]} == {"indexed"}
+    assert json.loads(out)["model_path"] == str(model.resolve())
+    from citeline import cli
+
+    assert cli._remembered_model(ix) == str(model.resolve())  # what `serve --index` loads
+    assert cli._remembered_model(str(tmp_path / "no-index-yet")) is None
+    again = run("index", str(clean_corpus), "--index", ix, "-q", "--json")
+    assert again[0] == 0 and json.loads(again[1])["model_switch"] is None  # nothing re-embedded
+    assert json.loads(again[1])["embedded"] == 0
+
+    # the folder is gone: the error names it, and says how to go on
+    model.rename(tmp_path / "away")
+    code, _, err = run("search", "kettle", "--index", ix)
+    assert code == 2 and str(model.resolve()) in err and "--model" in err
+    assert "Traceback" not in err
+    (tmp_path / "away").rename(model)
+    assert run("search", "kettle", "--index", ix)[0] == 0
+
+    # --model default: the bundled model, which the index remembers from its next write
+    code, out, _ = run("status", "--index", ix, "--model", "default", "--json")
+    assert code == 0 and {d["state"] for d in json.loads(out)["documents"]} == {"stale"}
+    assert run("reindex", "--stale", "--index", ix, "--model", "default", "-q")[0] == 0
+    code, out, _ = run("status", "--index", ix, "--json")
+    assert code == 0 and {d["state"] for d in json.loads(out)["documents"]} == {"indexed"}
+    assert json.loads(out)["model"] == embedder.identity.key and json.loads(out)["model_path"] is None
 
 
 def test_newer_schema_is_refused(tmp_path: Path):

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from citeline import scale
 from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
 from citeline.config import Settings, load_settings
-from citeline.errors import CiteError, ConfigError
+from citeline.errors import CiteError, ConfigError, IndexNotFound
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport, existing_path
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS
@@ -372,6 +372,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 "budget": idx.budget,
                 "threshold": idx.threshold,
                 "model": idx.identity.key,
+                "model_path": idx.model_path,  # None: the bundled model
                 "sentence_vectors": idx.sentence_vectors,
                 "hybrid_fusion": fusion,
                 "query_map": query_map,
@@ -385,7 +386,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(
         f"index {_shown(idx.location)}: strategy {idx.strategy}, budget {idx.budget}, "
         f"threshold {idx.threshold:g}, "
-        f"model {idx.identity.key}"
+        f"model {idx.identity.key}" + (f" ({idx.model_path})" if idx.model_path else "")
     )
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
     print(f"sentence vectors: {'on' if idx.sentence_vectors else 'off'} "
@@ -430,6 +431,19 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def _remembered_model(location: str) -> str | None:
+    """The embedding model folder the index at ``location`` was built with (None: the
+    bundled model, or no index there yet)."""
+    try:
+        idx = Index(location, create=False)
+    except IndexNotFound:
+        return None
+    try:
+        return idx.model_path
+    finally:
+        idx.close()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -478,10 +492,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
         return 2
     settings = load_settings()
+    model_path = args.model or settings.model_path or None
+    if model_path is None and args.data is None:  # one index: the model it was built with
+        model_path = _remembered_model(args.store or args.index)
     app = create_app(
         data_dir=args.data, index_dir=args.index, store_url=args.store, files_dir=args.files,
         name=args.name, index_worker=not args.no_index_worker,
-        model_path=args.model or settings.model_path or None, model_id=settings.model_id or None,
+        model_path=model_path, model_id=settings.model_id or None,
         max_upload_mb=args.max_upload_mb, request_timeout=args.timeout,
         open_allowed=loopback or args.insecure_open,
         rerank_model=args.rerank_model or settings.rerank_model or None,
@@ -714,12 +731,11 @@ def cmd_adapt(args: argparse.Namespace) -> int:
               f"{rep.bare_embedded} header-less chunks, {rep.sentences_embedded} sentences, "
               f"{rep.tokens_embedded} chunks' token vectors, "
               f"{rep.seconds:.1f}s)")
-        print(f"pass --model {report.out} to search/ask/serve from now on "
-              "(or set model_path in the config)")
+        print("the index remembers the model: search/ask/serve use it without --model")
         return 0
     print("the index still holds the old model's vectors; to use the adapted one:\n"
           f"  citeline reindex --stale {where} --model {report.out}\n"
-          f"then pass --model {report.out} to search/ask/serve (or set model_path in the config)")
+          "after that the index remembers the model: search/ask/serve use it without --model")
     return 0
 
 

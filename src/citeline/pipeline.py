@@ -32,12 +32,20 @@ from citeline.chunk import (
     locate_in,
 )
 from citeline.config import load_settings
-from citeline.embed import Embedder, ModelIdentity, load_embedder, model_identity
+from citeline.embed import (
+    DEFAULT_MODEL_WORD,
+    Embedder,
+    ModelIdentity,
+    custom_model_path,
+    load_embedder,
+    model_identity,
+)
 from citeline.errors import (
     CiteError,
     ConfigError,
     ExtractionError,
     ModelMismatch,
+    ModelUnavailable,
     UnsupportedFormat,
 )
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
@@ -83,6 +91,11 @@ if TYPE_CHECKING:  # the answer stage is imported when asked for: search needs n
     from citeline.answer import Extractive, Generator
 
 PIPELINE_VERSION = "1"
+# all-MiniLM-L6-v2's max_seq_length: status needs no model load to know it.
+BUNDLED_WINDOW = 256
+# The setting that remembers the embedding model folder an index was written with
+# ("" for the bundled model).
+MODEL_PATH_SETTING = "model_path"
 # Stamped into the pipeline version beside the sentence signature: an index that stores
 # sentence vectors also stores each chunk's content embedded without its header (the
 # "section" fusion's dense list, docs/retrieval-experiments.md section 21), so a document
@@ -259,7 +272,10 @@ class Index:
 
     @property
     def chunk_config(self) -> ChunkConfig:
-        window = self._embedder.window if self._embedder is not None else 256
+        if self._embedder is not None or custom_model_path(self.model_path) is not None:
+            window = self.embedder.window  # another model's window is its own: load it
+        else:
+            window = BUNDLED_WINDOW  # the bundled model's, known without loading it
         return ChunkConfig(strategy=self.strategy, budget=self.budget, window=window)
 
     @property
@@ -341,9 +357,26 @@ class Index:
         self.store.set_setting("strategy", strategy)
 
     @property
+    def model_path(self) -> str | None:
+        """The embedding model's folder: as given (``default``: the bundled model),
+        else the one this index was last written with (None: the bundled model), so
+        an index built with ``--model PATH`` is searched with that model without
+        naming it again. A remembered folder that is gone is an error naming it."""
+        if self._model_path is not None:
+            return self._model_path
+        stored = self.store.get_setting(MODEL_PATH_SETTING) or None
+        if stored is not None and not Path(stored).is_dir():
+            raise ModelUnavailable(
+                f"{self.location}: this index was built with the embedding model at {stored}, "
+                "which is not there any more: pass --model PATH to where it is now, or "
+                f"--model {DEFAULT_MODEL_WORD} (the bundled model) and run "
+                "`citeline reindex --stale` to re-embed with it")
+        return stored
+
+    @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = load_embedder(self._model_path, self._model_id)
+            self._embedder = load_embedder(self.model_path, self._model_id)
         return self._embedder
 
     @property
@@ -367,7 +400,7 @@ class Index:
         """The current model's identity, without loading the model when possible."""
         if self._embedder is not None:
             return self._embedder.identity
-        return model_identity(self._model_path, self._model_id)
+        return model_identity(self.model_path, self._model_id)
 
     def pipeline_version(self) -> str:
         version = f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
@@ -759,6 +792,14 @@ class Index:
         with any other model show as stale and are never compared with it. Returns
         (old, new) model keys when this write moved the index to another model while
         documents of the old one are still in it (a run that forgot --model)."""
+        # the folder is remembered for the next run that names none (an embedder
+        # handed in without a path, as the eval harness's cache, leaves it as it was)
+        path = getattr(self._embedder, "path", None) if self._embedder is not None else self.model_path
+        if path is not None or self._embedder is None:
+            custom = custom_model_path(path)
+            remembered = str(custom.resolve()) if custom is not None else ""
+            if (self.store.get_setting(MODEL_PATH_SETTING) or "") != remembered:
+                self.store.set_setting(MODEL_PATH_SETTING, remembered)
         old = self.store.get_setting("model_key")
         if old == ident.key:
             return None
