@@ -81,8 +81,11 @@ def evaluate(idx: Index, gt: Path) -> dict[str, object]:
         "refused": sum(1 for r in rows if r["refused"]),
         "extractive": {
             **rate("extractive_kept"),
-            "median_chars": statistics.median(r["extractive_chars"] for r in rows),
-            "median_sentences": statistics.median(r["sentences"] for r in rows),
+            # over the answered queries: a refusal is no answer, not a 0-character one
+            "median_chars": statistics.median(answered) if (
+                answered := [r["extractive_chars"] for r in rows if not r["refused"]]) else None,
+            "median_sentences": statistics.median(r["sentences"] for r in rows if not r["refused"])
+            if answered else None,
         },
         "top1_chunk": {**rate("top1_kept"), "median_chars": statistics.median(r["top1_chars"] for r in rows)},
         "discordant": {"extractive_only": ex_b, "top1_only": ex_w},

@@ -61,6 +61,8 @@ def test_report_files(evaluated):
         png = (out / name).read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 5000
     assert (out / "indexes" / "E").is_dir() and (out / "embed-cache.sqlite3").is_file()
+    # every stage the default hybrid spends time on has its column, and the total
+    assert "| run | dense scan | BM25 | sentences | late interaction | fusion | fetch | total |" in md
 
 
 def test_numbers_are_consistent(evaluated):
@@ -193,6 +195,19 @@ def test_rerun_reuses_every_embedding(evaluated, embedder):
     assert data["runs"]["E/dense"]["recall"]["4"]["value"] > 0
 
 
+def test_budgeted_recall_does_not_depend_on_k(evaluated, embedder):
+    """R@Nch packs hits into N characters: --k 1 must not cut the packing at one hit."""
+    out, data = evaluated
+    one = run_eval(GT, EvalConfig(out=out, strategies=("A",), modes=("dense",), ks=(1,),
+                                  fusions=(), progress=False), embedder=embedder)
+    assert one["runs"]["A/dense"]["budgeted"] == data["runs"]["A/dense"]["budgeted"]
+    assert [q["within"]["A/dense"] for q in one["queries"]] == [
+        q["within"]["A/dense"] for q in data["queries"]]
+    # with one hit per query, R@2000ch would be R@1: blind 512-character chunks fit four
+    assert one["runs"]["A/dense"]["budgeted"]["2000"]["hits"] > sum(
+        1 for q in data["queries"] if q["ranks"]["A/dense"] == 1)
+
+
 def test_cli_eval_proposes_no_threshold_without_unanswerable_questions(
         evaluated, tmp_path: Path, capsys):
     gt = tmp_path / "gt"
@@ -206,7 +221,11 @@ def test_cli_eval_proposes_no_threshold_without_unanswerable_questions(
     stdout = capsys.readouterr().out
     assert code == 0, stdout
     assert "no threshold proposed: unanswerable.jsonl holds no question" in stdout
-    assert json.loads((out / "report.json").read_text())["sweep"]["out_of_domain"] == 0
+    sweep = json.loads((out / "report.json").read_text())["sweep"]
+    assert sweep["out_of_domain"] == 0 and sweep["proposed"] is None
+    md = (out / "report.md").read_text()
+    assert "No threshold proposed: unanswerable.jsonl holds no question" in md
+    assert "Proposed threshold" not in md and "separates" not in md
 
 
 def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):

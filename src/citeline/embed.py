@@ -114,6 +114,7 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         custom = custom_model_path(path)
         self.path = custom or default_model_path()
+        self.model_path = self.path  # what an index remembers (citeline.pipeline.Index.model_path)
         if not (self.path / "config.json").exists() and not (self.path / "modules.json").exists():
             raise ModelUnavailable(
                 f"{self.path}: not a local sentence-transformers model folder "

@@ -793,9 +793,9 @@ class Index:
         (old, new) model keys when this write moved the index to another model while
         documents of the old one are still in it (a run that forgot --model)."""
         # the folder is remembered for the next run that names none (an embedder
-        # handed in without a path, as the eval harness's cache, leaves it as it was)
-        path = getattr(self._embedder, "path", None) if self._embedder is not None else self.model_path
-        if path is not None or self._embedder is None:
+        # handed in that names no folder leaves it as it was)
+        path = getattr(self.embedder, "model_path", None)
+        if path is not None:
             custom = custom_model_path(path)
             remembered = str(custom.resolve()) if custom is not None else ""
             if (self.store.get_setting(MODEL_PATH_SETTING) or "") != remembered:

@@ -39,6 +39,7 @@ class CachingEmbedder:
         self.inner = inner
         self.identity = inner.identity
         self.window = inner.window
+        self.model_path = getattr(inner, "model_path", None)  # the model's folder, not the cache's
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -437,6 +437,7 @@ def run_eval(
                          for r, m in config.query_map_runs(strategy)]
                 if idx.stored_query_map() is not None:  # a reused store's: runs are plain
                     drop_query_map(idx.store)
+                run_depth = _depth(idx, depth)
                 for run, mode, fusion, recorded in plan:
                     if (run.endswith(QUERY_MAP_SUFFIX)
                             and "query_map" not in data["strategies"][strategy]):
@@ -444,7 +445,7 @@ def run_eval(
                         # is not stored, and the +qmap runs are then the plain ones
                         _say(f"strategy {strategy}: fitting a query map", progress)
                         data["strategies"][strategy]["query_map"] = fit_query_map(idx).to_json()
-                    res = _run_queries(idx, gt, queries, mode, ks, depth, progress, run,
+                    res = _run_queries(idx, gt, queries, mode, ks, run_depth, progress, run,
                                        fusion=fusion)
                     for i, (row, rank, near) in enumerate(
                         zip(data["queries"], res["ranks"], res["nearest"], strict=True)
@@ -532,7 +533,10 @@ def sweep_report(
     out_nearest = [min(c, default=2.0) for c in out_candidates]
     return {
         "run": run, "bluff_cost": bluff_cost, "rows": [r.to_json() for r in rows],
-        "proposed": best.to_json(), "out_of_domain": len(out_candidates),
+        # a threshold is only worth what questions the documents do not answer show:
+        # with none, nothing is proposed
+        "proposed": best.to_json() if out_candidates else None,
+        "out_of_domain": len(out_candidates),
         "separation": sweeps.separation(in_nearest, out_nearest),
         "in_nearest": [round(d, 6) for d in in_nearest],
         "out_nearest": [round(d, 6) for d in out_nearest],
@@ -564,7 +568,8 @@ def by_needle(data: Mapping[str, Any], x: str, y: str, k: int, unit: str = "") -
 
 def correct(data: Mapping[str, Any], run: str, k: int, unit: str = "") -> list[bool]:
     """Per query of a report: whether ``run`` found the needle at rank <= ``k``
-    (``unit`` "") or wholly inside its first ``k`` characters (``unit`` "ch")."""
+    (``unit`` "") or in a hit that fits, whole, into its first ``k`` characters of
+    hits packed in rank order (``unit`` "ch"; :func:`metrics.within_budget`)."""
     if unit == "ch":
         return [bool(r["within"][run][str(k)]) for r in data["queries"]]
     return [r["ranks"][run] is not None and r["ranks"][run] <= k for r in data["queries"]]
@@ -610,6 +615,15 @@ def _strategy_summary(
     }
 
 
+def _depth(idx: Index, least: int) -> int:
+    """Hits a query retrieves: at least ``least`` (the top max(k) for ranks, the 25
+    the gate sees), and as many as the largest character budget can hold if the
+    shortest chunks came first, so R@Nch never depends on --k."""
+    lengths = np.sort([len(r.content) for r in idx.store.all_chunks()])
+    fit = int(np.searchsorted(np.cumsum(lengths), max(metrics.BUDGETS), side="right"))
+    return max(least, fit)
+
+
 def _run_queries(
     idx: Index, gt: GroundTruthSet, queries: list[Query], mode: Mode, ks: Sequence[int],
     depth: int, progress: bool, run: str, fusion: Fusion | None = None,
@@ -626,9 +640,9 @@ def _run_queries(
     try:
         for q in queries:
             hits = _search(idx, q.text, depth, mode, timings, fusion)
-            contents = [h.content for h in hits[:kmax]]
-            ranks.append(metrics.first_correct_rank(contents, q.gt.needle))
-            for b in metrics.BUDGETS:
+            contents = [h.content for h in hits]
+            ranks.append(metrics.first_correct_rank(contents[:kmax], q.gt.needle))
+            for b in metrics.BUDGETS:  # packed from every hit: not cut short at max(k)
                 budget_hits[b].append(metrics.within_budget(contents, q.gt.needle, b))
             gated = hits[:ASK_CANDIDATES]  # what `ask` hands the gate
             in_candidates.append([(h.distance, q.gt.needle in h.content) for h in gated])
@@ -652,9 +666,11 @@ def _search(
     fusion: Fusion | None = None,
 ) -> list[Hit]:
     result = idx.search(text, k=k, mode=mode, fusion=fusion)
-    for stage, ms in result.timings.items():
-        if stage != "embed":  # the cached query vector: timed separately on the model
-            timings.setdefault(stage, []).append(ms)
+    # the query vector comes from the eval's cache: the model is timed on its own
+    staged = {stage: ms for stage, ms in result.timings.items() if stage not in ("embed", "total")}
+    for stage, ms in staged.items():
+        timings.setdefault(stage, []).append(ms)
+    timings.setdefault("total", []).append(sum(staged.values()))
     return list(result.hits)
 
 

@@ -140,8 +140,8 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines += _table(header, rows)
 
     lines += ["", "## Paired comparisons", "",
-              "Wins: queries the first run gets right at R@K (at R@Nch: the needle inside the "
-              "first N characters of retrieved content) and the second does not; losses the "
+              "Wins: queries the first run gets right at R@K (at R@Nch: the needle in a chunk that "
+              "fits, whole, into the first N characters of the hits packed in rank order) and the second does not; losses the "
               "reverse. p: exact two-sided sign test on the discordant queries. By needle: "
               "the same counted once per needle (a win when the first run is right on more "
               "of its phrasings), the conservative test, since a needle's phrasings share "
@@ -183,9 +183,12 @@ def render_markdown(data: dict[str, Any]) -> str:
     qe = data.get("timings", {}).get("query_embedding_ms", {})
     lines += ["", f"Query embedding (model, one query at a time): median / p95 {_ms(qe)} ms.", "",
               "Per query, median / p95 in ms:", ""]
-    rows = [[rid, *[_ms(r["timings_ms"].get(st, {})) for st in ("dense", "bm25", "fuse", "fetch")]]
-            for rid, r in data["runs"].items()]
-    lines += _table(["run", "dense scan", "BM25", "fusion", "fetch"], rows)
+    # every stage any run timed, in pipeline order (late interaction and a reranker are
+    # timed apart from the fusion they feed), and their sum
+    stages = [st for st in TIMED_STAGES if any(st in r["timings_ms"] for r in data["runs"].values())]
+    rows = [[rid, *[_ms(r["timings_ms"].get(st, {})) for st in stages],
+             _ms(r["timings_ms"].get("total", {}))] for rid, r in data["runs"].items()]
+    lines += _table(["run", *[TIMED_STAGES[st] for st in stages], "total"], rows)
 
     sw = data["sweep"]
     sep = sw["separation"]
@@ -195,14 +198,18 @@ def render_markdown(data: dict[str, Any]) -> str:
         f"The real gate: at most 4 hits under the threshold, of the top {cfg['candidates']} "
         "candidates. refused: in-domain queries that got NO ANSWER; correct: answered with the "
         "needle among the kept hits; bluffs: unanswerable queries that got an answer.", "",
-        f"Worst in-domain nearest distance {_f(sep['worst_in_domain'])}, best out-of-domain "
-        f"{_f(sep['best_out_of_domain'])}: "
-        + ("a threshold between them separates the two sets." if sep["separable"]
-           else "no threshold separates them."),
-        "",
-        f"Proposed threshold at bluff cost {sw['bluff_cost']:g}: **{prop['threshold']:g}** "
-        f"({prop['refused']} refused, {prop['correct']} correct, {prop['bluffs']} bluffs of "
-        f"{prop['n_out']}). `citeline calibrate GT_DIR --index DIR --apply` stores one in an index.",
+        *((f"Worst in-domain nearest distance {_f(sep['worst_in_domain'])}, best out-of-domain "
+           f"{_f(sep['best_out_of_domain'])}: "
+           + ("a threshold between them separates the two sets." if sep["separable"]
+              else "no threshold separates them."),
+           "",
+           f"Proposed threshold at bluff cost {sw['bluff_cost']:g}: **{prop['threshold']:g}** "
+           f"({prop['refused']} refused, {prop['correct']} correct, {prop['bluffs']} bluffs of "
+           f"{prop['n_out']}). `citeline calibrate GT_DIR --index DIR --apply` stores one in an "
+           "index.") if prop is not None else
+          ("No threshold proposed: unanswerable.jsonl holds no question, and a threshold is "
+           "only worth what the questions the documents do not answer show. The rows below "
+           "count the in-domain queries alone.",)),
         "",
     ]
     rows = [[f"{r['threshold']:.3f}", f"{r['refused']}/{r['n_in']}", f"{r['correct']}/{r['n_in']}",
@@ -210,6 +217,12 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines += _table(["threshold", "refused", "correct", "answered without needle", "bluffs"], rows)
     lines += ["", "## Plots", "", *[f"![{p}]({p})" for p in PLOTS], ""]
     return "\n".join(lines)
+
+
+# The search stages a run times (SearchResult.timings), in pipeline order, and their
+# column names; the query's embedding is timed apart, on the model.
+TIMED_STAGES = {"dense": "dense scan", "bm25": "BM25", "sentences": "sentences",
+                "late": "late interaction", "fuse": "fusion", "rerank": "rerank", "fetch": "fetch"}
 
 
 def _f(x: float | None) -> str:
@@ -258,8 +271,9 @@ def plot_all(data: dict[str, Any], out: Path) -> list[Path]:
     ax.hist(sw["in_nearest"], bins=bins, alpha=0.6, label=f"in-domain ({len(sw['in_nearest'])})")
     ax.hist(sw["out_nearest"], bins=bins, alpha=0.6,
             label=f"out-of-domain ({len(sw['out_nearest'])})")
-    prop = sw["proposed"]["threshold"]
-    ax.axvline(prop, color="black", label=f"proposed threshold {prop:g}")
+    prop = None if sw["proposed"] is None else sw["proposed"]["threshold"]
+    if prop is not None:
+        ax.axvline(prop, color="black", label=f"proposed threshold {prop:g}")
     ax.axvline(DEFAULT_THRESHOLD, color="grey", linestyle="--",
                label=f"default {DEFAULT_THRESHOLD:g}")
     ax.set_xlim(0, far)
@@ -279,8 +293,11 @@ def plot_all(data: dict[str, Any], out: Path) -> list[Path]:
     n_out = max(1, sw["rows"][0]["n_out"])
     ax.plot(ts, [r["refused"] / n_in for r in sw["rows"]], label="in-domain refused")
     ax.plot(ts, [r["correct"] / n_in for r in sw["rows"]], label="in-domain answered with needle")
-    ax.plot(ts, [r["bluffs"] / n_out for r in sw["rows"]], label="out-of-domain answered (bluffs)")
-    ax.axvline(prop, color="black", linewidth=0.8)
+    if sw["out_of_domain"]:  # no unanswerable question: no bluff rate to draw
+        ax.plot(ts, [r["bluffs"] / n_out for r in sw["rows"]],
+                label="out-of-domain answered (bluffs)")
+    if prop is not None:
+        ax.axvline(prop, color="black", linewidth=0.8)
     ax.set_xlabel("threshold (cosine distance)")
     ax.set_ylabel("share of queries")
     ax.set_ylim(0, 1)
