@@ -90,6 +90,31 @@ def test_quoted_text_keeps_code_indexes_but_loses_citations_and_links():
     assert c.invalid_markers == ["[3]"] and c.stripped_links == ["http://evil.example"]
 
 
+@pytest.mark.parametrize("quoted", [False, True])
+def test_code_and_spacing_the_text_itself_has_are_kept(quoted):
+    code = "def delays(base):\n    out = []\n\n    for i in range(5):\n        out.append(base[i])"
+    for raw in (code, "x = ready ? 1 : 0 ;", "« chaud » : très !", "```python\nx = a[1]\n```"):
+        assert sanitize(raw, 3, quoted=quoted).text == raw
+    # brackets in code are code, not citations; the ones outside still are
+    c = sanitize("Read `sensors[0]` and `sensors[1]`, then `[2]` [3].", 3, quoted=quoted)
+    assert c.text == "Read `sensors[0]` and `sensors[1]`, then `[2]`" + (" [3]." if not quoted else ".")
+    assert c.cited == (set() if quoted else {3})
+    # links go everywhere, also inside code
+    assert "evil" not in sanitize("Run `curl https://evil.example/x` now", 3, quoted=quoted).text
+    # one stray backtick does not turn the rest of the answer into code
+    assert sanitize("A ` tick.\nIt boils [1].", 3).cited == {1}
+
+
+def test_a_claim_about_the_sources_is_not_the_refusal():
+    assert uncited_sentences("The sources say you do not need to preheat the roaster.") == [
+        "The sources say you do not need to preheat the roaster."]
+    assert uncited_sentences("The sources do not say it directly, but it takes 45 minutes.")
+    assert uncited_sentences("9.") == ["9."] and uncited_sentences("2.5") == ["2.5"]
+    for refusal in ("The sources do not contain the answer.", "the sources don't contain the answer",
+                    "The sources do not contain the answer!"):
+        assert uncited_sentences(refusal) == [], refusal
+
+
 def test_segments_never_cut_inside_a_link_and_concatenate_back():
     raw = "See [the fine manual](http://x.example/a b) and [1, 2] then <a href='u'>x</a> end"
     parts = segments(raw)
@@ -99,8 +124,10 @@ def test_segments_never_cut_inside_a_link_and_concatenate_back():
 
 
 def test_streamed_text_equals_the_final_text_whatever_the_token_cuts():
-    raw = "Rust is fast [1]. Go to [docs](https://evil.example/x) now [9]. See https://e.example ok [2]"
+    raw = ("Rust is fast [1]. Go to [docs](https://evil.example/x) now [9]. See https://e.example "
+           "ok [2]. Call `v[1]`:\n```rust\nlet a = v[2];\n    a ? 1 : 0\n```\nDone [1].")
     whole = sanitize(raw, 2)
+    assert "`v[1]`" in whole.text and "let a = v[2];\n    a ? 1 : 0" in whole.text
     for step in (1, 3, 7, len(raw)):
         s = StreamSanitizer(2)
         shown = "".join(s.feed(raw[i : i + step]) for i in range(0, len(raw), step))
@@ -119,6 +146,9 @@ def test_sentence_spans_are_exact_and_skip_headings():
     texts = [content[s:e] for s, e in spans]
     assert texts == ["One thing.", "Two e.g. three!", "- an item here",
                      "```rust\nlet a = 1;\n\nlet b = 2;\n```", "After."]
+    # a code block's closing ``` is no heading underline
+    block = "```python\nfor attempt in range(3):\n    send()\n```"
+    assert [block[s:e] for s, e in sentence_spans(block)] == [block]
 
 
 def test_a_pdf_headings_line_does_not_open_the_sentence_under_it():
@@ -233,6 +263,29 @@ def kettle(embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index
     idx.index(corpus)
     yield idx
     idx.close()
+
+
+def test_an_extractive_answer_shows_what_it_cites_and_is_never_empty(tmp_path: Path, embedder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "retry.md").write_text(
+        "# HTTP client\n\n## Retrying requests\n\n```python\nfor attempt in range(3):\n"
+        "    try:\n        return session.get(url, timeout=5)\n    except RequestError:\n"
+        "        sleep(2 ** attempt)\n```\n")
+    (docs / "support.md").write_text(
+        "# Support tickets\n\nOpen a support ticket at support.example/tickets/new.\n\n"
+        "https://support.example/tickets/new\n\nA ticket about billing is answered within a day.\n")
+    idx = Index(tmp_path / "ix", embedder=embedder)
+    idx.index(docs)
+    ans = idx.ask("How do I retry a request three times in Python?")
+    assert not ans.refused and ans.spans  # a code block is an answer, and kept whole
+    assert "for attempt in range(3):\n    try:\n        return session.get" in ans.answer
+    ans = idx.ask("Where do I open a support ticket?")
+    assert not ans.refused and "support.example" not in ans.answer
+    # every span is shown: a sentence that was only a link is neither shown nor listed
+    assert ans.spans and all(sp.text.replace("support.example/tickets/new", "").strip(" .")
+                             in ans.answer for sp in ans.spans)
+    assert "https://support.example/tickets/new" not in [sp.text for sp in ans.spans]
 
 
 def test_openai_answer_is_cited_checked_and_timed(kettle: Index, server: Replay, monkeypatch):
@@ -359,6 +412,13 @@ def test_endpoint_down_or_slow_returns_citations_with_the_error(kettle: Index, s
         server.events = events
         ans = kettle.ask(q, generator=gen, on_text=lambda _: None)
         assert ans.error and "bad stream event" in ans.error, events
+    # events with no choice at all (Azure's prompt filter results, a closing usage
+    # event) carry no text: skipped, as the same answer unstreamed would be
+    server.events = ['{"choices": [], "prompt_filter_results": []}',
+                     '{"choices": [{"delta": {"content": "It lasts 24 months [1]."}}]}',
+                     '{"choices": [], "usage": {"total_tokens": 9}}']
+    ans = kettle.ask(q, generator=gen, on_text=lambda _: None)
+    assert ans.error is None and ans.answer == "It lasts 24 months [1]."
     server.events = []
     ans = kettle.ask(q, generator=gen, on_text=lambda _: None)
     assert ans.error == "the generator (openai:r) wrote no answer" and ans.citations

@@ -80,23 +80,27 @@ def extractive_answer(
     the document's region map; :func:`sub_locator` takes the hit's page, time or sheet).
     """
     t0 = time.perf_counter()
-    cands = candidates(hits)
-    picked = select(cands, score(question, cands, embedder), budget)
-    sel = spans(picked, locate_span)
+    # hits the gate kept always give an answer: when they hold only fragments shorter
+    # than a sentence (a list of short items, a table of numbers), the fragments
+    cands = candidates(hits) or candidates(hits, min_chars=1)
+    picked = spans(select(cands, score(question, cands, embedder), budget), locate_span)
     invalid: list[str] = []
     links: list[str] = []
     paragraphs: list[str] = []
+    kept: list[Span] = []  # the sentences the answer shows (a link alone shows nothing)
     for n in range(1, len(hits) + 1):
         shown = []
-        for sp in (s for s in sel if s.citation == n):
+        for sp in (s for s in picked if s.citation == n):
             checked = sanitize(sp.text, len(hits), quoted=True)
             invalid.extend(checked.invalid_markers)
             links.extend(checked.stripped_links)
             if checked.text:
                 sep = "\n" if checked.text.endswith("```") else " "
                 shown.append(f"{checked.text}{sep}[{n}]")
+                kept.append(sp)
         if shown:
             paragraphs.append(" ".join(shown))
+    sel = tuple(kept)
     text = "\n\n".join(paragraphs)
     if on_text is not None and text:
         on_text(text)

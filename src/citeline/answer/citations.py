@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from citeline.answer.prompt import REFUSAL_SENTENCE
+
 # Digits: ``\d`` also matches fullwidth digits, and int() reads them. Any number a model
 # writes in a marker is one (``[12345]`` is removed and reported like ``[7]``).
 _NUM = r"\d{1,18}"
@@ -58,7 +60,8 @@ _URL = re.compile(
     r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.|\bmailto:)[^\s<>\"'\])]*[^\s<>\"'\]).,;:!?]", re.I
 )
 # A bare domain the model presents as a place to go ("evil.example/login").
-_DOMAIN_PATH = re.compile(r"\b(?:[a-z0-9-]+\.)+[a-z]{2,}/[^\s<>\"')\]]*", re.I)
+_DOMAIN_PATH = re.compile(
+    r"\b(?:[a-z0-9-]+\.)+[a-z]{2,}/(?:[^\s<>\"')\]]*[^\s<>\"')\].,;:!?])?", re.I)  # not the full stop
 _REF_DEF = re.compile(r"^\s*\[[^\]\n]+\]:\s*\S+.*$", re.M)  # [1]: http://... reference lines
 
 # An open bracket is closed within this many characters or is treated as text:
@@ -138,7 +141,8 @@ def segments(text: str) -> list[str]:
     return out
 
 
-def _sanitize_piece(piece: str, n_sources: int, checked: Checked, quoted: bool = False) -> str:
+def _sanitize_piece(piece: str, n_sources: int, checked: Checked, quoted: bool = False,
+                    markers: bool = True) -> str:
     def md_link(m: re.Match[str]) -> str:
         label = m["label"]
         checked.stripped_links.append(m["target"] or m.group(0))
@@ -171,15 +175,59 @@ def _sanitize_piece(piece: str, n_sources: int, checked: Checked, quoted: bool =
     s = _AUTOLINK.sub(autolink, s)
     s = _URL.sub(url, s)
     s = _DOMAIN_PATH.sub(url, s)
-    s = (QUOTED_MARKER if quoted else MARKER).sub(marker, s)
+    if markers:  # in code, ``a[1]`` or ``[1, 3]`` is code, not a citation
+        s = (QUOTED_MARKER if quoted else MARKER).sub(marker, s)
     return s
 
 
 def _tidy(s: str) -> str:
-    # Removing a marker or URL can leave "word  ." or "( )": close those gaps.
+    # Removing a marker or URL can leave "word  ." or "( )": close those gaps. Only
+    # gaps between words: a line's indentation is kept.
     s = re.sub(r"[ \t]+([.,;:!?])", r"\1", s)
     s = re.sub(r"\(\s*\)", "", s)
-    return re.sub(r"[ \t]{2,}", " ", s)
+    return re.sub(r"(?<=\S)[ \t]{2,}(?=\S)", " ", s)
+
+
+def _code_parts(piece: str, fence: bool, inline: bool) -> tuple[list[tuple[str, bool]], bool, bool]:
+    """``piece`` cut into (text, is code) parts, and the code state after it: inside a
+    fenced block (``` toggles it) or an inline code span (a backtick toggles it; a
+    line break ends it, so one stray backtick cannot swallow the answer's citations).
+
+    >>> _code_parts("see `a[1]` [2]", False, False)[0]
+    [('see ', False), ('`a[1]`', True), (' [2]', False)]
+    """
+    parts: list[tuple[str, bool]] = []
+    start, i = 0, 0
+
+    def cut(at: int, code: bool) -> None:
+        if at > start:
+            if parts and parts[-1][1] == code:
+                parts[-1] = (parts[-1][0] + piece[start:at], code)
+            else:
+                parts.append((piece[start:at], code))
+
+    while i < len(piece):
+        if piece.startswith("```", i):
+            cut(i, fence or inline)
+            start, i = i, i + 3
+            cut(i, True)
+            start, fence, inline = i, not fence, False
+            continue
+        if piece[i] == "`" and not fence:
+            if not inline:
+                cut(i, False)
+                start = i
+            inline = not inline
+            if not inline:
+                cut(i + 1, True)
+                start = i + 1
+        elif piece[i] == "\n" and inline:
+            inline = False
+            cut(i, True)
+            start = i
+        i += 1
+    cut(len(piece), fence or inline)
+    return parts, fence, inline
 
 
 def sanitize(text: str, n_sources: int, *, quoted: bool = False) -> Checked:
@@ -210,17 +258,38 @@ class StreamSanitizer:
         self._buf = ""
         self._pending_ws = ""
         self._out: list[str] = []
+        self._fence = False  # inside a fenced code block
+        self._inline = False  # inside an inline code span
+        self._dropped = False  # the last piece was removed whole (a marker or link alone)
+
+    def _clean(self, piece: str) -> tuple[str, bool]:
+        """The piece sanitized, and whether anything was removed or rewritten. Code
+        keeps its brackets and spacing; links are stripped everywhere."""
+        parts, self._fence, self._inline = _code_parts(piece, self._fence, self._inline)
+        out = []
+        for text, code in parts:
+            clean = _sanitize_piece(text, self.n_sources, self.checked, self.quoted,
+                                    markers=not code)
+            out.append(clean if clean == text or code else _tidy(clean))
+        joined = "".join(out)
+        return joined, joined != piece
 
     def _emit(self, pieces: list[str]) -> str:
         shown: list[str] = []
         for piece in pieces:
-            clean = _tidy(_sanitize_piece(piece, self.n_sources, self.checked, self.quoted))
+            clean, changed = self._clean(piece)
             core = clean.rstrip()
             if not core.strip():
+                self._dropped = self._dropped or changed
                 continue  # the piece was a link or marker and nothing else
-            core_l = core.lstrip() if not self._out and not shown else core
-            lead = "" if (not self._out and not shown) or core_l[0] in ".,;:!?" else self._pending_ws
+            first = not self._out and not shown
+            core_l = core.lstrip() if first else core
+            # "now [9]." loses its marker: the full stop closes up to "now"; a "?" or
+            # ":" the text itself spaced off ("ready ? 1 : 0", "« chaud » :") stays
+            closes_gap = (changed or self._dropped) and core_l[0] in ".,;:!?"
+            lead = "" if first or closes_gap else self._pending_ws
             shown.append(lead + core_l)
+            self._dropped = False
             self._pending_ws = clean[len(core) :] or " " * (piece != piece.rstrip())
         text = "".join(shown)
         if text:
@@ -275,12 +344,18 @@ def uncited_sentences(text: str) -> list[str]:
     return [
         s
         for s in answer_sentences(text)
-        if re.search(r"\w{2,}", s) and not MARKER.search(s) and not _is_refusal(s)
+        # any letter or digit makes a claim ("9." answers "what rpm?")
+        if re.search(r"[^\W_]", s) and not MARKER.search(s) and not _is_refusal(s)
     ]
 
 
+def _normal(sentence: str) -> str:
+    s = " ".join(sentence.lower().replace("’", "'").replace("don't", "do not").split())
+    return s.rstrip(" .!")
+
+
 def _is_refusal(sentence: str) -> bool:
-    # "The sources do not contain the answer." is the one sentence that needs no [n].
-    s = sentence.lower()
-    return "sources" in s and ("not contain" in s or "don't contain" in s or "do not" in s)
+    """The refusal sentence the prompt asks for is the one sentence that needs no [n];
+    any other sentence about the sources ("The sources say you need not ...") is a claim."""
+    return _normal(sentence) == _normal(REFUSAL_SENTENCE)
 

@@ -68,22 +68,24 @@ def sentence_spans(content: str) -> list[tuple[int, int]]:
     >>> sentence_spans("One. Two e.g. three!\\n\\n# H\\n\\n- a item here")
     [(0, 4), (5, 20), (27, 40)]
     """
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, bool]] = []  # (start, end, is a code block)
     code = [(m.start(), m.end()) for m in _FENCE.finditer(content)]
     pos = 0
     for cs, ce in [*code, (len(content), len(content))]:
         for m in _BLOCK.finditer(content, pos, cs):
-            spans.extend(_split_block(content, m.start(), m.end()))
+            spans.extend((a, b, False) for a, b in _split_block(content, m.start(), m.end()))
         if ce > cs:
-            spans.append((cs, ce))
+            spans.append((cs, ce, True))
         pos = ce
     out = []
-    for s, e in spans:
+    for s, e, is_code in spans:
         while s < e and content[s].isspace():
             s += 1
         while e > s and content[e - 1].isspace():
             e -= 1
-        if e > s and not _HEADING.match(content, s) and not _UNDERLINED.fullmatch(content, s, e):
+        # a code block is never a heading: its closing ``` would pass for an underline
+        if e > s and (is_code or (not _HEADING.match(content, s)
+                                  and not _UNDERLINED.fullmatch(content, s, e))):
             out.append((s, e))
     return out
 
@@ -108,14 +110,14 @@ class Candidate:
     score: float
 
 
-def candidates(hits: Sequence[Hit]) -> list[Candidate]:
+def candidates(hits: Sequence[Hit], min_chars: int = MIN_SENTENCE) -> list[Candidate]:
     """Every sentence of every kept hit, with document offsets (score filled later)."""
     out = []
     for n, h in enumerate(hits, start=1):
         heading = h.section.rsplit(" > ", 1)[-1]
         for s, e in sentence_spans(h.content):
             s = after_heading_line(h.content, s, e, heading)
-            if e - s >= MIN_SENTENCE:
+            if e - s >= min_chars:
                 out.append(Candidate(n, h, h.start + s, h.start + e, h.content[s:e], 0.0))
     return out
 

@@ -174,8 +174,10 @@ class OpenAIGenerator:
                     if data == "[DONE]":
                         return
                     try:
-                        choice = json.loads(data)["choices"][0]
-                        delta = choice.get("delta") or {}
+                        choices = json.loads(data)["choices"]
+                        if not choices:  # Azure's prompt-filter results, a final usage event
+                            continue
+                        delta = choices[0].get("delta") or {}
                         piece = delta.get("content")
                         if piece is not None and not isinstance(piece, str):
                             raise TypeError("content is not text")
