@@ -265,7 +265,8 @@ def kettle(embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index
     idx.close()
 
 
-def test_an_extractive_answer_shows_what_it_cites_and_is_never_empty(tmp_path: Path, embedder):
+def test_an_extractive_answer_shows_what_it_cites_and_is_never_empty(tmp_path: Path, embedder,
+                                                                      run):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "retry.md").write_text(
@@ -286,6 +287,11 @@ def test_an_extractive_answer_shows_what_it_cites_and_is_never_empty(tmp_path: P
     assert ans.spans and all(sp.text.replace("support.example/tickets/new", "").strip(" .")
                              in ans.answer for sp in ans.spans)
     assert "https://support.example/tickets/new" not in [sp.text for sp in ans.spans]
+    # the text output says where each quoted sentence is, not only where its chunk is
+    code, out, _ = run("ask", "Where do I open a support ticket?", "--index", str(tmp_path / "ix"))
+    assert code == 0 and "quoted sentences:" in out
+    for sp in ans.spans:
+        assert f"[{sp.citation}]  {sp.document} #char={sp.start},{sp.end}" in out
 
 
 def test_openai_answer_is_cited_checked_and_timed(kettle: Index, server: Replay, monkeypatch):

@@ -266,6 +266,14 @@ def _print_sources(citations) -> None:  # type: ignore[no-untyped-def]
         print(f"[{c.index}]  {c.distance:<8.3f}  {where[:60]:<60} {c.locator.fragment}{_ocr_note(c.locator)}")
 
 
+def _print_spans(answer) -> None:  # type: ignore[no-untyped-def]
+    """Where each quoted sentence is: its own page, cue or rows, not its chunk's."""
+    if answer.spans:
+        print("quoted sentences:")
+        for sp in answer.spans:
+            print(f"[{sp.citation}]  {sp.document} {sp.locator.fragment}{_ocr_note(sp.locator)}")
+
+
 def _print_checks(answer) -> None:  # type: ignore[no-untyped-def]
     notes = []
     if answer.unused_sources:
@@ -326,6 +334,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(answer.answer)
         print()
         _print_sources(answer.citations)
+    _print_spans(answer)
     _print_checks(answer)
     if answer.error:
         print(f"citeline: error: {answer.error} (the citations above are what was retrieved)",
