@@ -124,6 +124,47 @@ def test_write_replace_remove_keep_bm25_totals_consistent(pg_url: str):
     s.close()
 
 
+def test_a_rewrite_and_a_new_document_sharing_a_text_do_not_deadlock(pg_url: str):
+    """A rewrite drops its old chunks, a new document adds its own, and both cache a text
+    they share. The BM25 totals row is every writer's last lock: a rewrite that took it
+    when it dropped its old chunks waited on the other's cache row while the other waited
+    on the totals (PostgreSQL's deadlock detector failed one of them)."""
+    s = PostgresStore(pg_url)
+    s.write_document(_record("a.md"), "old", _chunks(["old text here"], seed=5))
+    shared = _chunks(["shared words"], seed=6)[0]
+    other = psycopg.connect(pg_url, autocommit=False)  # a writer of a new document, mid-way
+    other.execute("SET deadlock_timeout = '100ms'")
+    other.execute("INSERT INTO embeddings (text_hash, model_key, vector) VALUES (%s, %s, %s)",
+                  (shared.text_hash, _key(), shared.vector.tobytes()))
+    errors: list[BaseException] = []
+
+    def rewrite() -> None:
+        try:
+            s.write_document(_record("a.md"), "new", [shared])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    t = threading.Thread(target=rewrite)
+    t.start()
+    waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+    with psycopg.connect(pg_url, autocommit=True) as watch:
+        for _ in range(200):  # the rewrite now waits for the shared cache row
+            if watch.execute(waiting).fetchone()[0]:
+                break
+            threading.Event().wait(0.05)
+    other.execute("UPDATE bm25_totals SET n_chunks = n_chunks, total_length = total_length "
+                  "WHERE id = 1")  # as a writer's last statement does
+    other.commit()
+    other.close()
+    t.join(30)
+    assert not errors, errors
+    with psycopg.connect(pg_url) as c:
+        got = c.execute("SELECT n_chunks, total_length FROM bm25_totals").fetchone()
+        assert got == c.execute("SELECT COUNT(*), COALESCE(SUM(length), 0) FROM chunks").fetchone()
+    assert [r.content for r in s.all_chunks()] == ["shared words"]
+    s.close()
+
+
 def test_a_failed_write_leaves_the_previous_version_whole(pg_url: str):
     s = PostgresStore(pg_url)
     s.write_document(_record("a.md"), "old", _chunks(["old text here", "more old"]))

@@ -671,16 +671,26 @@ class PostgresStore:
         row = c.execute("SELECT id FROM documents WHERE path = %s FOR UPDATE", (path,)).fetchone()
         return int(row[0]) if row else None
 
-    def _drop(self, c: psycopg.Connection[Any], doc_id: int) -> None:
+    def _drop(self, c: psycopg.Connection[Any], doc_id: int) -> tuple[int, int]:
+        """Delete a document; returns (chunks, their total length) for the BM25 totals,
+        which the caller updates as its transaction's last statement."""
         n, total = c.execute(
             "SELECT COUNT(*), COALESCE(SUM(length), 0) FROM chunks WHERE doc_id = %s", (doc_id,)
         ).fetchone() or (0, 0)
         c.execute("DELETE FROM documents WHERE id = %s", (doc_id,))
-        if n:
+        return int(n), int(total)
+
+    @staticmethod
+    def _add_totals(c: psycopg.Connection[Any], n: int, length: int) -> None:
+        """Move the BM25 totals by a transaction's net change: always its last statement,
+        so the one row every writer updates is locked after any other row it locks (the
+        embedding cache's) and held only for the commit. Taken earlier, as a rewrite's
+        drop did, it deadlocked with a writer holding a cache row this one needed."""
+        if n or length:
             c.execute(
-                "UPDATE bm25_totals SET n_chunks = n_chunks - %s, "
-                "total_length = total_length - %s WHERE id = 1",
-                (n, total),
+                "UPDATE bm25_totals SET n_chunks = n_chunks + %s, "
+                "total_length = total_length + %s WHERE id = 1",
+                (n, length),
             )
 
     @_db
@@ -722,8 +732,7 @@ class PostgresStore:
             with c.transaction():
                 self._check_fence(c)
                 old = self._lock_path(c, record.path)
-                if old is not None:
-                    self._drop(c, old)
+                dropped_n, dropped_len = self._drop(c, old) if old is not None else (0, 0)
                 row = c.execute(
                     f"INSERT INTO documents ({', '.join(DOCUMENT_COLUMNS)}) "
                     f"VALUES ({', '.join(['%s'] * len(DOCUMENT_COLUMNS))}) RETURNING id",
@@ -732,6 +741,7 @@ class PostgresStore:
                 assert row is not None
                 doc_id = int(row[0])
                 if not prepared:
+                    self._add_totals(c, -dropped_n, -dropped_len)
                     return
                 ids = [
                     int(r[0]) for r in c.execute(
@@ -791,12 +801,8 @@ class PostgresStore:
                     "ON CONFLICT DO NOTHING",
                     [(h, model_key, blob) for h, blob in cache],
                 )
-                # last, so the one hot row is held only for the commit itself
-                c.execute(
-                    "UPDATE bm25_totals SET n_chunks = n_chunks + %s, "
-                    "total_length = total_length + %s WHERE id = 1",
-                    (len(prepared), sum(p[2] for p in prepared)),
-                )
+                self._add_totals(c, len(prepared) - dropped_n,
+                                 sum(p[2] for p in prepared) - dropped_len)
         except psycopg.Error as exc:
             raise StoreUnavailable(f"{record.path}: cannot write the document: {exc}") from exc
 
@@ -824,7 +830,7 @@ class PostgresStore:
             self._check_fence(c)
             old = self._lock_path(c, path)
             if old is not None:
-                self._drop(c, old)
+                self._add_totals(c, *(-x for x in self._drop(c, old)))
 
     # --- embedding cache --------------------------------------------------------------
 
