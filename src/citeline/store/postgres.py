@@ -317,6 +317,12 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE documents ADD COLUMN IF NOT EXISTS regions text;
     """,
+    # 9: a running job's lease as its holder took it: whether it expired is the holder's
+    # lease, not that of whoever looks (a worker started with --lease 600 beside servers
+    # of 60 s had its live jobs taken over). NULL for jobs claimed before: the looker's.
+    """
+    ALTER TABLE jobs ADD COLUMN IF NOT EXISTS lease_seconds double precision;
+    """,
 )
 
 _OPTION_KEYS = ("exact", "ef_search")
@@ -1112,7 +1118,8 @@ class PostgresStore:
     @_db
     def claim(self, worker: str, lease_seconds: float) -> Job | None:
         """The oldest queued job whose document no live worker is on, or a job whose
-        lease expired; None when there is none.
+        lease expired (the lease its holder claimed it for, not ``lease_seconds``,
+        which is this claim's); None when there is none.
 
         Claims are serialised (one short transaction under an advisory lock), so two
         workers never run jobs of the same path at once: a file re-uploaded while it
@@ -1128,7 +1135,8 @@ class PostgresStore:
                 UPDATE jobs r SET state = 'cancelled', token = '', finished_at = now(),
                        error = 'superseded by a newer job for the same document'
                 WHERE r.state = 'running'
-                  AND r.heartbeat_at < now() - make_interval(secs => %(lease)s)
+                  AND r.heartbeat_at
+                      < now() - make_interval(secs => COALESCE(r.lease_seconds, %(lease)s))
                   AND EXISTS (SELECT 1 FROM jobs q WHERE q.path = r.path AND q.state = 'queued')
                 """,
                 {"lease": lease},
@@ -1136,15 +1144,18 @@ class PostgresStore:
             row = c.execute(
                 """
                 UPDATE jobs SET state = 'running', worker = %(w)s, token = %(tok)s,
-                       attempts = attempts + 1, claimed_at = now(), heartbeat_at = now()
+                       attempts = attempts + 1, claimed_at = now(), heartbeat_at = now(),
+                       lease_seconds = %(lease)s
                 WHERE id = (
                     SELECT j.id FROM jobs j
                     WHERE (j.state = 'queued' AND NOT EXISTS (
                                SELECT 1 FROM jobs r WHERE r.path = j.path
                                AND r.state = 'running'
-                               AND r.heartbeat_at >= now() - make_interval(secs => %(lease)s)))
+                               AND r.heartbeat_at >= now() - make_interval(
+                                   secs => COALESCE(r.lease_seconds, %(lease)s))))
                        OR (j.state = 'running'
-                           AND j.heartbeat_at < now() - make_interval(secs => %(lease)s))
+                           AND j.heartbeat_at < now() - make_interval(
+                               secs => COALESCE(j.lease_seconds, %(lease)s)))
                     ORDER BY j.id LIMIT 1
                     FOR UPDATE SKIP LOCKED)
                 RETURNING id, path, root, file, attempts, token, force
@@ -1175,7 +1186,8 @@ class PostgresStore:
             """
             SELECT DISTINCT ON (path) path,
                    CASE WHEN state = 'running'
-                        AND heartbeat_at < now() - make_interval(secs => %s)
+                        AND heartbeat_at
+                            < now() - make_interval(secs => COALESCE(lease_seconds, %s))
                         THEN 'queued' ELSE state END,
                    error, outcome
             FROM jobs WHERE state <> 'cancelled' ORDER BY path, id DESC
