@@ -17,6 +17,7 @@ or identical mount).
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import threading
@@ -30,6 +31,8 @@ from citeline.extract import supported
 from citeline.pipeline import Index, IndexReport
 from citeline.store.jobs import Job, JobQueue
 
+log = logging.getLogger("citeline.worker")
+
 # Seconds without a heartbeat after which a running job counts as abandoned. One
 # file (extract + embed a few hundred chunks) takes seconds, so a minute is a
 # generous margin before a live worker's job could be taken away from it.
@@ -42,6 +45,10 @@ HEARTBEATS_PER_LEASE = 3
 MAX_ATTEMPTS = 3
 # Seconds an idle worker sleeps between claims.
 POLL_SECONDS = 0.5
+# Seconds a worker waits after the database failed it (a restart, a failover) before it
+# claims again, doubling up to the most: it rides out an outage instead of exiting.
+OUTAGE_WAIT_SECONDS = 1.0
+OUTAGE_WAIT_MAX = 30.0
 
 
 def migrate_store(url: str) -> int:
@@ -108,6 +115,7 @@ class WorkerReport:
     failed: list[tuple[str, str]] = field(default_factory=list)  # documents that failed
     errors: list[tuple[str, str]] = field(default_factory=list)  # jobs that errored
     lost: list[str] = field(default_factory=list)  # leases taken over by another worker
+    outages: list[str] = field(default_factory=list)  # the database failed a claim or report
     chunks_written: int = 0
     seconds: float = 0.0
 
@@ -116,7 +124,7 @@ class WorkerReport:
             "jobs": self.jobs, "indexed": len(self.indexed), "unchanged": len(self.unchanged),
             "failed": [{"document": p, "reason": r} for p, r in self.failed],
             "errors": [{"document": p, "error": e} for p, e in self.errors],
-            "lost": self.lost, "chunks_written": self.chunks_written,
+            "lost": self.lost, "outages": self.outages, "chunks_written": self.chunks_written,
             "seconds": round(self.seconds, 3),
         }
 
@@ -175,14 +183,29 @@ def run_worker(
         while not (stop is not None and stop.is_set()):
             if max_jobs is not None and report.jobs >= max_jobs:
                 break
-            job = queue.claim(name, lease_seconds)
+            try:
+                job = queue.claim(name, lease_seconds)
+                outcome = None if job is None else _work(idx, queue, job, beat, report)
+            except StoreUnavailable as exc:
+                # the database went away: wait and claim again (a job it took down with
+                # it is claimed again when its lease runs out)
+                report.outages.append(str(exc))
+                wait = min(OUTAGE_WAIT_MAX,
+                           OUTAGE_WAIT_SECONDS * 2 ** min(len(report.outages) - 1, 5))
+                log.warning("citeline worker: %s; claiming again in %.0f s", exc, wait)
+                if stop is not None:
+                    stop.wait(wait)
+                else:
+                    time.sleep(wait)
+                idle_since = time.monotonic()  # an outage is not an empty queue
+                job = outcome = None
             if job is None:
                 if idle_exit is not None and time.monotonic() - idle_since >= idle_exit:
                     break
                 time.sleep(POLL_SECONDS)
                 continue
             report.jobs += 1
-            outcome = _work(idx, queue, job, beat, report)
+            assert outcome is not None
             if on_job is not None:
                 on_job(job, outcome)
             idle_since = time.monotonic()

@@ -110,6 +110,24 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
         idx.close()
 
 
+def test_copy_into_a_store_whose_documents_were_removed_keeps_its_cache(run, pg_url,
+                                                                         clean_corpus, tmp_path):
+    ix = str(tmp_path / "ix")
+    assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
+    assert run("index", str(clean_corpus / "kettle.md"), "--store", pg_url, "-q")[0] == 0
+    assert run("remove", "kettle.md", "--store", pg_url)[0] == 0  # its vectors stay cached
+    code, out, err = run("copy", "--from", ix, "--to", pg_url, "--json")
+    assert code == 0 and "Traceback" not in err, err
+    assert json.loads(out)["documents"] == 3
+    with psycopg.connect(pg_url) as c:
+        n = c.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+    lite = sqlite3.connect(Path(ix) / DB_NAME)
+    assert n == lite.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+    _, a, _ = run("search", "kettle warranty", "--index", ix, "--json")
+    _, b, _ = run("search", "kettle warranty", "--store", pg_url, "--json")
+    assert [h["start"] for h in json.loads(a)["hits"]] == [h["start"] for h in json.loads(b)["hits"]]
+
+
 def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     ix = str(tmp_path / "ix")
     run("index", str(corpus), "--index", ix, "-q", "--sentences")

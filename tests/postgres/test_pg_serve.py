@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+from pg_outage import drop_connections
 
 from citeline import cli
 from citeline.server.app import create_app
@@ -151,6 +152,22 @@ def test_a_transcript_uploaded_after_its_recording_indexes_the_recording(pair):
     assert docs["depot.mp3"]["state"] == "indexed" and "depot.vtt" not in docs
     r = ca.post("/api/collections/team/search", json={"query": "tram depot opening", "k": 1})
     assert r.json()["hits"][0]["document"] == "depot.mp3"
+
+
+def test_a_database_that_is_down_is_503_and_a_restart_costs_no_request(pair, pg_url):
+    (a, _), admin, _, _ = pair
+    ca = a.client(admin)
+    assert ca.get("/api/collections/team/documents").status_code == 200
+    drop_connections(pg_url, allow=False)
+    try:
+        r = ca.post("/api/collections/team/search", json={"query": "parcel"})
+        assert r.status_code == 503 and r.json()["error"]["code"] == "store_unavailable"
+        assert "postgresql://" in r.json()["error"]["message"]  # as given, not a folded path
+    finally:
+        drop_connections(pg_url, allow=True)
+    # back up: the connections the outage closed are replaced, no request fails for them
+    for _ in range(3):
+        assert ca.get("/api/collections/team/documents").status_code == 200
 
 
 def _free_port() -> int:

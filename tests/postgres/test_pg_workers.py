@@ -10,6 +10,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from pg_outage import drop_connections
 
 from citeline import scale
 from citeline.errors import LeaseLost
@@ -129,6 +130,31 @@ def test_a_crashed_workers_job_is_taken_over_and_its_late_write_refused(pg_url, 
     assert [(r.id, r.content) for r in store.all_chunks()] == before
     idx.close()
     other.close()
+
+
+def test_connections_a_restart_closed_are_replaced_and_a_worker_rides_out_an_outage(
+        pg_url, embedder, tmp_path):
+    store = PostgresStore(pg_url)
+    store.enqueue([("a.md", "/r", "/r/a.md")])
+    drop_connections(pg_url)
+    assert store.job_states(60.0) == {"a.md": ("queued", "")}  # a new connection, no error
+    store.cancel("a.md", "not a file")
+    store.close()
+
+    notes = tmp_path / "notes"
+    _write_notes(notes, 2)
+    idx = Index(pg_url, embedder=embedder)
+    assert scale.enqueue(idx, notes)[0] == 2
+    drop_connections(pg_url, allow=False)  # the database is down ...
+    back = threading.Timer(2.5, drop_connections, (pg_url, True))  # ... and back up
+    back.start()
+    try:
+        report = scale.run_worker(idx, name="w", idle_exit=2.0)
+    finally:
+        back.join()
+    assert report.outages and "cannot connect" in report.outages[0]
+    assert sorted(report.indexed) == ["note-000.md", "note-001.md"]  # done once it was back
+    idx.close()
 
 
 def test_a_job_that_keeps_killing_workers_is_given_up(pg_url, embedder, tmp_path):

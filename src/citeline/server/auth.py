@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from citeline.errors import ConfigError
+from citeline.errors import ConfigError, StoreUnavailable
 
 KEYS_FILE = "keys.sqlite3"
 Scope = Literal["read", "write"]
@@ -238,7 +238,7 @@ class PgKeyStore(KeyStore):
         from citeline.store.postgres import PostgresStore, redact
 
         self.url = url
-        self.path = Path(redact(url))  # only for messages
+        self.shown = redact(url)  # for messages (a Path would fold its "//")
         self._store = PostgresStore(url, create=True)  # migrations create api_keys
 
     def close(self) -> None:
@@ -247,11 +247,20 @@ class PgKeyStore(KeyStore):
     def _run(self, query: str, params: tuple = ()) -> list[tuple]:
         import psycopg
 
-        try:
+        def run() -> list[tuple]:
             cur = self._store.conn.execute(query, params)
             return cur.fetchall() if cur.description else [(cur.rowcount,)]
-        except psycopg.Error as exc:
-            raise ConfigError(f"{self.path}: cannot read or write the API keys: {exc}") from exc
+
+        try:
+            try:
+                return run()
+            except psycopg.OperationalError:
+                if not self._store.drop_broken_connection():
+                    raise
+                return run()  # the connection died with a restarted server: a new one
+        except psycopg.Error as exc:  # the database is down: 503, as for the documents
+            raise StoreUnavailable(f"{self.shown}: cannot read or write the API keys: "
+                                   f"{exc}") from exc
 
     def _insert(self, row: tuple) -> bool:
         n = self._run(

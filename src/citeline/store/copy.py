@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import psycopg
 
-from citeline.errors import ConfigError
-from citeline.store.postgres import PostgresStore
+from citeline.errors import ConfigError, StoreUnavailable
+from citeline.store.postgres import PostgresStore, redact
 from citeline.store.sqlite import SQLiteStore
 
 # Rows fetched from SQLite per round trip while streaming a table across.
@@ -51,6 +52,9 @@ def copy_sqlite_to_postgres(src_dir: str | Path, dst_url: str) -> CopyReport:
     dst = PostgresStore(dst_url, create=True)
     try:
         report = _copy(src, dst)
+    except psycopg.Error as exc:
+        raise StoreUnavailable(f"{redact(dst_url)}: the copy failed, nothing was written: "
+                               f"{exc}") from exc
     finally:
         src.close()
         dst.close()
@@ -129,10 +133,15 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
             for row in _batches(s.execute("SELECT term, chunk_id, tf FROM postings")):
                 cp.write_row(row)
                 report.postings += 1
-        with cur.copy("COPY embeddings (text_hash, model_key, vector) FROM STDIN") as cp:
+        # the target's own cache may hold some of these texts (a store whose documents
+        # were all removed keeps it): through a scratch table, the rows it lacks
+        c.execute("CREATE TEMP TABLE copied_embeddings (LIKE embeddings) ON COMMIT DROP")
+        with cur.copy("COPY copied_embeddings (text_hash, model_key, vector) FROM STDIN") as cp:
             for row in _batches(s.execute("SELECT text_hash, model_key, vector FROM embeddings")):
                 cp.write_row(row)
                 report.embeddings += 1
+        c.execute("INSERT INTO embeddings (text_hash, model_key, vector) SELECT text_hash, "
+                  "model_key, vector FROM copied_embeddings ON CONFLICT DO NOTHING")
         for key, value in s.execute("SELECT key, value FROM settings WHERE key != 'generation'"):
             c.execute(
                 "INSERT INTO settings (key, value) VALUES (%s, %s) "

@@ -42,6 +42,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -334,7 +335,14 @@ def _db(method: F) -> F:
     @functools.wraps(method)
     def wrapper(self: PostgresStore, *args: Any, **kwargs: Any) -> Any:
         try:
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except psycopg.OperationalError:
+                if not self.drop_broken_connection():
+                    raise
+                # the thread's connection died with the server (a restart, a failover):
+                # once more on a new one, rather than fail one request per pooled thread
+                return method(self, *args, **kwargs)
         except psycopg.Error as exc:
             raise StoreUnavailable(f"{redact(self.url)}: {method.__name__}: {exc}") from exc
 
@@ -347,7 +355,11 @@ def _now() -> str:
 
 def parse_url(url: str) -> tuple[str, dict[str, str]]:
     """Split citeline's own query parameters off a store URL; the rest is libpq's."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - urlsplit checks the port and an IPv6 host only when asked
+    except ValueError as exc:  # "postgresql://[::1/a", a port that is no number
+        raise ConfigError(f"--store: not a valid URL: {redact(url)}: {exc}") from exc
     if parts.scheme not in ("postgresql", "postgres"):
         raise ConfigError(f"--store: not a PostgreSQL URL: {redact(url)}")
     ours: dict[str, str] = {}
@@ -362,8 +374,12 @@ def parse_url(url: str) -> tuple[str, dict[str, str]]:
 
 def redact(url: str) -> str:
     """The URL without its password, for messages and status output."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # not parseable: hide whatever sits between "://user:" and "@"
+        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    if password is None:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
@@ -495,6 +511,17 @@ class PostgresStore:
             with self._all_lock:
                 self._all.append(c)
         return c
+
+    def drop_broken_connection(self) -> bool:
+        """Forget this thread's connection if it is broken; True when it was."""
+        c = getattr(self._local, "conn", None)
+        if c is None or not c.broken:
+            return False
+        self._local.conn = None
+        with self._all_lock:
+            self._all = [x for x in self._all if x is not c]
+        c.close()
+        return True
 
     def close(self) -> None:
         with self._all_lock:
