@@ -692,3 +692,6 @@ def test_a_file_reached_through_a_link_is_one_document(tmp_path: Path, index: In
     os.mkfifo(tmp_path / "pipe.md")
     report = index.index(tmp_path / "pipe.md")
     assert report.skipped == [("pipe.md", "not a regular file (a pipe, device or broken link)")]
+    # a queued file that is gone by its turn says so (a worker's job, an upload deleted)
+    report = index.index_files([(top / "gone.md", "gone.md")], str(top))
+    assert report.skipped == [("gone.md", "the file is gone (moved or deleted since it was named)")]

@@ -298,7 +298,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     stream = args.stream and not args.json
     shown: list[str] = []
 
-    def on_sources(citations) -> None:  # type: ignore[no-untyped-def]
+    def on_sources(citations, nearest) -> None:  # type: ignore[no-untyped-def]
         _print_sources(citations)
         print()
 

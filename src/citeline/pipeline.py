@@ -1027,15 +1027,15 @@ class Index:
         mode: Mode = "hybrid",
         generator: Generator | Extractive | str | None = None,
         *,
-        on_sources: Callable[[tuple[Citation, ...]], None] | None = None,
+        on_sources: Callable[[tuple[Citation, ...], float | None], None] | None = None,
         on_text: Callable[[str], None] | None = None,
         show_prompt: bool = False,
     ) -> Answer:
         """Gate the fused shortlist; answer from what passes, or refuse before any model runs.
 
         ``generator``: an instance, a registered name, or None for the index's
-        setting (default ``extractive``). ``on_sources`` gets the citation table
-        before generation starts; ``on_text`` makes an LLM stream (each piece is
+        setting (default ``extractive``). ``on_sources`` gets the citation table and the
+        gate's nearest distance before generation starts; ``on_text`` makes an LLM stream (each piece is
         checked before it is passed on). A generator failure is returned in
         ``Answer.error`` together with the citations, never raised.
         """
@@ -1086,7 +1086,7 @@ class Index:
             for n, h in enumerate(decision.kept, start=1)
         )
         if on_sources is not None:
-            on_sources(citations)
+            on_sources(citations, decision.nearest)
         if isinstance(generator, _Extractive):
             drafted = extractive_answer(question, decision.kept, self.embedder, on_text=on_text,
                                         locate_span=self._span_locator())
@@ -1209,6 +1209,8 @@ def _supported(files: Sequence[tuple[Path, str]], report: IndexReport) -> list[t
                                    "link can loop or leave the folder); index its target"))
         elif not supported(f):
             report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
+        elif not f.exists() and not f.is_symlink():
+            report.skipped.append((rel, "the file is gone (moved or deleted since it was named)"))
         elif not f.is_file():
             report.skipped.append((rel, "not a regular file (a pipe, device or broken link)"))
         else:

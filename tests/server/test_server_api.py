@@ -174,6 +174,8 @@ def test_ask_streams_citations_then_text_then_done(env):
     assert set(names[1:-1]) == {"answer"} and len(names) >= 3
     done = events[-1][1]
     assert events[0][1]["citations"] == done["citations"] and done["citations"]
+    head = {k: v for k, v in done.items() if k in events[0][1]}
+    assert events[0][1] == head  # the first event says what done says, nearest distance too
     assert "".join(d["text"] for n, d in events if n == "answer") == done["answer"]
 
 

@@ -757,7 +757,7 @@ def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
         try:
             answer = index.ask(
                 question, mode=mode,
-                on_sources=lambda cits: events.put(("citations", cits)),
+                on_sources=lambda cits, nearest: events.put(("citations", (cits, nearest))),
                 on_text=lambda piece: events.put(("answer", piece)),
             )
             events.put(("done", answer))
@@ -773,8 +773,10 @@ def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
     while True:
         kind, data = events.get()
         if kind == "citations":
-            cits = [c.to_json() for c in data]
-            nearest = min((round(c.distance, 6) for c in data), default=None)
+            cits = [c.to_json() for c in data[0]]
+            # the gate's nearest over every candidate, as done and the unstreamed answer
+            # have it (the nearest may be past the four hits kept)
+            nearest = None if data[1] is None else round(data[1], 6)
             yield _event("citations", {
                 "question": question, "refused": False,
                 "reason": f"{len(cits)} chunk(s) under cosine distance {index.threshold:g}",
