@@ -463,34 +463,11 @@ class Index:
         else:
             files, base = self.listed(root, report), root
         seen = {rel for _, rel in files}
-        # A document is keyed by its path under the folder it was indexed from, and a
-        # file reached again from another folder stays one document: under a folder
-        # indexed before that holds this one, it keeps that key; a document indexed
-        # before from a folder below this one moves to its key here (the old record
-        # goes once the new one is in, so a failure keeps it searchable).
-        by_file: dict[Path, list[DocRecord]] = {}
-        for r in self.store.documents():
-            if r.root:
-                by_file.setdefault(Path(r.root) / r.path, []).append(r)
-        own: list[tuple[Path, str]] = []
-        kept_key: dict[str, list[tuple[Path, str]]] = {}
-        moving: list[tuple[str, DocRecord]] = []  # (new key, a record from a folder below)
-        for f, rel in files:
-            others = [r for r in by_file.get(base / rel, []) if r.root != str(base)]
-            outer = next((r for r in others if not _below(Path(r.root), base)), None)
-            if outer is not None:
-                kept_key.setdefault(outer.root, []).append((f, outer.path))
-                continue
-            moving.extend((rel, r) for r in others)
-            own.append((f, rel))
+        own, kept_key, moving = self.keys(files, base)
         self._index_files(_supported(own, report), str(base), report, progress)
         for outer_root, pairs in kept_key.items():
             self._index_files(_supported(pairs, report), outer_root, report, progress)
-        for rel, old in moving:
-            new = self.store.document(rel)
-            if new is not None and new.root == str(base) and new.state == DocState.INDEXED:
-                self.store.remove_document(old.path)
-                report.removed.append(old.path)
+        self._moved(moving, base, report)
         if root.is_dir():
             unlisted = tuple("" if f == "./" else f for f, _ in report.unreadable)  # "sub/"
             for rec in self.store.documents():
@@ -505,16 +482,55 @@ class Index:
         report.seconds = time.perf_counter() - t0
         return report
 
+    def keys(
+        self, files: Sequence[tuple[Path, str]], base: Path,
+    ) -> tuple[list[tuple[Path, str]], dict[str, list[tuple[Path, str]]], list[tuple[str, DocRecord]]]:
+        """The document key of each (file, path under ``base``): a document is keyed by
+        its path under the folder it was indexed from, and a file reached again from
+        another folder stays one document. Returns the files keyed here; those a folder
+        indexed before that holds ``base`` already keys (by that folder, under its key);
+        and (new key, record) of documents indexed before from a folder below ``base``,
+        which move to their key here (see :meth:`_moved`)."""
+        by_file: dict[Path, list[DocRecord]] = {}
+        for r in self.store.documents():
+            if r.root:
+                by_file.setdefault(Path(r.root) / r.path, []).append(r)
+        own: list[tuple[Path, str]] = []
+        kept_key: dict[str, list[tuple[Path, str]]] = {}
+        moving: list[tuple[str, DocRecord]] = []
+        for f, rel in files:
+            others = [r for r in by_file.get(base / rel, []) if r.root != str(base)]
+            outer = next((r for r in others if not _below(Path(r.root), base)), None)
+            if outer is not None:
+                kept_key.setdefault(outer.root, []).append((f, outer.path))
+                continue
+            moving.extend((rel, r) for r in others)
+            own.append((f, rel))
+        return own, kept_key, moving
+
+    def _moved(self, moving: Sequence[tuple[str, DocRecord]], base: Path,
+               report: IndexReport) -> None:
+        """A document indexed before from a folder below ``base`` goes once its file is
+        in under its key here (so a failure keeps the old record searchable)."""
+        for rel, old in moving:
+            new = self.store.document(rel)
+            if new is not None and new.root == str(base) and new.state == DocState.INDEXED:
+                self.store.remove_document(old.path)
+                report.removed.append(old.path)
+
     def index_files(
         self, files: Sequence[tuple[Path, str]], root: str, progress: bool = False,
         force: bool = False,
     ) -> IndexReport:
-        """Index exactly these (file, document path) pairs under ``root``: no walk, no
-        removals; unchanged content is skipped unless ``force`` (what a queue worker
-        does with a job)."""
+        """Index exactly these (file, document path) pairs under ``root``: no walk;
+        unchanged content is skipped unless ``force`` (what a queue worker does with a
+        job). A document of the same file indexed before from a folder below ``root``
+        is removed once this one is in, as :meth:`index` moves it."""
         t0 = time.perf_counter()
         report = IndexReport()
         self._index_files(_supported(files, report), root, report, progress, force=force)
+        _, _, moving = self.keys(files, Path(root))
+        self._moved([(rel, old) for rel, old in moving if old.path != rel], Path(root), report)
         report.seconds = time.perf_counter() - t0
         return report
 

@@ -103,8 +103,19 @@ def enqueue(idx: Index, path: str | Path) -> tuple[int, list[tuple[str, str]]]:
         skipped += seen.skipped + seen.unreadable
     skipped += [(rel, f"unsupported file type '{f.suffix or f.name}'")
                 for f, rel in files if not supported(f)]
-    todo = [(rel, str(base), str(f)) for f, rel in files if supported(f)]
-    return queue.enqueue(todo), skipped
+    wanted = [(f, rel) for f, rel in files if supported(f)]
+    # keyed as `index` keys them: a file a folder above already holds keeps that key, and
+    # one held by a folder below moves here (the worker removes the old key once it is in)
+    own, kept_key, _ = idx.keys(wanted, base)
+    todo = [(rel, str(base), str(f)) for f, rel in own] + [
+        (rel, outer, str(f)) for outer, pairs in kept_key.items() for f, rel in pairs]
+    queued = queue.queued_roots([rel for rel, _, _ in todo])
+    clash = [(rel, f"{queued[rel]}/{rel} is queued under the same name; index the folder "
+                   "that holds both instead") for rel, root, _ in todo
+             if rel in queued and queued[rel] != root]
+    skipped += clash
+    clashed = {rel for rel, _ in clash}
+    return queue.enqueue([t for t in todo if t[0] not in clashed]), skipped
 
 
 @dataclass

@@ -173,6 +173,39 @@ def test_a_job_that_keeps_killing_workers_is_given_up(pg_url, embedder, tmp_path
     idx.close()
 
 
+def test_enqueue_keys_a_file_as_index_does(pg_url, embedder, clean_corpus, tmp_path):
+    """One file is one document: queued from a subfolder and then from its parent, it
+    moves to the parent's key (as `index` moves it), never two documents of one file."""
+    idx = Index(pg_url, embedder=embedder)
+    guides = clean_corpus / "guides"
+    assert scale.enqueue(idx, guides) == (1, [])
+    assert scale.run_worker(idx, idle_exit=0.5).indexed == ["bicycle.md"]
+    assert scale.enqueue(idx, clean_corpus)[0] == 3
+    scale.run_worker(idx, idle_exit=0.5)
+    docs = sorted(d.path for d in idx.store.documents())
+    assert docs == ["guides/bicycle.md", "kettle.md", "notes.txt"]
+    hits = idx.search("oil the chain", k=3).hits
+    assert hits[0].document == "guides/bicycle.md"
+    assert len({h.content for h in hits}) == len(hits)  # no chunk found twice
+    # the subfolder queued again keeps the parent's key
+    (guides / "bicycle.md").write_text((guides / "bicycle.md").read_text() + "\nOil weekly.\n")
+    assert scale.enqueue(idx, guides) == (1, [])
+    assert [j["path"] for j in idx.store.jobs() if j["state"] == "queued"] == ["guides/bicycle.md"]
+    scale.run_worker(idx, idle_exit=0.5)
+    assert sorted(d.path for d in idx.store.documents()) == docs
+    # a file of the same name from another folder, while one is queued: said, not dropped
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "kettle.md").write_text("# Another kettle\n\nIt whistles.\n")
+    (clean_corpus / "kettle.md").write_text("# Kettle\n\nDescale it monthly.\n")
+    assert scale.enqueue(idx, clean_corpus)[0] == 3  # the worker skips what is unchanged
+    queued, skipped = scale.enqueue(idx, other)
+    assert queued == 0 and skipped == [("kettle.md", f"{clean_corpus.resolve()}/kettle.md is "
+                                        "queued under the same name; index the folder that "
+                                        "holds both instead")]
+    idx.close()
+
+
 def test_enqueue_and_worker_commands(pg_url, embedder, clean_corpus, capsys):
     from citeline import cli
 

@@ -44,6 +44,10 @@ class JobQueue(Protocol):
         Returns how many were queued."""
         ...
 
+    def queued_roots(self, paths: Sequence[str]) -> dict[str, str]:
+        """path -> the root of its queued job, for those of ``paths`` that have one."""
+        ...
+
     def claim(self, worker: str, lease_seconds: float) -> Job | None:
         """Never a job of a path another worker is running."""
         ...

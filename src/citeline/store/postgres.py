@@ -1143,6 +1143,14 @@ class PostgresStore:
         return n
 
     @_db
+    def queued_roots(self, paths: Sequence[str]) -> dict[str, str]:
+        rows = self.conn.execute(
+            "SELECT path, root FROM jobs WHERE state = 'queued' AND path = ANY(%s)",
+            (list(paths),),
+        ).fetchall()
+        return dict(rows)
+
+    @_db
     def claim(self, worker: str, lease_seconds: float) -> Job | None:
         """The oldest queued job whose document no live worker is on, or a job whose
         lease expired (the lease its holder claimed it for, not ``lease_seconds``,
