@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -108,6 +109,31 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
         assert c.execute(count).fetchone()[0] == n_all
     for idx in (lite, pg_exact, pg_hnsw):
         idx.close()
+
+
+def test_a_path_longer_than_a_btree_entry_is_indexed_and_queued(run, pg_url, tmp_path):
+    """PostgreSQL's btree holds ~2,700 bytes per entry; a file system path may be longer.
+    Such a document failed its whole index run (and enqueue queued nothing)."""
+    top = tmp_path / "names"
+    deep = top
+    for i in range(14):  # names that do not compress (PostgreSQL compresses index entries)
+        deep = deep / "".join(hashlib.sha256(f"{i}-{j}".encode()).hexdigest() for j in range(3))
+    deep.mkdir(parents=True)
+    (deep / "deep.md").write_text("# Deep\n\nThe deepest note mentions a quokka.\n")
+    (top / "after.md").write_text("# After\n\nA note about wombats.\n")
+    code, out, err = run("index", str(top), "--store", pg_url, "-q", "--json")
+    assert code == 0, err
+    rel = str((deep / "deep.md").relative_to(top))
+    assert len(rel.encode()) > 2700 and json.loads(out)["indexed"] == 2
+    _, out, _ = run("search", "quokka", "--store", pg_url, "--json", "-k", "1")
+    assert json.loads(out)["hits"][0]["document"] == rel
+    assert run("remove", rel, "--store", pg_url)[0] == 0
+    store = PostgresStore(pg_url)
+    store.mark(rel, str(top), "failed", "a reason")  # a failure of that name is kept too
+    assert store.document(rel).reason == "a reason"
+    assert store.enqueue([(rel, str(top), str(deep / "deep.md"))]) == 1
+    assert store.enqueue([(rel, str(top), str(deep / "deep.md"))]) == 0  # once
+    store.close()
 
 
 def test_copy_into_a_store_whose_documents_were_removed_keeps_its_cache(run, pg_url,

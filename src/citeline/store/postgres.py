@@ -324,6 +324,18 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE jobs ADD COLUMN IF NOT EXISTS lease_seconds double precision;
     """,
+    # 10: a document's path may be as long as the file system allows: a btree entry is at
+    # most ~2,700 bytes, so a deeper path failed its whole index run (or enqueue). The
+    # uniqueness goes on md5(path), lookups by path through hash indexes (any length).
+    """
+    ALTER TABLE documents DROP CONSTRAINT IF EXISTS documents_path_key;
+    CREATE UNIQUE INDEX IF NOT EXISTS documents_path_md5 ON documents (md5(path));
+    CREATE INDEX IF NOT EXISTS documents_path_hash ON documents USING hash (path);
+    DROP INDEX IF EXISTS jobs_queued_path;
+    CREATE UNIQUE INDEX IF NOT EXISTS jobs_queued_path ON jobs (md5(path)) WHERE state = 'queued';
+    DROP INDEX IF EXISTS jobs_path;
+    CREATE INDEX IF NOT EXISTS jobs_path ON jobs USING hash (path);
+    """,
 )
 
 _OPTION_KEYS = ("exact", "ef_search")
@@ -847,7 +859,7 @@ class PostgresStore:
             self._lock_path(c, path)
             c.execute(
                 "INSERT INTO documents (path, root, state, reason, indexed_at) "
-                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (path) DO UPDATE SET "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT ((md5(path))) DO UPDATE SET "
                 "state = excluded.state, reason = excluded.reason",
                 (path, root, state, reason, _now()),
             )
@@ -1133,7 +1145,7 @@ class PostgresStore:
             for path, root, file in files:
                 cur = c.execute(
                     "INSERT INTO jobs (path, root, file, force) VALUES (%s, %s, %s, %s) "
-                    "ON CONFLICT (path) WHERE state = 'queued' DO UPDATE SET "
+                    "ON CONFLICT ((md5(path))) WHERE state = 'queued' DO UPDATE SET "
                     "root = excluded.root, file = excluded.file, "
                     "force = jobs.force OR excluded.force "
                     "WHERE excluded.force AND NOT jobs.force",
