@@ -298,6 +298,27 @@ def test_pdf_broken_files_fail_with_plain_reasons(tmp_path: Path):
 # --- DOCX ---------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("kind", ["docx", "xlsx"])
+def test_an_office_package_that_unpacks_to_a_bomb_is_refused_unread(tmp_path: Path, kind: str):
+    """A package is unpacked in memory: a small one of zeros unpacks ~1000 to 1 (a 1.5 MB
+    .docx took the server to 3.5 GB). Its declared sizes refuse it before any part is read."""
+    import openpyxl
+
+    if kind == "docx":
+        path = b.docx_file(tmp_path)
+    else:
+        path = tmp_path / "book.xlsx"
+        wb = openpyxl.Workbook()
+        wb.active.append(["Region", "Sales"])
+        wb.save(path)
+    assert extract(path).text  # the package as written reads
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("media/zeros.bin", b"\0" * (24 << 20))  # 24 MB, packed to ~24 KB
+    assert path.stat().st_size < 200_000
+    with pytest.raises(ExtractionError, match=r"part media/zeros.bin unpacks \d+ to 1 .*zip bomb"):
+        extract(path)
+
+
 def test_docx_headings_become_the_section_path_and_tables_rows(tmp_path: Path):
     import docx
 

@@ -327,13 +327,14 @@ def test_server_search_and_ask_rerank(tmp_path: Path, clean_corpus: Path, embedd
     idx.index(clean_corpus)
     expected = idx.search(QUERY, k=3, mode="rerank").to_json()["hits"]
     idx.close()
-    with TestClient(create_app(index_dir=ix, embedder=embedder, rerank_model=str(tiny_path))) as c:
+    app = create_app(index_dir=ix, embedder=embedder, rerank_model=str(tiny_path))
+    with TestClient(app, base_url="http://127.0.0.1") as c:  # an open server: a loopback host
         r = c.post("/api/collections/kb/search", json={"query": QUERY, "k": 3, "mode": "rerank"})
         assert r.status_code == 200 and r.json()["mode"] == "rerank"
         assert r.json()["hits"] == expected
         r = c.post("/api/collections/kb/ask", json={"question": QUERY, "mode": "rerank"})
         assert r.status_code == 200 and r.json()["citations"]
-    with TestClient(create_app(index_dir=ix, embedder=embedder)) as c:
+    with TestClient(create_app(index_dir=ix, embedder=embedder), base_url="http://127.0.0.1") as c:
         r = c.post("/api/collections/kb/search", json={"query": QUERY, "mode": "rerank"})
         assert r.status_code == 503 and NOT_BUNDLED in r.json()["error"]["message"]
         assert c.post("/api/collections/kb/search", json={"query": QUERY}).status_code == 200

@@ -509,7 +509,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         name=args.name, index_worker=not args.no_index_worker,
         model_path=model_path, model_id=settings.model_id or None,
         max_upload_mb=args.max_upload_mb, request_timeout=args.timeout,
-        open_allowed=loopback or args.insecure_open,
+        open_allowed=loopback or args.insecure_open, loopback=loopback,
         rerank_model=args.rerank_model or settings.rerank_model or None,
         rerank_candidates=_rerank_candidates(args, settings),
     )

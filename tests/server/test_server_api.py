@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import time
 
@@ -428,8 +429,18 @@ def test_collections_create_and_delete(env):
     assert r.status_code == 201 and r.json()["strategy"] == "C" and r.json()["threshold"] == 0.5
     assert_error(c.post("/api/collections", json={"name": "tmp1"}), 409, "conflict")
     assert_error(c.post("/api/collections", json={"name": "../up"}), 400, "bad_request")
-    err = assert_error(c.post("/api/collections", json={"name": "keys.sqlite3"}), 400, "bad_request")
-    assert err["message"] == "collection name 'keys.sqlite3': the data folder has a file of that name"
+    for name in ("keys.sqlite3", "keys.sqlite3-journal", "Keys.SQLite3-wal"):  # the keys' files
+        err = assert_error(c.post("/api/collections", json={"name": name}), 400, "bad_request")
+        assert "are the API keys' files" in err["message"], name
+    assert c.get("/api/collections").status_code == 200  # the keys still open
+    # a folder of the data folder that is not a collection is not taken over (a delete of
+    # the collection would have removed what it holds)
+    (data / "thesis").mkdir()
+    (data / "thesis" / "draft.txt").write_text("precious")
+    err = assert_error(c.post("/api/collections", json={"name": "thesis"}), 400, "bad_request")
+    assert "not a collection" in err["message"]
+    assert (data / "thesis" / "draft.txt").read_text() == "precious"
+    shutil.rmtree(data / "thesis")
     err = assert_error(c.post("/api/collections", json={"name": "x."}), 400, "bad_request")
     assert "not ending with '.'" in err["message"]
     assert_error(c.post("/api/collections", json={"name": "t", "threshold": 3}), 422, "validation_error")
@@ -455,6 +466,34 @@ def test_open_access_only_on_loopback_without_keys(live, embedder, tmp_path):
         assert KeyStore(tmp_path / "open").revoke(rec.id)
         assert_error(anon.get("/api/collections"), 401, "unauthorized")
         assert_error(anon.delete("/api/collections/a"), 401, "unauthorized")
+
+
+def test_an_open_server_refuses_other_sites_and_host_names(live, embedder, tmp_path):
+    """With no key, any program on this machine may call the server, but no web page of
+    another site: its browser would upload or delete with the user's access (a no-cors
+    POST needs no preflight), and DNS rebinding would let it read the answers."""
+    srv = live(data_dir=tmp_path / "open", embedder=embedder)
+    with srv.client() as c:
+        assert c.post("/api/collections", json={"name": "a"}).status_code == 201
+        own = srv.url  # the page's own origin
+        assert c.get("/api/collections", headers={"Origin": own}).status_code == 200
+        assert c.get("/api/collections", headers={"Sec-Fetch-Site": "same-origin"}).status_code == 200
+        for headers in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"},
+                        {"Origin": "http://127.0.0.2:8799", "Sec-Fetch-Site": "cross-site"}):
+            err = assert_error(c.post("/api/collections/a/documents", headers=headers,
+                                      files=[("files", ("planted.md", b"# Planted\n\nHi.\n"))]),
+                               403, "forbidden")
+            assert "other web pages" in err["message"], headers
+        assert not (tmp_path / "open" / "a" / "files" / "planted.md").exists()
+        err = assert_error(c.get("/api/collections", headers={"Host": "attacker.example"}),
+                           403, "forbidden")
+        assert "attacker.example" in err["message"]
+        assert c.get("/", headers={"Host": "localhost"}).status_code == 200  # the page itself
+    # with keys, a key is what is checked: a page of another site has none
+    key, _ = KeyStore(tmp_path / "open").create(("*",), "read")
+    with srv.client(key) as keyed:
+        assert keyed.get("/api/collections", headers={"Origin": "http://tool.example"}
+                         ).status_code == 200
 
 
 def test_single_index_mode_serves_one_cli_index(live, embedder, clean_corpus, tmp_path):

@@ -9,9 +9,12 @@ tests check that for every region of every format.
 from __future__ import annotations
 
 import re
+import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+from citeline.errors import ExtractionError
 
 # Tesseract's word confidences are 0..100; below ~60 on a page's mean, a
 # noticeable share of words are wrong, so citations from that page are flagged.
@@ -126,6 +129,34 @@ def one_paragraph(text: str) -> str:
 
 
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the container of legacy .doc/.xls files
+
+
+# An Office package is a ZIP file: its parts are unpacked in memory to be read, so its
+# unpacked size, not its file size, is what reading it costs. A real document's XML packs
+# 5-20 to 1 and its images do not pack at all; zeros pack 1000 to 1 (a "zip bomb": a
+# 1.5 MB .docx that unpacks to 1.5 GB took the server to 3.5 GB of memory).
+MAX_UNPACKED = 1 << 30  # bytes, all parts together
+MAX_RATIO = 100  # unpacked / packed size of one part, once it is over RATIO_FROM bytes
+RATIO_FROM = 16 << 20
+
+
+def check_package(path: Path, rel: str, what: str) -> None:
+    """Refuse an Office package that unpacks to more than :data:`MAX_UNPACKED`, or with a
+    large part packed more than :data:`MAX_RATIO` to 1, before anything is unpacked
+    (zipfile reads a part only up to the size its header declares, so the declared
+    sizes bound what reading it could cost)."""
+    with zipfile.ZipFile(path) as z:
+        parts = z.infolist()
+    total = sum(p.file_size for p in parts)
+    if total > MAX_UNPACKED:
+        raise ExtractionError(rel, f"this {what} unpacks to {total >> 20} MB (the most read is "
+                                   f"{MAX_UNPACKED >> 20} MB): too big to index, or a zip bomb")
+    for p in parts:
+        if p.file_size > RATIO_FROM and p.file_size > MAX_RATIO * max(p.compress_size, 1):
+            raise ExtractionError(
+                rel, f"this {what}'s part {p.filename} unpacks {p.file_size // max(p.compress_size, 1)}"
+                     f" to 1 to {p.file_size >> 20} MB (no document's part packs over "
+                     f"{MAX_RATIO} to 1): a zip bomb, not read")
 
 
 def not_a_package(path: Path, what: str, legacy: str) -> str:

@@ -48,6 +48,7 @@ from citeline.extract.blocks import (
     SENTENCE_END,
     TextBuilder,
     body_size,
+    check_package,
     escape_markdown,
     heading_levels,
     names_no_section,
@@ -263,6 +264,7 @@ class DocxExtractor:
             raise ExtractionError(rel, "empty file (0 bytes), not a Word document")
         if not zipfile.is_zipfile(path):
             raise ExtractionError(rel, not_a_package(path, ".docx file", ".doc"))
+        check_package(path, rel, "Word document")
         try:
             d = docx.Document(str(path))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, XMLSyntaxError) as exc:

@@ -32,7 +32,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
-from citeline.extract.blocks import TextBuilder, not_a_package
+from citeline.extract.blocks import TextBuilder, check_package, not_a_package
 from citeline.types import Document, Region, RegionKind
 
 CELL_SEP = " | "
@@ -120,6 +120,7 @@ class XlsxExtractor:
             raise ExtractionError(rel, "empty file (0 bytes), not a workbook")
         if not zipfile.is_zipfile(path):
             raise ExtractionError(rel, not_a_package(path, ".xlsx workbook", ".xls"))
+        check_package(path, rel, "workbook")
         try:
             wb = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
         except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:

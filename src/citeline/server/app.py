@@ -22,6 +22,7 @@ import logging
 import mimetypes
 import os
 import queue
+import re
 import secrets
 import sqlite3
 import tempfile
@@ -134,6 +135,33 @@ class ServerConfig:
     # False when serving on a non-loopback address without --insecure-open. True still
     # needs a keys file that never held a key: revoking the last key locks the server.
     open_allowed: bool = True
+    # Serving on a loopback address: an open server then answers only requests whose
+    # Host is a loopback name (a DNS-rebinding page comes in under its own host name).
+    loopback: bool = True
+
+
+# Hosts an open loopback server answers to (the port is not checked: a rebinding page's
+# requests name the attacker's host, whatever the port).
+_LOOPBACK_HOST = re.compile(r"^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$", re.I)
+
+
+def _local_only(request: Request, loopback: bool) -> None:
+    """With no API key configured, any process on the machine may call the server, but a
+    web page of another site must not: its browser would send the user's requests (an
+    upload, a delete) and, through DNS rebinding, read the answers. Refuse a browser
+    request from another site (Sec-Fetch-Site, Origin), and on a loopback server a
+    request to a host name that is not a loopback one."""
+    host = request.headers.get("host", "")
+    if loopback and not _LOOPBACK_HOST.match(host):
+        raise ApiError(403, f"this server has no API key and answers its own address only, not "
+                            f"host {host[:100]!r}; create a key to serve other names")
+    site = request.headers.get("sec-fetch-site", "")
+    origin = request.headers.get("origin", "")
+    if site in ("cross-site", "same-site") or (
+            origin and origin.split("://", 1)[-1].lower() != host.lower()):
+        raise ApiError(403, "this server has no API key, so it takes requests from its own page "
+                            "and from programs on this machine, not from other web pages; "
+                            "create a key to call it from a page of another site")
 
 
 # --- request bodies ------------------------------------------------------------------------
@@ -310,6 +338,7 @@ def create_app(
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     open_allowed: bool = True,
+    loopback: bool = True,
     store_url: str | None = None,
     files_dir: str | Path | None = None,
     name: str | None = None,
@@ -337,7 +366,8 @@ def create_app(
         SharedQueue(collections, worker=index_worker) if collections.shared
         else IndexQueue(collections)
     )
-    config = ServerConfig(int(max_upload_mb * 1024 * 1024), float(request_timeout), open_allowed)
+    config = ServerConfig(int(max_upload_mb * 1024 * 1024), float(request_timeout), open_allowed,
+                          loopback)
     model: dict[str, Any] = {"embedder": embedder, "error": None}
     ready = threading.Event()
 
@@ -455,6 +485,7 @@ def create_app(
         if rec is not None:
             return rec
         if config.open_allowed and not keys.any_created():
+            _local_only(request, config.loopback)
             return None
         if not key:
             raise ApiError(401, "an API key is required: send 'Authorization: Bearer KEY'")
@@ -698,7 +729,7 @@ def create_app(
         "Content-Security-Policy": (
             "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
             "media-src 'self' blob:; frame-src 'self' blob:; object-src 'self' blob:; "
-            "connect-src 'self'; base-uri 'none'; form-action 'self'"
+            "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
         ),
     }
 

@@ -46,12 +46,20 @@ class NameError_(ConfigError):  # noqa: N801 - trailing underscore avoids the bu
     """A collection or file name is not acceptable."""
 
 
+# The API keys' file lives in the data folder beside the collections: a collection of
+# its name, or of its journal's ("keys.sqlite3-journal"), would lock every key out.
+RESERVED_PREFIX = "keys.sqlite3"
+
+
 def check_collection_name(name: str) -> str:
     if not _NAME_RE.match(name) or name.endswith("."):
         raise NameError_(
             f"collection name {name!r}: use 1-64 letters, digits, '_', '-', '.', "
             "starting with a letter or digit and not ending with '.'"
         )
+    if name.lower().startswith(RESERVED_PREFIX):
+        raise NameError_(f"collection name {name!r}: names starting with {RESERVED_PREFIX!r} "
+                         "are the API keys' files")
     return name
 
 
@@ -122,6 +130,8 @@ class Collection:
     def file_of(self, document: str) -> Path | None:
         """The original file of an indexed document, confined to its root folder: the
         kept file of the indexed version while a re-upload of it waits or failed."""
+        if "\0" in document:  # no file has such a name (and resolving one raises)
+            return None
         kept = (self.kept / document).resolve()
         if kept.is_relative_to(self.kept.resolve()) and kept.is_file():
             return kept
@@ -259,8 +269,13 @@ class Collections:
         folder = self.root / name
         if (folder / DB_NAME).exists():
             raise FileExistsError(name)
-        if folder.exists() and not folder.is_dir():  # e.g. the keys file, keys.sqlite3
+        if folder.exists() and not folder.is_dir():
             raise NameError_(f"collection name {name!r}: the data folder has a file of that name")
+        if folder.is_dir() and any(folder.iterdir()):
+            # not a collection (it has no index), and deleting the collection would remove
+            # whatever the folder holds
+            raise NameError_(f"collection name {name!r}: the data folder has a folder of that "
+                             "name that is not a collection; choose another name")
         idx = self._index(folder, create=True)
         try:
             idx.set_strategy(strategy)
