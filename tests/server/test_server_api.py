@@ -562,10 +562,18 @@ def test_restart_requeues_uploaded_files_the_index_never_recorded(live, embedder
     files.mkdir()
     (files / "kettle.md").write_bytes(KETTLE)  # saved, then the server stopped before indexing
     (files / ".upload-0123456789abcdef").write_bytes(b"half an upload")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("The vault code is 4711 and nobody should read it here.\n")
+    (files / "leak.txt").symlink_to(secret)  # not an upload: it points out of the folder
     srv = live(data_dir=data, embedder=embedder)
     with srv.client() as c:
-        assert wait_settled(c, "kb")["kettle.md"]["state"] == "indexed"
-    assert sorted(p.name for p in files.iterdir()) == ["kettle.md"]
+        docs = wait_settled(c, "kb")
+        assert docs["kettle.md"]["state"] == "indexed" and "leak.txt" not in docs
+        assert c.get("/api/collections/kb/documents/leak.txt/text").status_code == 404
+        c.post("/api/collections/kb/documents/leak.txt/retry")  # not a document: nothing to do
+        assert "4711" not in json.dumps(c.post("/api/collections/kb/search",
+                                               json={"query": "vault code"}).json())
+    assert sorted(p.name for p in files.iterdir()) == ["kettle.md", "leak.txt"]
 
 
 def test_model_loaded_in_the_background_serves_the_same_model(live, embedder, tmp_path):

@@ -108,7 +108,9 @@ class IndexQueue:
             for tmp in c.files.glob(".upload-*"):
                 tmp.unlink(missing_ok=True)  # half-received uploads of a previous run
             for f in sorted(c.files.iterdir()):
-                if f.is_file() and not f.name.startswith(".") and f.name not in known:
+                # an upload is a file the server wrote: a link placed there is not one
+                if (f.is_file() and not f.is_symlink() and not f.name.startswith(".")
+                        and f.name not in known):
                     self.submit(name, f.name)
                     n += 1
         return n
@@ -161,6 +163,9 @@ class IndexQueue:
                 report = c.index.reindex([document])
             else:
                 path: Path = c.files / document
+                if path.is_symlink():  # not written by an upload: it may point anywhere
+                    return JobState(DocState.FAILED, "a symbolic link, not an uploaded file",
+                                    seq)
                 if not path.is_file():
                     return JobState(DocState.FAILED, "the uploaded file is gone", seq)
                 report = c.index.index(path)
@@ -299,7 +304,8 @@ class SharedQueue:
             except FileNotFoundError:
                 continue  # its upload finished meanwhile
         todo = [f.name for f in sorted(c.files.iterdir())
-                if f.is_file() and not f.name.startswith(".") and f.name not in known]
+                if f.is_file() and not f.is_symlink() and not f.name.startswith(".")
+                and f.name not in known]
         for name in todo:
             self.submit(c.name, name)
         return len(todo)
