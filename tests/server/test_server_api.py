@@ -242,6 +242,9 @@ def test_auth_401_403_and_scopes(env):
         # ... and before the body is parsed: a body that is not JSON is 401 too, not 422
         assert_error(anon.post("/api/collections/kb/search", content=b'{bad',
                                headers={"content-type": "application/json"}), 401, "unauthorized")
+        deep = b"[" * 100_000 + b"]" * 100_000  # the JSON parser gives up on it: still 401
+        assert_error(anon.post("/api/collections/kb/search", content=deep,
+                               headers={"content-type": "application/json"}), 401, "unauthorized")
     with s.client("cl_00000000_" + "A" * 43) as bad:
         assert_error(bad.post("/api/collections/kb/search", json={"query": "kettle"}), 401, "unauthorized")
     with s.client(env["reader"]) as reader:

@@ -432,6 +432,11 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and not hasattr(request.state, "caller"):
+            try:  # a body the parser refused (nested too deep) came before the key check
+                caller(request)
+            except ApiError as denied:
+                return await _api_error(request, denied)
         msg = exc.detail if isinstance(exc.detail, str) else _STATUS_CODES.get(exc.status_code, "error")
         if exc.status_code == 404 and msg == "Not Found":
             msg = f"no such endpoint: {request.method} {request.url.path}"
