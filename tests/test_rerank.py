@@ -545,6 +545,6 @@ def test_the_shortlist_size_is_a_flag_a_setting_and_a_server_option(
     from citeline.server.app import create_app
 
     with TestClient(create_app(index_dir=ix, embedder=embedder, rerank_model=str(tiny_path),
-                               rerank_candidates=3)) as c:
+                               rerank_candidates=3), base_url="http://127.0.0.1") as c:
         r = c.post("/api/collections/ix/search", json={"query": QUERY, "k": 10, "mode": "rerank"})
         assert r.status_code == 200 and r.json()["hits"] == expected

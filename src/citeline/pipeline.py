@@ -890,8 +890,10 @@ class Index:
                 bare = self.store.dense(dense_q, depth, ident.key, bare=True)
             dense = bare or self.store.dense(dense_q, depth, ident.key)
             timings["dense"] = _ms(t)
-            if not dense and self.store.stats().chunks:
-                held = self.store.get_setting("model_key") or "another model"
+            held = (self.store.get_setting("model_key") or "another model") if not dense else ""
+            # (the index's own model with no vector yet: a first document committed between
+            # the scan and the count, as a worker's does while clients search)
+            if not dense and held != ident.key and self.store.stats().chunks:
                 raise ModelMismatch(
                     f"{self.location}: no chunk was embedded with {ident.key} (the index's "
                     f"vectors are from {held}): pass --model with that model's folder, or run "
