@@ -37,12 +37,14 @@ def main() -> int:
             continue
         out = out_dir / f"{name}.json"
         print(f"== {name} -> {out}", flush=True)
+        out.unlink(missing_ok=True)  # a run that fails before writing leaves no old figures
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, str(script), "--out", str(out)])
         summary[name] = {
             "exit": proc.returncode,
             "seconds": round(time.perf_counter() - t0, 1),
-            "figures": json.loads(out.read_text()) if out.exists() else None,
+            "figures": json.loads(out.read_text()) if out.exists() and proc.returncode == 0
+            else None,
         }
         status |= proc.returncode != 0
     path = out_dir / "summary.json"

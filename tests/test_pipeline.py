@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citeline.errors import ConfigError, ModelMismatch
-from citeline.pipeline import Index
+from citeline.pipeline import Index, IndexReport
 from citeline.store.sqlite import DB_NAME
 
 
@@ -275,6 +275,36 @@ def test_an_index_remembers_its_model_folder(tmp_path: Path, clean_corpus: Path,
     code, out, _ = run("status", "--index", ix, "--json")
     assert code == 0 and {d["state"] for d in json.loads(out)["documents"]} == {"indexed"}
     assert json.loads(out)["model"] == embedder.identity.key and json.loads(out)["model_path"] is None
+
+
+def test_a_folder_run_keeps_what_another_run_indexed_meanwhile(tmp_path: Path, embedder):
+    """A folder run removes the documents whose files its walk did not find, but only
+    those the index held when it walked: a file another run (a worker, a second
+    `index`) added meanwhile is no deleted file."""
+    import threading
+    import time
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(60):
+        (folder / f"note-{i:02d}.md").write_text(
+            f"# Note {i}\n\nParcel {i} weighs {i + 1} kilograms and is stored on shelf {i}.\n")
+    ix = tmp_path / "ix"
+    Index(ix, embedder=embedder).close()
+    done: list[IndexReport] = []
+    walk = threading.Thread(target=lambda: done.append(Index(ix, embedder=embedder).index(folder)))
+    walk.start()
+    other = Index(ix, embedder=embedder)
+    while not other.store.documents():  # the walk has listed the folder and is writing
+        time.sleep(0.01)
+    (folder / "zz-new.md").write_text("# New\n\nThe new note is about a quokka.\n")
+    assert other.index(folder / "zz-new.md").indexed == ["zz-new.md"]
+    raced = walk.is_alive()
+    walk.join()
+    assert raced, "the walk finished before the other run did: nothing was shown"
+    assert done and "zz-new.md" not in done[0].removed
+    assert "zz-new.md" in {d.path for d in other.store.documents()}
+    other.close()
 
 
 def test_newer_schema_is_refused(tmp_path: Path):

@@ -72,7 +72,12 @@ from citeline.retrieve.fuse import (
     rrf,
     section_lift,
 )
-from citeline.sentences import SENTENCE_SIGNATURE, sentence_text, split_sentences
+from citeline.sentences import (
+    SENTENCE_SIGNATURE,
+    fence_starts,
+    sentence_text,
+    split_sentences,
+)
 from citeline.store import DocRecord, Store, StoredChunk, StoredSentence, open_store
 from citeline.types import (
     STRATEGIES,
@@ -454,6 +459,9 @@ class Index:
         # a file is named as given (a link keeps its own name, as a folder's walk names it)
         root = root.resolve() if root.is_dir() else root.parent.resolve() / root.name
         report = IndexReport()
+        # the documents a file that is gone could be: those in the index when the walk
+        # began (one another run writes meanwhile is not in this walk's listing)
+        before = {r.path for r in self.store.documents()}
         if not root.is_dir():  # a file, or a pipe or device (_supported says why not)
             files = [(root, root.name)]
             base = root.parent
@@ -473,6 +481,8 @@ class Index:
             for rec in self.store.documents():
                 if any(rec.path.startswith(f) for f in unlisted):
                     continue  # not seen because its folder could not be read, not gone
+                if rec.path not in before:
+                    continue  # indexed by another run while this one walked
                 gone = rec.root == str(base) and rec.path not in seen
                 # a subfolder indexed on its own whose file is gone: this walk covers it
                 orphan = rec.root != str(base) and _below(Path(rec.root), base) and _gone(rec)
@@ -766,7 +776,8 @@ class Index:
     ) -> list[tuple[StoredSentence, ...]]:
         """Every chunk's sentences (see citeline.sentences), embedded through the
         store's cache like chunk texts: unchanged sentences are never re-embedded."""
-        spans = [split_sentences(doc.text, c.start, c.end) for c in chunks]
+        fences = fence_starts(doc.text)
+        spans = [split_sentences(doc.text, c.start, c.end, fences) for c in chunks]
         texts = [sentence_text(c.section, doc.text[s:e])
                  for c, sp in zip(chunks, spans, strict=True) for s, e in sp]
         vectors, hashes, n = self._embed_through_cache(texts, ident, {})

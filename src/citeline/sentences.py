@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 
 from citeline.chunk import pack_spans
 
@@ -45,15 +46,24 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)  # as in citeline.chunk
 _LINE = re.compile(r"[^\n]*\n?")
 
 
-def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+def fence_starts(text: str) -> list[int]:
+    """Where ``text``'s code fence lines start, in order: found once per document and
+    handed to :func:`split_sentences` for each of its chunks (each chunk finding them
+    again from the document's start made a large document quadratic: 1 MB, 38 s)."""
+    return [m.start() for m in _FENCE.finditer(text)]
+
+
+def split_sentences(text: str, start: int = 0, end: int | None = None,
+                    fences: Sequence[int] | None = None) -> list[tuple[int, int]]:
     """(start, end) document offsets of the sentences of ``text[start:end]``.
 
     ``text`` is the whole document (fences before ``start`` decide whether a
-    range begins inside code). Every span is stripped of surrounding whitespace,
-    non-empty, inside ``[start, end)``, and spans are in order without overlap.
+    range begins inside code; ``fences``: :func:`fence_starts` of ``text``, if
+    known). Every span is stripped of surrounding whitespace, non-empty, inside
+    ``[start, end)``, and spans are in order without overlap.
     """
     end = len(text) if end is None else end
-    fences = [m.start() for m in _FENCE.finditer(text, 0, end)]
+    fences = fence_starts(text) if fences is None else fences
     out: list[tuple[int, int]] = []
     for pm in _PARAGRAPH.finditer(text, start, end):
         base = pm.start()
@@ -70,13 +80,13 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
     return out
 
 
-def _pieces(text: str, start: int, end: int, fences: list[int]) -> list[tuple[int, int]]:
+def _pieces(text: str, start: int, end: int, fences: Sequence[int]) -> list[tuple[int, int]]:
     """One paragraph -> prose sentences and packed code lines, untrimmed."""
-    fence_set = set(fences)
     inside = bisect_left(fences, start) % 2 == 1  # an odd number of fences before: in code
     segments: list[tuple[int, int, bool]] = []  # runs of prose or code lines
     for ls, le in _lines(text, start, end):
-        fence = ls in fence_set
+        at = bisect_left(fences, ls)
+        fence = at < len(fences) and fences[at] == ls
         code = inside or fence
         if fence:
             inside = not inside

@@ -136,7 +136,20 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE documents ADD COLUMN regions TEXT;
     """,
+    # 6: chunks found by their text's hash (the token vectors a new chunk reuses): every
+    # document written had scanned the whole chunks table, so indexing grew quadratically.
+    """
+    CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks (text_hash, model_key);
+    """,
 )
+
+
+def _rollback(c: sqlite3.Connection) -> None:
+    """Undo the open transaction, if one is still open: an interrupt (Ctrl-C) that lands
+    on COMMIT after it completed leaves none, and ROLLBACK would then raise an
+    OperationalError that hides the interrupt (the CLI took it for a damaged index)."""
+    if c.in_transaction:
+        c.execute("ROLLBACK")
 
 
 @dataclass
@@ -244,7 +257,7 @@ class SQLiteStore:
                         c.execute(f"PRAGMA user_version = {n + 1}")  # an int literal: no binding in PRAGMA
                     c.execute("COMMIT")
                 except BaseException:
-                    c.execute("ROLLBACK")
+                    _rollback(c)
                     raise
         except sqlite3.DatabaseError as exc:  # not a database, a damaged one, or locked
             raise StoreUnavailable(f"{self.path}: cannot open the index: {exc}") from exc
@@ -365,7 +378,7 @@ class SQLiteStore:
             self._bump(c)
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            _rollback(c)
             raise
 
     def mark(self, path: str, root: str, state: str, reason: str) -> None:
@@ -381,7 +394,7 @@ class SQLiteStore:
             self._bump(c)
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            _rollback(c)
             raise
 
     def set_root(self, path: str, root: str) -> None:
@@ -395,7 +408,7 @@ class SQLiteStore:
             self._bump(c)
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            _rollback(c)
             raise
 
     @staticmethod
