@@ -190,6 +190,7 @@ def run_worker(
     t0 = time.perf_counter()
     idle_since = time.monotonic()
     beat = _Heartbeat(queue, lease_seconds / HEARTBEATS_PER_LEASE)
+    down = 0  # claims failed in a row: the wait doubles within one outage, not across them
     try:
         while not (stop is not None and stop.is_set()):
             if max_jobs is not None and report.jobs >= max_jobs:
@@ -197,13 +198,14 @@ def run_worker(
             try:
                 job = queue.claim(name, lease_seconds)
                 outcome = None if job is None else _work(idx, queue, job, beat, report)
+                down = 0
             except StoreUnavailable as exc:
                 # the database went away: wait and claim again (a job it took down with
                 # it is claimed again when its lease runs out)
                 report.outages.append(str(exc))
-                wait = min(OUTAGE_WAIT_MAX,
-                           OUTAGE_WAIT_SECONDS * 2 ** min(len(report.outages) - 1, 5))
-                log.warning("citeline worker: %s; claiming again in %.0f s", exc, wait)
+                down += 1
+                wait = min(OUTAGE_WAIT_MAX, OUTAGE_WAIT_SECONDS * 2 ** min(down - 1, 16))
+                log.warning("citeline worker: %s; claiming again in %.3g s", exc, wait)
                 if stop is not None:
                     stop.wait(wait)
                 else:

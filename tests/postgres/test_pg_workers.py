@@ -157,6 +157,32 @@ def test_connections_a_restart_closed_are_replaced_and_a_worker_rides_out_an_out
     idx.close()
 
 
+def test_the_outage_wait_starts_over_once_the_database_is_back(
+        pg_url, embedder, monkeypatch, caplog):
+    # a long-lived worker (the server's) must not wait the longest at the start of a
+    # later, unrelated outage because earlier ones were long
+    monkeypatch.setattr(scale, "OUTAGE_WAIT_SECONDS", 0.05)
+    monkeypatch.setattr(scale, "OUTAGE_WAIT_MAX", 0.2)
+    idx = Index(pg_url, embedder=embedder)  # an empty queue: a claim that answers is success
+    timeline = [threading.Timer(t, drop_connections, (pg_url, allow))
+                for t, allow in ((0.0, False), (1.5, True), (2.5, False), (3.5, True))]
+    for timer in timeline:
+        timer.start()
+    caplog.set_level("WARNING", logger="citeline.worker")
+    try:
+        report = scale.run_worker(idx, name="w", idle_exit=2.0)
+    finally:
+        for timer in timeline:
+            timer.join()
+    waits = [float(r.getMessage().rsplit(" in ", 1)[1].split()[0]) for r in caplog.records
+             if "claiming again" in r.getMessage()]
+    restarts = [i for i in range(1, len(waits)) if waits[i] < waits[i - 1]]
+    assert len(restarts) == 1, waits  # two outages; the second starts from the shortest wait
+    assert waits[0] == waits[restarts[0]] == 0.05 < waits[restarts[0] - 1], waits
+    assert len(report.outages) == len(waits) and report.jobs == 0
+    idx.close()
+
+
 def test_a_job_that_keeps_killing_workers_is_given_up(pg_url, embedder, tmp_path):
     notes = tmp_path / "notes"
     _write_notes(notes, 1)
