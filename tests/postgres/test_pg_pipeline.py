@@ -154,6 +154,27 @@ def test_copy_into_a_store_whose_documents_were_removed_keeps_its_cache(run, pg_
     assert [h["start"] for h in json.loads(a)["hits"]] == [h["start"] for h in json.loads(b)["hits"]]
 
 
+def test_a_copy_that_fails_leaves_the_store_as_it_was(run, pg_url, clean_corpus, tmp_path):
+    ix = tmp_path / "ix"
+    assert run("index", str(clean_corpus), "--index", str(ix), "-q")[0] == 0
+    lite = sqlite3.connect(ix / DB_NAME)
+    last, content = lite.execute("SELECT id, content FROM chunks ORDER BY id DESC").fetchone()
+    with lite:  # a NUL no PostgreSQL text can hold, in the last chunk the copy sends
+        lite.execute("UPDATE chunks SET content = ? WHERE id = ?", (content + "\0", last))
+    code, _, err = run("copy", "--from", str(ix), "--to", pg_url)
+    assert code != 0 and "nothing was written" in err and "Traceback" not in err, err
+    with psycopg.connect(pg_url) as c:
+        assert c.execute("SELECT COUNT(*) FROM documents").fetchone()[0] == 0
+        assert c.execute("SELECT COUNT(*) FROM vector_spaces").fetchone()[0] == 0
+        assert c.execute("SELECT COUNT(*) FROM pg_tables WHERE tablename LIKE 'vectors%%'"
+                         ).fetchone()[0] == 0
+    with lite:
+        lite.execute("UPDATE chunks SET content = ? WHERE id = ?", (content, last))
+    lite.close()
+    code, out, err = run("copy", "--from", str(ix), "--to", pg_url, "--json")
+    assert code == 0 and json.loads(out)["documents"] == 3, err
+
+
 def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     ix = str(tmp_path / "ix")
     run("index", str(corpus), "--index", ix, "-q", "--sentences")

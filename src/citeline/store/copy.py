@@ -51,10 +51,18 @@ def copy_sqlite_to_postgres(src_dir: str | Path, dst_url: str) -> CopyReport:
     src = SQLiteStore(Path(src_dir), create=False)
     dst = PostgresStore(dst_url, create=True)
     try:
-        report = _copy(src, dst)
-    except psycopg.Error as exc:
-        raise StoreUnavailable(f"{redact(dst_url)}: the copy failed, nothing was written: "
-                               f"{exc}") from exc
+        try:
+            report = _copy(src, dst)
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"{redact(dst_url)}: the copy failed, nothing was written: "
+                                   f"{exc}") from exc
+        try:
+            dst.build_vector_indexes()
+        except (psycopg.Error, StoreUnavailable) as exc:
+            raise StoreUnavailable(
+                f"{redact(dst_url)}: every row was copied, but building the vector indexes "
+                f"failed (searches scan exactly until they exist; `citeline migrate --store "
+                f"URL` builds them): {exc}") from exc
     finally:
         src.close()
         dst.close()
@@ -67,17 +75,16 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
     if dst.documents():
         raise ConfigError("--to: that store already holds documents; copy into an empty one")
     s = src.conn
-    spaces: dict[str, str] = {}
-    for key, blob in s.execute(
-        "SELECT model_key, vector FROM chunks GROUP BY model_key"
-    ).fetchall():
-        dim = len(blob) // 4
-        space = dst._space(key, dim, create=True, index=False)
-        assert space is not None
-        spaces[key] = space[0]
-    report.spaces = tuple(sorted(spaces.values()))
     c = dst.conn
-    with c.transaction():
+    with c.transaction():  # the vector tables too: a failed copy leaves the store as it was
+        spaces: dict[str, str] = {}
+        for key, blob in s.execute(
+            "SELECT model_key, vector FROM chunks GROUP BY model_key"
+        ).fetchall():
+            space = dst._space(key, len(blob) // 4, create=True, index=False)
+            assert space is not None
+            spaces[key] = space[0]
+        report.spaces = tuple(sorted(spaces.values()))
         cur = c.cursor()
         with cur.copy(
             "COPY documents (id, path, root, state, reason, title, media_type, content_hash, "
@@ -162,5 +169,4 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
                 ).format(sql.Identifier(table)),
                 (table,),
             )
-    dst.build_vector_indexes()
     return report
