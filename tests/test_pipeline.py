@@ -561,6 +561,30 @@ def test_a_subfolder_indexed_after_its_parent_keeps_the_parents_key(tmp_path: Pa
     assert {d.root for d in index.store.documents()} == {str(top.resolve())}
 
 
+def test_a_few_files_look_up_their_keys_as_the_whole_list_gives_them(tmp_path: Path,
+                                                                    index: Index):
+    # a worker's job looks up the documents its file could be instead of reading every
+    # document; both must key it the same, for each way a file is held from elsewhere
+    top, sub = _kitchen(tmp_path)
+    (sub / "deep").mkdir()
+    (sub / "deep" / "toaster.md").write_text("# Toaster\n\nEmpty the crumb tray weekly.\n")
+    index.index(sub)  # kettle.md, deep/toaster.md keyed under the subfolder
+    index.index(top / "knives.md")
+    records = index.store.documents()
+    cases = [
+        (top.resolve(), [(top / "appliances" / "kettle.md", "appliances/kettle.md"),
+                         (top / "knives.md", "knives.md")]),  # one moves up, one is its own
+        ((sub / "deep").resolve(), [(sub / "deep" / "toaster.md", "toaster.md")]),  # kept
+        (tmp_path.resolve(), [(top / "knives.md", "kitchen/knives.md")]),  # moves
+    ]
+    for base, files in cases:
+        looked_up = index.keys(files, base)
+        assert looked_up == index.keys(files, base, records)
+        assert looked_up != ([*files], {}, [])  # each case finds a document held elsewhere
+    (_, kept, _) = index.keys(cases[1][1], cases[1][0])
+    assert kept == {str(sub.resolve()): [(sub / "deep" / "toaster.md", "deep/toaster.md")]}
+
+
 def test_a_deleted_subfolder_indexed_on_its_own_is_removed_by_its_parent(tmp_path: Path,
                                                                          index: Index):
     top, sub = _kitchen(tmp_path)

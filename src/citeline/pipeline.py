@@ -122,6 +122,10 @@ ASK_CANDIDATES = 25
 # port (dense + BM25, k = 60: the SPEC's fusion, still one flag away); the others
 # are in retrieve/fuse.py.
 DEFAULT_FUSION: Fusion = "late"
+# Up to this many files (a queue worker's job, one file or a recording and its
+# transcript) look up the documents they could already be, one lookup per folder above
+# them; more read the whole document list once (a folder's walk).
+FEW_FILES = 8
 # A new index stores sentence vectors (the default fusion's third list), on a
 # backend that can search them fast enough (Store.default_sentences: SQLite by a
 # numpy scan, PostgreSQL through an HNSW index per model).
@@ -461,7 +465,8 @@ class Index:
         report = IndexReport()
         # the documents a file that is gone could be: those in the index when the walk
         # began (one another run writes meanwhile is not in this walk's listing)
-        before = {r.path for r in self.store.documents()}
+        records = self.store.documents()
+        before = {r.path for r in records}
         if not root.is_dir():  # a file, or a pipe or device (_supported says why not)
             files = [(root, root.name)]
             base = root.parent
@@ -471,7 +476,7 @@ class Index:
         else:
             files, base = self.listed(root, report), root
         seen = {rel for _, rel in files}
-        own, kept_key, moving = self.keys(files, base)
+        own, kept_key, moving = self.keys(files, base, records)
         self._index_files(_supported(own, report), str(base), report, progress)
         for outer_root, pairs in kept_key.items():
             self._index_files(_supported(pairs, report), outer_root, report, progress)
@@ -494,15 +499,20 @@ class Index:
 
     def keys(
         self, files: Sequence[tuple[Path, str]], base: Path,
+        records: Sequence[DocRecord] | None = None,
     ) -> tuple[list[tuple[Path, str]], dict[str, list[tuple[Path, str]]], list[tuple[str, DocRecord]]]:
         """The document key of each (file, path under ``base``): a document is keyed by
         its path under the folder it was indexed from, and a file reached again from
         another folder stays one document. Returns the files keyed here; those a folder
         indexed before that holds ``base`` already keys (by that folder, under its key);
         and (new key, record) of documents indexed before from a folder below ``base``,
-        which move to their key here (see :meth:`_moved`)."""
+        which move to their key here (see :meth:`_moved`). ``records``: the index's
+        documents, if the caller has read them; a few files look theirs up instead."""
+        if records is None:
+            records = (self._records_of(files, base) if len(files) <= FEW_FILES
+                       else self.store.documents())
         by_file: dict[Path, list[DocRecord]] = {}
-        for r in self.store.documents():
+        for r in records:
             if r.root:
                 by_file.setdefault(Path(r.root) / r.path, []).append(r)
         own: list[tuple[Path, str]] = []
@@ -517,6 +527,20 @@ class Index:
             moving.extend((rel, r) for r in others)
             own.append((f, rel))
         return own, kept_key, moving
+
+    def _records_of(self, files: Sequence[tuple[Path, str]], base: Path) -> list[DocRecord]:
+        """The documents that could be ``files`` already: a document is its folder plus
+        its path, so only a file's path under one of its folders can name it (a lookup
+        per folder above the file, not a read of every document: a queue worker's job
+        in a store of many documents)."""
+        found: dict[str, DocRecord] = {}
+        for _, rel in files:
+            parts = (base / rel).parts
+            for i in range(1, len(parts)):
+                path = "/".join(parts[i:])
+                if path not in found and (r := self.store.document(path)) is not None:
+                    found[path] = r
+        return list(found.values())
 
     def _moved(self, moving: Sequence[tuple[str, DocRecord]], base: Path,
                report: IndexReport) -> None:
