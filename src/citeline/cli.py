@@ -509,7 +509,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         name=args.name, index_worker=not args.no_index_worker,
         model_path=model_path, model_id=settings.model_id or None,
         max_upload_mb=args.max_upload_mb, request_timeout=args.timeout,
-        open_allowed=loopback or args.insecure_open, loopback=loopback,
+        min_free_mb=args.min_free_mb, open_allowed=loopback or args.insecure_open, loopback=loopback,
         rerank_model=args.rerank_model or settings.rerank_model or None,
         rerank_candidates=_rerank_candidates(args, settings),
     )
@@ -983,6 +983,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="allow serving a non-loopback address with no API key configured")
     sp.add_argument("--max-upload-mb", type=float, default=100.0, metavar="MB",
                     help="largest accepted upload per file, in MiB (default 100)")
+    sp.add_argument("--min-free-mb", type=float, default=1024.0, metavar="MB",
+                    help="refuse uploads (507) that would leave the disk holding the "
+                         "collections with less than this free, in MiB (default 1024)")
     sp.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                     help="search/ask requests not answered within this time get 504 (default 30)")
     sp.add_argument("--model", default=None, metavar="PATH",

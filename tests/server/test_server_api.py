@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import threading
 import time
 
@@ -292,6 +293,70 @@ def test_upload_size_limit_is_413_and_leaves_nothing(env):
     r = c.post("/api/collections/kb/search", content=small,
                headers={"content-type": "application/json"})
     assert r.status_code == 200 and len(r.json()["hits"]) == 2
+
+
+def test_an_upload_that_would_fill_the_disk_is_507_and_leaves_nothing(live, embedder,
+                                                                      tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    free_mb = shutil.disk_usage(data).free >> 20
+    # a reserve above what is free: refused before a byte is read
+    full = live(data_dir=data, embedder=embedder, min_free_mb=free_mb + 1024)
+    with full.client() as c:
+        assert c.post("/api/collections", json={"name": "kb"}).status_code == 201
+        files = data / "kb" / "files"
+        with no_leftovers(files):
+            r = c.post("/api/collections/kb/documents", files=[("files", ("kettle.md", KETTLE))])
+            err = assert_error(r, 507, "insufficient_storage")
+            assert err["detail"]["min_free_bytes"] == (free_mb + 1024) << 20
+    # a reserve 32 MiB under what is free, and a 64 MiB body sent with no length: the
+    # disk is looked at again as it streams, and the upload stops with the file named
+    tight = live(data_dir=data, embedder=embedder, max_upload_mb=128,
+                 min_free_mb=(shutil.disk_usage(data).free >> 20) - 32)
+    block = b"# Log\n\n" + b"a line of a long log\n" * 52_000
+    boundary = b"citelineboundary"
+    parts = [b"--" + boundary + b"\r\ncontent-disposition: form-data; name=\"files\"; "
+             b"filename=\"log.md\"\r\ncontent-type: text/markdown\r\n\r\n"]
+    parts += [block] * 64 + [b"\r\n--" + boundary + b"--\r\n"]
+    with tight.client() as c, no_leftovers(files):
+        r = c.post("/api/collections/kb/documents", content=iter(parts), headers={
+            "content-type": "multipart/form-data; boundary=" + boundary.decode()})
+        err = assert_error(r, 507, "insufficient_storage")
+        assert err["detail"]["file"] == "log.md" and "log.md" in err["message"]
+        assert c.get("/api/collections/kb/documents").json()["documents"] == []
+
+
+def test_an_upload_that_stalls_is_408_and_leaves_nothing(live, embedder, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    server = live(data_dir=data, embedder=embedder, upload_idle_seconds=1.0)
+    with server.client() as c:
+        assert c.post("/api/collections", json={"name": "kb"}).status_code == 201
+        r = c.post("/api/collections/kb/documents", files=[("files", ("kettle.md", KETTLE))])
+        assert r.status_code == 202
+        wait_settled(c, "kb")
+    part = (b"--b\r\ncontent-disposition: form-data; name=\"files\"; filename=\"slow.md\""
+            b"\r\n\r\n# Slow\n\nthe first bytes, then nothing")
+    head = (f"POST /api/collections/kb/documents HTTP/1.1\r\nHost: 127.0.0.1:{server.port}"
+            f"\r\ncontent-type: multipart/form-data; boundary=b\r\ncontent-length: 100000"
+            f"\r\n\r\n").encode()
+    with no_leftovers(data / "kb" / "files"), socket.create_connection(
+            ("127.0.0.1", server.port), timeout=20) as sock:
+        sock.sendall(head + part)
+        t0 = time.monotonic()
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            got = sock.recv(65536)
+            if not got:
+                break
+            answer += got
+        assert time.monotonic() - t0 < 15
+    status, _, body = answer.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 408"), answer
+    assert json.loads(body)["error"]["code"] == "upload_timeout"
+    with server.client() as c:  # the server still answers, and what it held is intact
+        docs = c.get("/api/collections/kb/documents").json()["documents"]
+        assert [(d["document"], d["state"]) for d in docs] == [("kettle.md", "indexed")]
 
 
 def test_file_names_are_sanitised_or_refused(env):

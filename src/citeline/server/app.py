@@ -24,6 +24,7 @@ import os
 import queue
 import re
 import secrets
+import shutil
 import sqlite3
 import tempfile
 import threading
@@ -72,6 +73,15 @@ DEFAULT_MAX_UPLOAD_MB = 100
 DEFAULT_REQUEST_TIMEOUT = 30.0
 # One upload request may carry many files, but not an unbounded number of parts.
 MAX_FILES_PER_UPLOAD = 256
+# While a body streams, the disk's free space is looked at again every this many bytes.
+ROOM_CHECK_BYTES = 8 << 20
+# Uploads stop short of leaving the disk that holds the collections with less than
+# this free (507): the indexes on it need room to write what they index, and 256
+# files of 100 MiB in one request would otherwise fill it.
+DEFAULT_MIN_FREE_MB = 1024
+# An upload whose client sends nothing for this long is ended (408) and its partial
+# files removed: a stalled or deliberately slow client holds no connection forever.
+UPLOAD_IDLE_SECONDS = 60.0
 # Search depth a client may ask for: the fused list is cut at 200 anyway.
 MAX_K = 200
 # Questions and queries longer than this are not questions.
@@ -81,9 +91,9 @@ MAX_JSON_BODY = 1 << 20
 
 _STATUS_CODES = {
     400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-    405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
-    415: "unsupported_media_type", 422: "validation_error", 500: "internal_error",
-    503: "not_ready", 504: "timeout",
+    405: "method_not_allowed", 408: "upload_timeout", 409: "conflict",
+    413: "payload_too_large", 415: "unsupported_media_type", 422: "validation_error",
+    500: "internal_error", 503: "not_ready", 504: "timeout", 507: "insufficient_storage",
 }
 
 
@@ -138,6 +148,8 @@ class ServerConfig:
     # Serving on a loopback address: an open server then answers only requests whose
     # Host is a loopback name (a DNS-rebinding page comes in under its own host name).
     loopback: bool = True
+    min_free_bytes: int = DEFAULT_MIN_FREE_MB * 1024 * 1024
+    upload_idle_seconds: float = UPLOAD_IDLE_SECONDS
 
 
 # Hosts an open loopback server answers to (the port is not checked: a rebinding page's
@@ -337,6 +349,8 @@ def create_app(
     model_id: str | None = None,
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    min_free_mb: float = DEFAULT_MIN_FREE_MB,
+    upload_idle_seconds: float = UPLOAD_IDLE_SECONDS,
     open_allowed: bool = True,
     loopback: bool = True,
     store_url: str | None = None,
@@ -357,6 +371,10 @@ def create_app(
         raise ConfigError(f"--max-upload-mb: must be positive, got {max_upload_mb}")
     if request_timeout <= 0:
         raise ConfigError(f"--timeout: must be positive, got {request_timeout}")
+    if min_free_mb < 0:
+        raise ConfigError(f"--min-free-mb: must not be negative, got {min_free_mb}")
+    if upload_idle_seconds <= 0:
+        raise ConfigError(f"upload_idle_seconds: must be positive, got {upload_idle_seconds}")
     collections = Collections(data_dir=data_dir, index_dir=index_dir, embedder=embedder,
                               model_path=model_path, model_id=model_id, store_url=store_url,
                               files_dir=files_dir, name=name,
@@ -367,7 +385,7 @@ def create_app(
         else IndexQueue(collections)
     )
     config = ServerConfig(int(max_upload_mb * 1024 * 1024), float(request_timeout), open_allowed,
-                          loopback)
+                          loopback, int(min_free_mb * 1024 * 1024), float(upload_idle_seconds))
     model: dict[str, Any] = {"embedder": embedder, "error": None}
     ready = threading.Event()
 
@@ -620,7 +638,7 @@ def create_app(
               summary="upload one or many files (multipart field 'files'); indexing runs in the background")
     async def upload(name: str, request: Request) -> dict:
         c = collection(request, name, "write")
-        saved = await _receive_files(request, c, config.max_upload_bytes)
+        saved = await _receive_files(request, c, config)
         out = []
         for doc, size in saved:
             jobs.submit(name, doc)
@@ -835,17 +853,35 @@ def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
             return
 
 
-async def _receive_files(request: Request, c: Collection, limit: int) -> list[tuple[str, int]]:
-    """Stream a multipart body to ``<collection>/files/``, enforcing ``limit`` per file.
+def _check_room(folder: Path, coming: int, keep: int, name: str | None = None) -> None:
+    """507 if writing ``coming`` more bytes under ``folder`` would leave less than
+    ``keep`` free on its disk."""
+    free = shutil.disk_usage(folder).free
+    if free - coming < keep:
+        what = f"{name}: " if name else ""
+        raise ApiError(507, f"{what}the disk holding the collection has {free >> 20} MiB free; "
+                       f"uploads stop before it has less than {keep >> 20} MiB",
+                       {"free_bytes": free, "min_free_bytes": keep,
+                        **({"file": name} if name else {})})
+
+
+async def _receive_files(request: Request, c: Collection,
+                         config: ServerConfig) -> list[tuple[str, int]]:
+    """Stream a multipart body to ``<collection>/files/``, enforcing the upload limit
+    per file, the disk's free-space reserve, and the idle timeout.
 
     Each file goes to a hidden temporary name first and is renamed only when the
     whole request was accepted, so a refused upload never replaces a good file.
     """
+    limit, keep = config.max_upload_bytes, config.min_free_bytes
     ctype, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if ctype != b"multipart/form-data" or not boundary:
         raise ApiError(415, "upload files as multipart/form-data (field 'files')")
     c.files.mkdir(parents=True, exist_ok=True)
+    length = request.headers.get("content-length", "")
+    _check_room(c.files, int(length) if length.isdigit() else 0, keep)  # before a byte
+    unchecked = [0]  # bytes written since the disk was last looked at
     parts: list[dict[str, Any]] = []
     cur: dict[str, Any] = {}
     header: dict[str, bytes] = {"field": b"", "value": b""}
@@ -904,6 +940,10 @@ async def _receive_files(request: Request, c: Collection, limit: int) -> list[tu
         if cur["size"] > limit:
             raise ApiError(413, f"{cur['name']}: larger than the upload limit of {limit} bytes",
                            {"file": cur["name"], "limit_bytes": limit})
+        unchecked[0] += end - start
+        if unchecked[0] >= ROOM_CHECK_BYTES:  # a body with no length, or a disk filling
+            _check_room(c.files, end - start, keep, cur["name"])
+            unchecked[0] = 0
         fh.write(data[start:end])
 
     def on_part_end() -> None:
@@ -919,8 +959,17 @@ async def _receive_files(request: Request, c: Collection, limit: int) -> list[tu
         "on_headers_finished": on_headers_finished, "on_part_data": on_part_data,
         "on_part_end": on_part_end,
     })
+    idle = config.upload_idle_seconds
+    body = request.stream().__aiter__()
     try:
-        async for chunk in request.stream():
+        while True:
+            try:
+                chunk = await asyncio.wait_for(body.__anext__(), idle)
+            except StopAsyncIteration:
+                break
+            except TimeoutError as exc:
+                raise ApiError(408, f"the upload sent nothing for {idle:g} s",
+                               {"idle_seconds": idle}) from exc
             parser.write(chunk)
         parser.finalize()
         if not parts:
