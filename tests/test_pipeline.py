@@ -634,6 +634,34 @@ def test_a_move_cut_short_leaves_no_second_copy_after_the_next_run(
     assert {d.path for d in index.store.documents()} == {"appliances/kettle.md", "knives.md"}
 
 
+def test_an_interrupted_run_keeps_the_documents_it_finished(
+        tmp_path: Path, index: Index, monkeypatch: pytest.MonkeyPatch):
+    """Each file is written before the next is read: Ctrl-C during a long folder run
+    loses only the file in hand, and the next run starts where it stopped."""
+    import citeline.pipeline as pipeline
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name, text in (("a.md", "Aisle 4 holds the ladders."), ("b.md", "Bay 9 holds tyres."),
+                       ("c.md", "Cage 2 holds the paint.")):
+        (folder / name).write_text(f"# {name}\n\n{text}\n")
+    real = pipeline.extractor_for
+
+    def interrupted(f: Path):  # type: ignore[no-untyped-def]
+        if f.name == "c.md":
+            raise KeyboardInterrupt  # while the third file is read
+        return real(f)
+
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "extractor_for", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            index.index(folder)
+    assert {d.path for d in index.store.documents()} == {"a.md", "b.md"}
+    assert index.search("where are the tyres", k=1).hits[0].document == "b.md"
+    again = index.index(folder)
+    assert again.indexed == ["c.md"] and sorted(again.unchanged) == ["a.md", "b.md"]
+
+
 def test_a_pdf_hit_names_its_bookmarked_section_and_page(index: Index, tmp_path: Path):
     import doc_builders
 

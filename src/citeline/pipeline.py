@@ -660,82 +660,83 @@ class Index:
         if switched:
             report.model_switch = switched
         self._settle_sentence_setting()
-        config = self.chunk_config
         pv = self.pipeline_version()
         versions = extractor_versions()
-        prepared: list[tuple[DocRecord, Document, list]] = []
-        for f, rel in files:
-            try:
-                digest = fingerprint(f)
-            except OSError as exc:
-                self._fail(rel, root, f"cannot read file: {exc.strerror or exc}", report)
-                continue
-            old = self.store.document(rel)
-            if old is not None and old.root and old.root != root and (Path(old.root) / rel).is_file():
-                # a document is keyed by its path under the folder indexed: a second
-                # folder's file of the same name would silently replace the first's
-                report.skipped.append((rel, f"{Path(old.root) / rel} is indexed under the same "
-                                            "name; index the folder that holds both instead"))
-                continue
-            if (
-                not force
-                and old is not None
-                and old.state == DocState.INDEXED
-                and old.content_hash == digest
-                and old.pipeline_version == pv
-                and old.model_key == ident.key
-                and versions.get(old.extractor) == old.extractor_version
-            ):
-                if old.root != root:  # the folder was moved: its files are now here
-                    self.store.set_root(rel, root)
-                report.unchanged.append(rel)
-                continue
-            try:
-                doc = extractor_for(f).extract(f, rel)
-                chunks = chunk_document(doc, config, self.embedder.count_tokens)
-                if not chunks:
-                    raise ExtractionError(rel, "no text to index after extraction")
-            except UnsupportedFormat as exc:
-                report.skipped.append((rel, exc.reason))
-                if old is not None:  # e.g. a transcript whose media file appeared
-                    self.store.remove_document(rel)
-                    report.removed.append(rel)
-                continue
-            except ExtractionError as exc:
-                self._fail(rel, root, exc.reason, report)
-                continue
-            except Exception as exc:  # a third-party parser's bug fails this file alone
-                self._fail(rel, root, f"extractor crashed: {type(exc).__name__}: {exc}", report)
-                continue
-            for w in doc.warnings:
-                report.warnings.append((rel, w))
-            rec = DocRecord(
-                path=rel, root=root, state=DocState.INDEXED, title=doc.title,
-                media_type=doc.media_type, content_hash=digest, extractor=doc.extractor,
-                extractor_version=doc.extractor_version, pipeline_version=pv,
-                model_id=ident.model_id, weights_hash=ident.weights_hash, dim=ident.dim,
-                warnings=doc.warnings,
-            )
-            prepared.append((rec, doc, chunks))
-        total = sum(len(c) for _, _, c in prepared)
-        bar = _progress(total, progress)
+        # one file at a time, read to written: a long run keeps what it has done when it
+        # is interrupted, and holds one document in memory, not the whole folder's
+        bar = _progress(len(files), progress)
         try:
-            for rec, doc, chunks in prepared:
-                stored = self._embed_chunks(doc, chunks, ident, report)
-                n_over = sum(1 for s in stored if s.tokens > config.window)
-                rec = DocRecord(
-                    **{**rec.__dict__, "n_chunks": len(stored), "n_over_window": n_over,
-                       "tokens": sum(s.tokens for s in stored),
-                       "header_tokens": sum(s.header_tokens for s in stored)}
-                )
-                self.store.write_document(rec, doc.text, stored, doc.regions)
-                report.indexed.append(rec.path)
-                report.chunks_written += len(stored)
-                report.sentences_written += sum(len(s.sentences) for s in stored)
-                report.over_window += n_over
-                bar.update(len(chunks))
+            for f, rel in files:
+                self._index_file(f, rel, root, report, ident, pv, versions, force)
+                bar.update(1)
         finally:
             bar.close()
+
+    def _index_file(self, f: Path, rel: str, root: str, report: IndexReport,
+                    ident: ModelIdentity, pv: str, versions: dict[str, str],
+                    force: bool) -> None:
+        """Index one file as document ``rel`` under ``root``, into ``report``."""
+        try:
+            digest = fingerprint(f)
+        except OSError as exc:
+            self._fail(rel, root, f"cannot read file: {exc.strerror or exc}", report)
+            return
+        old = self.store.document(rel)
+        if old is not None and old.root and old.root != root and (Path(old.root) / rel).is_file():
+            # a document is keyed by its path under the folder indexed: a second
+            # folder's file of the same name would silently replace the first's
+            report.skipped.append((rel, f"{Path(old.root) / rel} is indexed under the same "
+                                        "name; index the folder that holds both instead"))
+            return
+        if (
+            not force
+            and old is not None
+            and old.state == DocState.INDEXED
+            and old.content_hash == digest
+            and old.pipeline_version == pv
+            and old.model_key == ident.key
+            and versions.get(old.extractor) == old.extractor_version
+        ):
+            if old.root != root:  # the folder was moved: its files are now here
+                self.store.set_root(rel, root)
+            report.unchanged.append(rel)
+            return
+        config = self.chunk_config
+        try:
+            doc = extractor_for(f).extract(f, rel)
+            chunks = chunk_document(doc, config, self.embedder.count_tokens)
+            if not chunks:
+                raise ExtractionError(rel, "no text to index after extraction")
+        except UnsupportedFormat as exc:
+            report.skipped.append((rel, exc.reason))
+            if old is not None:  # e.g. a transcript whose media file appeared
+                self.store.remove_document(rel)
+                report.removed.append(rel)
+            return
+        except ExtractionError as exc:
+            self._fail(rel, root, exc.reason, report)
+            return
+        except Exception as exc:  # a third-party parser's bug fails this file alone
+            self._fail(rel, root, f"extractor crashed: {type(exc).__name__}: {exc}", report)
+            return
+        for w in doc.warnings:
+            report.warnings.append((rel, w))
+        stored = self._embed_chunks(doc, chunks, ident, report)
+        n_over = sum(1 for s in stored if s.tokens > config.window)
+        rec = DocRecord(
+            path=rel, root=root, state=DocState.INDEXED, title=doc.title,
+            media_type=doc.media_type, content_hash=digest, extractor=doc.extractor,
+            extractor_version=doc.extractor_version, pipeline_version=pv,
+            model_id=ident.model_id, weights_hash=ident.weights_hash, dim=ident.dim,
+            warnings=doc.warnings, n_chunks=len(stored), n_over_window=n_over,
+            tokens=sum(s.tokens for s in stored),
+            header_tokens=sum(s.header_tokens for s in stored),
+        )
+        self.store.write_document(rec, doc.text, stored, doc.regions)
+        report.indexed.append(rec.path)
+        report.chunks_written += len(stored)
+        report.sentences_written += sum(len(s.sentences) for s in stored)
+        report.over_window += n_over
 
     def _embed_chunks(
         self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport
@@ -1285,7 +1286,7 @@ def _progress(total: int, enabled: bool):  # type: ignore[no-untyped-def]
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="chunk", desc="embedding", dynamic_ncols=True)
+    return tqdm(total=total, unit="file", desc="indexing", dynamic_ncols=True)
 
 
 def open_index(location: str | Path, **kwargs: object) -> Index:
