@@ -50,6 +50,31 @@ def test_reindex_only_changed_and_removes_missing(index: Index, clean_corpus: Pa
     assert index.search("dry cloth base", k=1).hits[0].document == "kettle.md"
 
 
+def test_compact_drops_only_the_vectors_no_document_uses(index: Index, clean_corpus: Path):
+    index.index(clean_corpus)
+    kettle = clean_corpus / "kettle.md"
+    kettle.write_text(kettle.read_text().replace("vinegar", "citric acid"))  # texts replaced
+    notes = (clean_corpus / "notes.txt").read_bytes()
+    (clean_corpus / "notes.txt").unlink()  # texts of a removed document
+    index.index(clean_corpus)
+    before = index.search("descale the kettle", k=5)
+    report = index.compact()
+    assert report.cache_dropped > 0 and report.cache_kept > 0
+    assert report.bytes_after < report.bytes_before
+    after = index.search("descale the kettle", k=5)
+    assert [(h.chunk_id, h.distance) for h in after.hits] == [
+        (h.chunk_id, h.distance) for h in before.hits]
+    # every vector the index uses is still cached: re-embedding its documents costs nothing
+    redo = index.reindex([d.record.path for d in index.status()])
+    assert len(redo.indexed) == 2
+    assert redo.embedded == redo.sentences_embedded == redo.bare_embedded == 0
+    assert index.compact().cache_dropped == 0
+    # what was dropped is embedded again when it comes back
+    (clean_corpus / "notes.txt").write_bytes(notes)
+    back = index.index(clean_corpus)
+    assert back.indexed == ["notes.txt"] and back.embedded > 0
+
+
 def test_failed_update_keeps_the_indexed_version(index: Index, clean_corpus: Path):
     index.index(clean_corpus)
     before = index.store.stats().chunks

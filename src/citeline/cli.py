@@ -183,6 +183,23 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 1 if unknown else 0
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    """Drop unused cached vectors and give the space back."""
+    report = _open(args).compact()
+    if args.json:
+        print(json.dumps(report.to_json()))
+        return 0
+    saved = report.bytes_before - report.bytes_after
+    print(f"dropped {report.cache_dropped} cached vectors no document uses "
+          f"({report.cache_kept} kept); {_mib(report.bytes_before)} -> "
+          f"{_mib(report.bytes_after)}" + (f" ({_mib(saved)} freed)" if saved > 0 else ""))
+    return 0
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB"
+
+
 # --- search / ask ----------------------------------------------------------------------
 
 
@@ -898,6 +915,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--missing", action="store_true",
                     help="also remove every document whose file is gone (e.g. under a "
                          "deleted folder that was indexed on its own)")
+
+    sp = add("compact", cmd_compact,
+             "drop cached vectors no document uses any more (removed or edited documents, "
+             "another model's) and give their space back")
+    sp.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     sp = add("search", cmd_search, "ranked hits for a query, without generation")
     sp.add_argument("query", help="the query text")

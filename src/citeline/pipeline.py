@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -78,7 +77,15 @@ from citeline.sentences import (
     sentence_text,
     split_sentences,
 )
-from citeline.store import DocRecord, Store, StoredChunk, StoredSentence, open_store
+from citeline.store import (
+    CompactReport,
+    DocRecord,
+    Store,
+    StoredChunk,
+    StoredSentence,
+    open_store,
+    text_hash,
+)
 from citeline.types import (
     STRATEGIES,
     Answer,
@@ -235,10 +242,6 @@ class SearchResult:
         }
 
 
-def _sha256(data: bytes | str) -> str:
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    return hashlib.sha256(data).hexdigest()
 
 
 class Index:
@@ -591,6 +594,12 @@ class Index:
         self.store.remove_document(path)
         return True
 
+    def compact(self) -> CompactReport:
+        """Drop the embedding cache's vectors that no document in the index uses any more
+        (removed or edited documents, another model's) and give their space back. A text
+        added again later is embedded again."""
+        return self.store.compact()
+
     def gone(self) -> list[str]:
         """The documents whose original file is no longer there (``remove --missing``)."""
         return [r.path for r in self.store.documents() if _gone(r)]
@@ -822,7 +831,7 @@ class Index:
     ) -> tuple[list[np.ndarray], list[str], int]:
         """(vectors, hashes) of the texts, and how many the model embedded: a text seen
         before (``known``, the store's cache, or earlier in ``texts``) never is again."""
-        hashes = [_sha256(t) for t in texts]
+        hashes = [text_hash(t) for t in texts]
         cached = {**self.store.cached_vectors(hashes, ident.key), **known}
         todo = list(dict.fromkeys(h for h in hashes if h not in cached))
         if todo:

@@ -7,6 +7,7 @@ default (one file, WAL mode), and further backends register in
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,27 @@ class DocRecord:
     @property
     def model_key(self) -> str:
         return f"{self.model_id}@{self.weights_hash}/{self.dim}" if self.model_id else ""
+
+
+def text_hash(text: str) -> str:
+    """The embedding cache's key of a text: its UTF-8 bytes' SHA-256, in hex (what
+    PostgreSQL's ``encode(sha256(convert_to(t, 'UTF8')), 'hex')`` gives too)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CompactReport:
+    """What ``compact`` dropped and what the store's files take up around it (bytes;
+    on PostgreSQL, the cache table and its index: freed space is reused by later
+    writes, not handed back)."""
+
+    cache_dropped: int
+    cache_kept: int
+    bytes_before: int
+    bytes_after: int
+
+    def to_json(self) -> dict[str, int]:
+        return dict(self.__dict__)
 
 
 # The documents columns every backend writes, in this order (see document_row).
@@ -271,6 +293,12 @@ class Store(Protocol):
         ...
 
     def stats(self) -> IndexStats: ...
+
+    def compact(self) -> CompactReport:
+        """Drop the embedding-cache rows no stored chunk, header-less chunk or sentence
+        uses (texts of removed or edited documents, another model's vectors), then give
+        the space back as far as the backend can."""
+        ...
 
     def close(self) -> None: ...
 

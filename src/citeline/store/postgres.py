@@ -65,6 +65,7 @@ from citeline.retrieve.bm25 import K1, B, term_frequencies
 from citeline.store import (
     DOCUMENT_COLUMNS,
     ChunkRow,
+    CompactReport,
     DocRecord,
     IndexStats,
     StoredChunk,
@@ -1134,6 +1135,31 @@ class PostgresStore:
         ).fetchone() or (0, 0, 0, 0)
         by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
         return IndexStats(int(n), int(over), int(tok), int(htok), by_state)
+
+    def _cache_bytes(self) -> int:
+        return int(self.conn.execute(
+            "SELECT pg_total_relation_size('embeddings')").fetchone()[0])
+
+    @_db
+    def compact(self) -> CompactReport:
+        c = self.conn
+        before = self._cache_bytes()
+        with c.transaction():
+            # what writers committed before this statement is kept; a row a writer adds
+            # meanwhile comes with its own chunk's vector, so at worst a cache miss
+            c.execute("CREATE TEMP TABLE kept_cache ON COMMIT DROP AS "
+                      "SELECT text_hash, model_key FROM chunks UNION "
+                      "SELECT text_hash, model_key FROM sentences UNION "
+                      "SELECT encode(sha256(convert_to(content, 'UTF8')), 'hex'), model_key "
+                      "FROM chunks")
+            c.execute("CREATE INDEX ON kept_cache (text_hash, model_key)")
+            c.execute("ANALYZE kept_cache")
+            dropped = c.execute(
+                "DELETE FROM embeddings e WHERE NOT EXISTS (SELECT 1 FROM kept_cache k "
+                "WHERE k.text_hash = e.text_hash AND k.model_key = e.model_key)").rowcount
+            kept = int(c.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
+        c.execute("VACUUM (ANALYZE) embeddings")  # the freed rows' space is reused
+        return CompactReport(dropped, kept, before, self._cache_bytes())
 
     # --- job queue --------------------------------------------------------------------
 

@@ -33,11 +33,13 @@ from citeline.retrieve.dense import chunk_max, top_k
 from citeline.store import (
     DOCUMENT_COLUMNS,
     ChunkRow,
+    CompactReport,
     DocRecord,
     IndexStats,
     StoredChunk,
     document_row,
     regions_from_json,
+    text_hash,
     token_blob,
     token_matrix,
 )
@@ -626,6 +628,45 @@ class SQLiteStore:
         ).fetchone()
         by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
         return IndexStats(n, over, tok, htok, by_state)
+
+    def _bytes(self) -> int:
+        return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + "-wal"))
+                   if p.exists())
+
+    def compact(self) -> CompactReport:
+        c = self.conn
+        before = self._bytes()
+        c.execute("BEGIN IMMEDIATE")  # writers wait: no chunk lands between keep and drop
+        try:
+            c.execute("CREATE TEMP TABLE IF NOT EXISTS kept_cache (text_hash TEXT NOT NULL, "
+                      "model_key TEXT NOT NULL, PRIMARY KEY (text_hash, model_key)) WITHOUT ROWID")
+            c.execute("DELETE FROM temp.kept_cache")
+            c.execute("INSERT OR IGNORE INTO temp.kept_cache SELECT text_hash, model_key FROM chunks")
+            c.execute("INSERT OR IGNORE INTO temp.kept_cache "
+                      "SELECT text_hash, model_key FROM sentences")
+            rows = c.execute("SELECT content, model_key FROM chunks")  # header-less vectors
+            while batch := rows.fetchmany(2000):
+                c.executemany("INSERT OR IGNORE INTO temp.kept_cache VALUES (?, ?)",
+                              [(text_hash(content), key) for content, key in batch])
+            dropped = c.execute(
+                "DELETE FROM embeddings WHERE NOT EXISTS (SELECT 1 FROM temp.kept_cache k "
+                "WHERE k.text_hash = embeddings.text_hash AND k.model_key = embeddings.model_key)"
+            ).rowcount
+            kept = c.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+            c.execute("DROP TABLE temp.kept_cache")
+            c.execute("COMMIT")
+        except BaseException:
+            _rollback(c)
+            raise
+        try:
+            c.execute("VACUUM")  # rewrites the file without the free pages
+            c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError as exc:  # another process holds the index open
+            raise StoreUnavailable(
+                f"{self.path}: {dropped} unused cache rows were dropped, but the file could not "
+                f"be rewritten to give their space back while another process uses the index "
+                f"({exc}); run compact again when it is idle") from exc
+        return CompactReport(dropped, kept, before, self._bytes())
 
 
 def _use_wal(c: sqlite3.Connection) -> None:
