@@ -350,6 +350,25 @@ def test_transcript_becomes_its_media_file_when_the_recording_appears(index: Ind
     assert hit.document == "call.webm" and hit.locator.fragment == "#t=1,62"  # all four cues
 
 
+def test_a_transcript_stays_searchable_when_its_new_recording_fails(index: Index,
+                                                                   tmp_path: Path):
+    # the recording appears while its transcript is broken: the words indexed from the
+    # transcript stay until the recording's document holds them
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "call.vtt").write_text(b.VTT_TEXT)
+    assert index.index(folder).indexed == ["call.vtt"]
+    (folder / "call.vtt").write_text(b.VTT_TEXT.replace("-->", "->"))
+    (folder / "call.webm").write_bytes(b"\x1aE\xdf\xa3 webm")
+    report = index.index(folder)
+    assert [p for p, _ in report.failed] == ["call.webm"] and report.removed == []
+    assert index.search("who is driving the van", k=1).hits[0].document == "call.vtt"
+    (folder / "call.vtt").write_text(b.VTT_TEXT)  # mended: the recording takes the words
+    report = index.index(folder)
+    assert report.indexed == ["call.webm"] and report.removed == ["call.vtt"]
+    assert [r.path for r in index.store.documents()] == ["call.webm"]
+
+
 def test_a_recording_or_transcript_named_alone_indexes_its_companion(index: Index, tmp_path: Path):
     folder = tmp_path / "docs"
     folder.mkdir()

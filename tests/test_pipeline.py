@@ -687,6 +687,21 @@ def test_an_interrupted_run_keeps_the_documents_it_finished(
     assert again.indexed == ["c.md"] and sorted(again.unchanged) == ["a.md", "b.md"]
 
 
+def test_a_document_that_fails_in_a_moved_folder_is_looked_for_there(
+        tmp_path: Path, index: Index):
+    top, _ = _kitchen(tmp_path)
+    index.index(top)
+    moved = tmp_path / "galley"
+    top.rename(moved)
+    (moved / "knives.md").write_bytes(b"\x00broken")
+    report = index.index(moved)
+    assert [p for p, _ in report.failed] == ["knives.md"]
+    assert index.document("knives.md").root == str(moved.resolve())
+    assert index.gone() == []  # its file is there: `remove --missing` keeps it
+    (moved / "knives.md").write_text("# Knives\n\nHone the blade before every use.\n")
+    assert index.retry().indexed == ["knives.md"]
+
+
 def test_a_pdf_hit_names_its_bookmarked_section_and_page(index: Index, tmp_path: Path):
     import doc_builders
 

@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,7 +48,13 @@ from citeline.errors import (
     UnsupportedFormat,
 )
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
-from citeline.extract.transcript import companion
+from citeline.extract.transcript import (
+    MEDIA_SUFFIXES,
+    companion,
+    is_sidecar_skip,
+    media_for,
+    sidecar_for,
+)
 from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
 from citeline.rerank import (
     Reranker,
@@ -685,17 +691,19 @@ class Index:
                     ident: ModelIdentity, pv: str, versions: dict[str, str],
                     force: bool) -> None:
         """Index one file as document ``rel`` under ``root``, into ``report``."""
-        try:
-            digest = fingerprint(f)
-        except OSError as exc:
-            self._fail(rel, root, f"cannot read file: {exc.strerror or exc}", report)
-            return
         old = self.store.document(rel)
         if old is not None and old.root and old.root != root and (Path(old.root) / rel).is_file():
             # a document is keyed by its path under the folder indexed: a second
             # folder's file of the same name would silently replace the first's
             report.skipped.append((rel, f"{Path(old.root) / rel} is indexed under the same "
                                         "name; index the folder that holds both instead"))
+            return
+        # from here the document is this folder's (its old folder's file is gone: moved),
+        # so a failure below records this folder, where `retry` and `remove --missing` look
+        try:
+            digest = fingerprint(f)
+        except OSError as exc:
+            self._fail(rel, root, f"cannot read file: {exc.strerror or exc}", report)
             return
         if (
             not force
@@ -718,7 +726,11 @@ class Index:
                 raise ExtractionError(rel, "no text to index after extraction")
         except UnsupportedFormat as exc:
             report.skipped.append((rel, exc.reason))
-            if old is not None:  # e.g. a transcript whose media file appeared
+            # e.g. a transcript whose recording appeared: its words are indexed as the
+            # recording's, so its own document goes, but only once the recording's is
+            # in (else when that is written, below): if the recording fails, they stay
+            media = media_for(f) if is_sidecar_skip(exc.reason) else None
+            if old is not None and (media is None or self._holds(_sibling(rel, media.name), root)):
                 self.store.remove_document(rel)
                 report.removed.append(rel)
             return
@@ -746,6 +758,18 @@ class Index:
         report.chunks_written += len(stored)
         report.sentences_written += sum(len(s.sentences) for s in stored)
         report.over_window += n_over
+        side = sidecar_for(f) if f.suffix.lower() in MEDIA_SUFFIXES else None
+        if side is not None:  # its transcript, indexed on its own before, is in here now
+            side_rel = _sibling(rel, side.name)
+            held = self.store.document(side_rel)
+            if held is not None and held.root == root:
+                self.store.remove_document(side_rel)
+                report.removed.append(side_rel)
+
+    def _holds(self, rel: str, root: str) -> bool:
+        """Whether document ``rel`` of folder ``root`` is indexed."""
+        rec = self.store.document(rel)
+        return rec is not None and rec.root == root and rec.state == DocState.INDEXED
 
     def _embed_chunks(
         self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport
@@ -1288,6 +1312,11 @@ def _ms(t0: float) -> float:
 class _NoBar:
     def update(self, n: int) -> None: ...
     def close(self) -> None: ...
+
+
+def _sibling(rel: str, name: str) -> str:
+    """The document path of file ``name`` in the folder of document ``rel``."""
+    return str(PurePosixPath(rel).with_name(name))
 
 
 def _progress(total: int, enabled: bool):  # type: ignore[no-untyped-def]

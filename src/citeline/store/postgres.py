@@ -861,7 +861,7 @@ class PostgresStore:
             c.execute(
                 "INSERT INTO documents (path, root, state, reason, indexed_at) "
                 "VALUES (%s, %s, %s, %s, %s) ON CONFLICT ((md5(path))) DO UPDATE SET "
-                "state = excluded.state, reason = excluded.reason",
+                "root = excluded.root, state = excluded.state, reason = excluded.reason",
                 (path, root, state, reason, _now()),
             )
 

@@ -390,7 +390,7 @@ class SQLiteStore:
             c.execute(
                 "INSERT INTO documents (path, root, state, reason, indexed_at) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
-                "state = excluded.state, reason = excluded.reason",
+                "root = excluded.root, state = excluded.state, reason = excluded.reason",
                 (path, root, state, reason, _now()),
             )
             self._bump(c)
