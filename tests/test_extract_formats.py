@@ -456,6 +456,17 @@ def test_docx_not_a_word_file(tmp_path: Path):
         extract(hollow)
 
 
+def test_a_password_protected_docx_or_xlsx_is_named_encrypted_not_legacy():
+    """Office keeps them in the compound file a legacy .doc/.xls is; saving as .docx
+    would not help (fixtures: SOURCES.md, encrypted with msoffcrypto-tool)."""
+    real = Path(__file__).parent / "fixtures" / "real"
+    for name, kind in (("locked-irrigation.docx", ".docx"), ("locked-budget.xlsx", ".xlsx")):
+        with pytest.raises(ExtractionError) as exc:
+            extract(real / name)
+        assert f"the {kind} is encrypted with a password" in str(exc.value)
+        assert "legacy" not in str(exc.value)
+
+
 def test_a_truncated_docx_or_xlsx_is_named_damaged_not_legacy(tmp_path: Path):
     """A package cut short (an interrupted download) is still a ZIP's first bytes but has
     no central directory: it is called damaged, not a legacy binary file."""

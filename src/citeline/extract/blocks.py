@@ -13,6 +13,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from citeline.errors import ExtractionError
 
@@ -159,12 +160,38 @@ def check_package(path: Path, rel: str, what: str) -> None:
                      f"{MAX_RATIO} to 1): a zip bomb, not read")
 
 
+# The stream a password-protected Office Open XML file keeps its package in (MS-OFFCRYPTO),
+# named in the compound file's directory in UTF-16LE.
+_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
+
+
+def _cfb_directory(f: BinaryIO) -> bytes:
+    """The first sectors of a compound file's directory (MS-CFB 2.2: the header gives
+    the sector size and where the directory starts); a file too short gives less."""
+    f.seek(0)
+    header = f.read(512)
+    if len(header) < 512:
+        return b""
+    size = 1 << int.from_bytes(header[0x1E:0x20], "little")
+    first = int.from_bytes(header[0x30:0x34], "little")
+    if size not in (512, 4096) or first >= 0xFFFFFFFA:  # not a sector number
+        return b""
+    f.seek((first + 1) * size)
+    return f.read(4 * size)
+
+
 def not_a_package(path: Path, what: str, legacy: str) -> str:
     """Why ``path``, which zipfile cannot open, is not an Office Open XML package
     (``what``: ".docx file"; ``legacy``: ".doc"): a legacy binary file under the new
     suffix, a ZIP package cut short (a download or copy that stopped), or neither."""
     with path.open("rb") as f:
         head = f.read(8)
+        directory = _cfb_directory(f) if head.startswith(_OLE2) else b""
+    if _ENCRYPTED_PACKAGE in directory:
+        # Office keeps a password-protected .docx/.xlsx as an encrypted package inside
+        # the same compound file a legacy one is: saving it again does not help
+        return (f"the {what.split()[0]} is encrypted with a password; save a copy without "
+                "the password to index it")
     if head.startswith(_OLE2):
         return f"a legacy {legacy} file, not a {what}; save it as {what.split()[0]}"
     if head.startswith(b"PK\x03\x04"):
