@@ -814,11 +814,53 @@ def test_xlsx_formula_without_a_saved_result_is_indexed_as_its_formula(tmp_path:
     ws.append(["North", 1200])
     ws.append(["South", 800])
     ws["A5"], ws["B5"] = "Total", "=SUM(B2:B3)"
+    ws["C2"] = ws["C3"] = '=IF(B2>1000,"high","")'
     wb.save(path)
+    # C2 and C3 as Excel saves a calculated text result: "high", and an empty one (<v/>)
+    with zipfile.ZipFile(path) as z:
+        parts = {name: z.read(name) for name in z.namelist()}
+    sheet = parts["xl/worksheets/sheet1.xml"]
+    for ref, saved in ((b"C2", b"<v>high</v>"), (b"C3", b"<v/>")):
+        sheet, n = re.subn(rb'<c r="' + ref + rb'">(<f>.*?</f>)<v\s*/?>(</v>)?</c>',
+                           rb'<c r="' + ref + rb'" t="str">\1' + saved + rb"</c>", sheet)
+        assert n == 1
+    parts["xl/worksheets/sheet1.xml"] = sheet
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
     doc = extract(path)
-    assert doc.text.split("\n")[-1] == "Total | =SUM(B2:B3)"
+    lines = doc.text.split("\n")
+    assert lines[1:3] == ["North | 1200 | high", "South | 800"]  # an empty result is empty
+    assert lines[-1] == "Total | =SUM(B2:B3)"
     assert len(doc.warnings) == 1 and "1 formula cell(s) have no saved result" in doc.warnings[0]
     assert "B5 =SUM(B2:B3)" in doc.warnings[0]
+
+
+def test_an_xlsx_with_a_damaged_or_missing_part_is_named_damaged(tmp_path: Path):
+    import openpyxl
+
+    good = tmp_path / "good.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.append(["animal", "about okapis"])
+    wb.save(good)
+    with zipfile.ZipFile(good) as z:
+        parts = {name: z.read(name) for name in z.namelist()}
+    sheet, styles = "xl/worksheets/sheet1.xml", "xl/styles.xml"
+    cases = {
+        "cut.xlsx": ({sheet: parts[sheet][: len(parts[sheet]) // 2]},
+                     "the workbook is damaged (unclosed token"),
+        "lost.xlsx": ({sheet: None},
+                      "the workbook is damaged (sheet 'Sheet' is listed but its part is missing)"),
+        "styles.xlsx": ({styles: b"<styleSheet><garbage"}, "not a readable .xlsx workbook ("),
+    }
+    for name, (changes, reason) in cases.items():
+        with zipfile.ZipFile(tmp_path / name, "w") as z:
+            for part, data in {**parts, **changes}.items():
+                if data is not None:
+                    z.writestr(part, data)
+        with pytest.raises(ExtractionError) as exc:
+            extract(tmp_path / name)
+        assert reason in str(exc.value) and "crashed" not in str(exc.value), name
 
 
 def test_cell_text_by_hand():

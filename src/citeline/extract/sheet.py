@@ -112,7 +112,8 @@ def _document(rel: str, title: str, media_type: str, name: str, version: str,
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "2"  # 2: a formula with no saved result is indexed as its formula, with a warning
+    version = "3"  # 2: a formula with no saved result is indexed as its formula, with a
+    # warning; 3: a formula's saved empty text result is an empty cell, not its formula
     suffixes = (".xlsx", ".xlsm")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -123,7 +124,8 @@ class XlsxExtractor:
         check_package(path, rel, "workbook")
         try:
             wb = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
-        except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError,
+                SyntaxError) as exc:  # SyntaxError: a part's XML is damaged (either parser)
             raise ExtractionError(rel, f"not a readable .xlsx workbook ({exc})") from exc
         builder = TextBuilder()
         regions: list[Region] = []
@@ -131,6 +133,10 @@ class XlsxExtractor:
         formulas = None  # the same workbook read for its formulas, when a sheet has any
         try:
             with_formulas = _sheets_with_formulas(path)
+            lost = [name for name in _listed_sheets(path) if name not in wb.sheetnames]
+            if lost:  # openpyxl leaves out a sheet whose part is missing, as if it never was
+                raise ExtractionError(rel, f"the workbook is damaged (sheet {lost[0]!r} is listed "
+                                           "but its part is missing)")
             for ws in wb.worksheets:
                 # Writers often store a wrong <dimension>; read what is really there.
                 ws.reset_dimensions()
@@ -141,7 +147,8 @@ class XlsxExtractor:
                         formulas = openpyxl.load_workbook(str(path), read_only=True, data_only=False)
                     wf = formulas[ws.title]
                     wf.reset_dimensions()
-                    rows = _with_formulas(rows, wf, uncached)
+                    saved = _saved_results(path, ws._worksheet_path)
+                    rows = _with_formulas(rows, wf, saved, uncached)
                 found = sheet_rows(builder, ws.title, rows)
                 if not found:
                     warnings.append(f"sheet {ws.title!r} is empty")
@@ -151,7 +158,7 @@ class XlsxExtractor:
                         f"(e.g. {uncached[0]}); their formulas are indexed instead: open and save "
                         "the file in a spreadsheet program to index the values")
                 regions.extend(found)
-        except (KeyError, ValueError, zipfile.BadZipFile) as exc:
+        except (KeyError, ValueError, zipfile.BadZipFile, SyntaxError) as exc:
             raise ExtractionError(rel, f"the workbook is damaged ({exc})") from exc
         finally:
             wb.close()
@@ -190,17 +197,68 @@ def _sheets_with_formulas(path: Path) -> set[str]:
     return found
 
 
+def _listed_sheets(path: Path) -> list[str]:
+    """The sheet names ``xl/workbook.xml`` lists (none if the part has another name)."""
+    import xml.etree.ElementTree as ET
+
+    with zipfile.ZipFile(path) as z:
+        if "xl/workbook.xml" not in z.namelist():
+            return []
+        root = ET.fromstring(z.read("xl/workbook.xml"))
+    return [el.get("name", "") for el in root.iter() if el.tag.rpartition("}")[2] == "sheet"]
+
+
+def _saved_results(path: Path, part: str) -> set[tuple[int, int]]:
+    """(row, column), 1-based, of the formula cells of worksheet ``part`` that hold a
+    saved result, even an empty one: ``=IF(B2>5,"big","")`` saved by Excel as
+    ``<c t="str"><f>..</f><v/></c>`` is an empty cell, not a formula left uncalculated
+    (openpyxl reads both as None)."""
+    import xml.etree.ElementTree as ET
+
+    found: set[tuple[int, int]] = set()
+    row_number = 0
+    with zipfile.ZipFile(path) as z, z.open(part.lstrip("/")) as fh:
+        for _, el in ET.iterparse(fh):
+            if el.tag.rpartition("}")[2] != "row":
+                continue
+            row_number = int(el.get("r") or row_number + 1)
+            col = 0
+            for c in el:
+                ref = c.get("r")
+                col = _column_number(ref) if ref else col + 1
+                kids = {child.tag.rpartition("}")[2]: child for child in c}
+                v = kids.get("v")
+                # a result typed as a string may be empty; an untyped empty <v></v> is
+                # what a library that does not calculate (openpyxl) writes
+                if "f" in kids and v is not None and (v.text or c.get("t") == "str"):
+                    found.add((row_number, col))
+            el.clear()
+    return found
+
+
+def _column_number(ref: str) -> int:
+    """The 1-based column of an A1 reference (``"AB12"`` is 28)."""
+    n = 0
+    for ch in ref:
+        if not ch.isalpha():
+            break
+        n = n * 26 + ord(ch.upper()) - 64
+    return n
+
+
 def _with_formulas(rows: Iterator[tuple[int, list[str]]], formulas,  # type: ignore[no-untyped-def]
+                   saved: set[tuple[int, int]],
                    uncached: list[str]) -> Iterator[tuple[int, list[str]]]:
     """``rows`` with each formula cell that has no saved result (a file written by a
-    library that does not calculate) shown as its formula; ``uncached`` collects
-    their A1 references and formulas, for the warning."""
+    library that does not calculate) shown as its formula; ``saved``: the cells that
+    have one (see :func:`_saved_results`); ``uncached`` collects the others' A1
+    references and formulas, for the warning."""
     from citeline.chunk import column_letter
 
     for (number, cells), raw in zip(rows, formulas.iter_rows(values_only=True), strict=False):
         for col, value in enumerate(raw):
             if isinstance(value, str) and value.startswith("=") and \
-                    (col >= len(cells) or not cells[col]):
+                    (number, col + 1) not in saved and (col >= len(cells) or not cells[col]):
                 cells.extend([""] * (col + 1 - len(cells)))  # a row may end before it
                 cells[col] = cell_text(value)
                 uncached.append(f"{column_letter(col + 1)}{number} {value}")
