@@ -589,6 +589,15 @@ def test_html_declared_charset_and_undecodable_bytes(tmp_path: Path):
     bad.write_bytes(b"<p>caf\xe9</p>")
     with pytest.raises(ExtractionError, match="not valid utf-8"):
         extract(bad)
+    # a UTF-16 label met by an ASCII scan is wrong: the HTML standard reads UTF-8
+    wrong = tmp_path / "wrong.html"
+    wrong.write_bytes(b'<meta charset="utf-16"><p>Plain page about badgers.</p> ')
+    assert extract(wrong).text == "Plain page about badgers."
+    # UTF-16 without a byte-order mark holds NUL bytes: refused, not read as garbage
+    u16 = tmp_path / "u16.html"
+    u16.write_bytes("<html><body><p>A page about gazelles.</p></body></html>".encode("utf-16-le"))
+    with pytest.raises(ExtractionError, match="UTF-16 without a byte-order mark"):
+        extract(u16)
     only_script = tmp_path / "script.html"
     only_script.write_text("<script>alert(1)</script><nav>menu</nav>")
     with pytest.raises(ExtractionError, match="no text left"):
@@ -1053,6 +1062,14 @@ def test_csv_independent_reader_agrees_on_records(tmp_path: Path):
         assert doc.text[r.start : r.end] == " | ".join(" ".join(f.split()) for f in fields)
 
 
+def test_a_csv_with_a_nul_anywhere_is_binary(tmp_path: Path):
+    f = tmp_path / "log.csv"
+    f.write_text("when,what\n" + "2024-01-01,kettle descaled\n" * 800 + "2024-02-01,x\x00y\n")
+    assert f.stat().st_size > 8192  # past the first 8,192 characters, once only looked at
+    with pytest.raises(ExtractionError, match="binary file"):
+        extract(f)
+
+
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
 def test_utf16_text_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str):
     body = "# Wasserkocher\r\n\r\nEntkalken: Essig und Wasser, eine Stunde. ☕\r\n"
@@ -1070,6 +1087,18 @@ def test_utf16_text_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str
     f.write_bytes(b"\xff\xfe" + b"\x00\xd8")  # a lone surrogate after the mark
     with pytest.raises(ExtractionError, match="not valid UTF-16 after its byte-order mark"):
         extractor_for(f).extract(f, "notes.md")
+    f.write_bytes(bom + (body + "\x00tail").encode(encoding))  # a NUL character inside
+    with pytest.raises(ExtractionError, match="binary file"):
+        extractor_for(f).extract(f, "notes.md")
+
+
+@pytest.mark.parametrize("encoding", ["utf-32-le", "utf-32-be"])
+def test_utf32_text_with_a_byte_order_mark_is_read_not_taken_for_utf16(tmp_path: Path,
+                                                                       encoding: str):
+    body = "# Kettle\n\nDescale with vinegar. ☕\n"
+    f = tmp_path / "notes.txt"
+    f.write_bytes(("\ufeff" + body).encode(encoding))  # FF FE 00 00 starts as UTF-16's mark
+    assert extractor_for(f).extract(f, "notes.txt").text == body
 
 
 # --- Markdown and reStructuredText titles -----------------------------------------------

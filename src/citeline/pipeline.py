@@ -721,6 +721,9 @@ class Index:
         config = self.chunk_config
         try:
             doc = extractor_for(f).extract(f, rel)
+            if "\x00" in doc.text:  # whatever the format: no store keeps it as text
+                raise ExtractionError(rel, "the extracted text holds NUL characters (binary "
+                                           "data), not text")
             chunks = chunk_document(doc, config, self.embedder.count_tokens)
             if not chunks:
                 raise ExtractionError(rel, "no text to index after extraction")

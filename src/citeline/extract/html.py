@@ -88,15 +88,23 @@ def decode_html(data: bytes, rel: str) -> str:
             enc = codecs.lookup(declared).name
         except LookupError:
             enc = "utf-8"
-        # The HTML standard reads these labels as windows-1252.
+        # The HTML standard reads these labels as windows-1252; and a UTF-16 or UTF-32
+        # label found by this ASCII scan is wrong (such a page holds no ASCII bytes), so
+        # it reads UTF-8.
         if enc in ("latin-1", "iso8859-1", "ascii"):
             enc = "cp1252"
+        elif enc.startswith(("utf-16", "utf-32")):
+            enc = "utf-8"
     try:
-        return data.decode(enc)
+        text = data.decode(enc)
     except UnicodeDecodeError as exc:
         raise ExtractionError(
             rel, f"not valid {enc} (undecodable byte at offset {exc.start}); declare the page's charset"
         ) from exc
+    if "\x00" in text:
+        raise ExtractionError(rel, "contains NUL bytes: binary, or UTF-16 without a byte-order "
+                                   "mark; save the page as UTF-8")
+    return text
 
 
 def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
@@ -196,9 +204,10 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "3"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "4"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
-    # of the page is no boilerplate, an inline display: none hides
+    # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
+    # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:

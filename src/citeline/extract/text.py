@@ -43,7 +43,9 @@ VIM_TITLE_MAX = 60  # characters: a longer line under the banner is the first se
 
 def decode_text(path: Path, rel: str, data: bytes) -> str:
     """Bytes -> canonical text, or a clear reason why this is not a text file."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16, whose ASCII holds NUL bytes
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's
+        encoding, what = "utf-32", "valid UTF-32 after its byte-order mark"  # (BOM dropped)
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16, whose ASCII holds NUL bytes
         encoding, what = "utf-16", "valid UTF-16 after its byte-order mark"  # (BOM dropped)
     else:
         if b"\x00" in data:  # anywhere: one NUL past the start is binary all the same
@@ -53,6 +55,8 @@ def decode_text(path: Path, rel: str, data: bytes) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise ExtractionError(rel, f"not {what} (undecodable byte at offset {exc.start})") from exc
+    if "\x00" in text:  # a NUL character in UTF-16/32 text: binary all the same
+        raise ExtractionError(rel, "binary file (contains NUL characters), not text")
     if not text.strip():
         raise ExtractionError(rel, "empty file (no text to index)")
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -121,8 +125,9 @@ class TextExtractor:
     # 2: UTF-16 with a byte-order mark is read, not refused as binary; 3: setext
     # headings in Markdown and section titles in reStructuredText make sections, and
     # a Markdown file without a "#" title takes its front matter's title; 4: so do
-    # underlined titles in plain text; 5: Vim help files' sections
-    version = "5"
+    # underlined titles in plain text; 5: Vim help files' sections; 6: UTF-32 with a
+    # byte-order mark is read, and a NUL character in UTF-16/32 text is binary
+    version = "6"
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
