@@ -295,6 +295,25 @@ def test_pdf_broken_files_fail_with_plain_reasons(tmp_path: Path):
         assert reason in err.value.reason and err.value.path == path.name
 
 
+def test_a_pdf_with_no_pages_says_so(tmp_path: Path):
+    """PDFium fails to open it without an error of its own (its last error is a process
+    global, so a fresh process shows what a user's first run sees)."""
+    import subprocess
+    import sys
+
+    from pypdf import PdfWriter
+
+    pageless = tmp_path / "pageless.pdf"
+    PdfWriter().write(pageless)  # a page tree with /Count 0
+    code = ("import sys; from pathlib import Path; from citeline.extract import extractor_for\n"
+            "p = Path(sys.argv[1])\n"
+            "try: extractor_for(p).extract(p, p.name)\n"
+            "except Exception as exc: print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(pageless)], capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == "pageless.pdf: the PDF has no pages (or its page tree cannot be read)"
+
+
 # --- DOCX ---------------------------------------------------------------------------------
 
 
@@ -983,6 +1002,15 @@ def test_srt_and_malformed_cues(tmp_path: Path):
         extract(notvtt)
     cues, bad, _ = parse_cues("WEBVTT\n\nNOTE only a note\n", vtt=True)
     assert cues == [] and bad == []
+    # a one-dash arrow: the error names the timing line, not the SRT counter above it
+    arrow = tmp_path / "arrow.srt"
+    arrow.write_text("1\n00:00:01,000 -> 00:00:02,000\nHello from the ibex.\n")
+    with pytest.raises(ExtractionError, match="the first at line 2: '00:00:01,000 -> "):
+        extract(arrow)
+    hollow = tmp_path / "hollow.srt"
+    hollow.write_text("1\n00:00:01,000 --> 00:00:02,000\n\n2\n00:00:03,000 --> 00:00:04,000\n")
+    with pytest.raises(ExtractionError, match="every cue is empty: no text under its timing line"):
+        extract(hollow)
 
 
 def test_cues_a_player_would_read_are_read_and_impossible_times_are_not(tmp_path: Path):

@@ -181,6 +181,8 @@ _PDFIUM_REASONS = {
     "unsupported security scheme": "the PDF is encrypted with a security scheme PDFium does not support",
     "file access error": "the file could not be opened",
     "page not found or content error": "the PDF's page tree is damaged",
+    # what PDFium says of a PDF whose page tree holds no page ("/Count 0")
+    "success": "the PDF has no pages (or its page tree cannot be read)",
 }
 
 

@@ -51,6 +51,7 @@ MEDIA_SUFFIXES = (
 _LANG_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 _TIME = r"(?:(\d+):)?(\d{1,2}):(\d{1,2})[.,](\d{1,3})"
 _TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}(?:\s.*)?$")
+_TIME_LIKE = re.compile(r"\d:\d\d")
 _VOICE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]*)>")
 # The markup WebVTT and SRT players know (WebVTT's c, i, b, u, v, lang, ruby, rt; SRT's
 # font and s): only these are tags, so a "<" in the text ("x<y and z>w") stays.
@@ -154,7 +155,11 @@ def _read_cue(block: list[str], block_start: int, cues: list[Cue], bad: list[int
             elif payload:
                 cues.append(Cue(start, end, payload, block_start + k + 1))
             return
-    arrow = next((j for j, ln in enumerate(block[:2]) if "-->" in ln), 0)
+    # the line meant as the timing line: one with an arrow, else one with a time in it
+    # (an SRT counter above "00:00:01,000 -> 00:00:02,000" is not the bad line)
+    arrow = next((j for j, ln in enumerate(block[:2]) if "-->" in ln), None)
+    if arrow is None:
+        arrow = next((j for j, ln in enumerate(block[:2]) if _TIME_LIKE.search(ln)), 0)
     bad.append(block_start + 1 + arrow)
 
 
@@ -292,6 +297,8 @@ class TranscriptExtractor:
             raise ExtractionError(rel, f"{who}{exc}") from exc
         if not cues:
             why = f"{who}no valid cue (timing line 'start --> end') found"
+            if not bad and any(_TIMING.match(ln) for ln in text.split("\n")):
+                why = f"{who}every cue is empty: no text under its timing line"
             if bad:
                 line = text.split("\n")[bad[0] - 1].strip()
                 why += (f"; {len(bad)} malformed, the first at line {bad[0]}: {line[:80]!r} "
