@@ -295,6 +295,25 @@ def test_upload_size_limit_is_413_and_leaves_nothing(env):
     assert r.status_code == 200 and len(r.json()["hits"]) == 2
 
 
+def test_an_upload_cut_short_is_400_and_replaces_nothing(env):
+    c, files = env["client"], env["data"] / "kb" / "files"
+    before = c.get("/api/collections/kb/documents/kettle.md/text").text
+    head = (b'--XB\r\ncontent-disposition: form-data; name="files"; filename="kettle.md"'
+            b"\r\n\r\n# Kettle\n\nTRUNCATED: the first half of a lon")
+    whole = b"\r\n".join([head + b"ger line.", b'--XB\r\ncontent-disposition: form-data; '
+                           b'name="files"; filename="notes.txt"\r\n\r\nand then nothing more'])
+    for body in (head, whole):  # the first file cut short; the last one cut short
+        with no_leftovers(files):
+            r = c.post("/api/collections/kb/documents", content=body,
+                       headers={"content-type": "multipart/form-data; boundary=XB"})
+            err = assert_error(r, 400, "bad_request")
+            assert err["message"].startswith("malformed multipart upload: the body ends before "
+                                              "its closing boundary")
+    docs = wait_settled(c, "kb")
+    assert docs["kettle.md"]["state"] == "indexed"
+    assert c.get("/api/collections/kb/documents/kettle.md/text").text == before
+
+
 def test_an_upload_that_would_fill_the_disk_is_507_and_leaves_nothing(live, embedder,
                                                                       tmp_path):
     data = tmp_path / "data"

@@ -953,11 +953,16 @@ async def _receive_files(request: Request, c: Collection,
             parts[-1]["size"] = cur["size"]
             cur["fh"] = None
 
+    closed = [False]  # the closing boundary arrived: every part is whole
+
+    def on_end() -> None:
+        closed[0] = True
+
     parser = MultipartParser(boundary, {
         "on_part_begin": on_part_begin, "on_header_field": on_header_field,
         "on_header_value": on_header_value, "on_header_end": on_header_end,
         "on_headers_finished": on_headers_finished, "on_part_data": on_part_data,
-        "on_part_end": on_part_end,
+        "on_part_end": on_part_end, "on_end": on_end,
     })
     idle = config.upload_idle_seconds
     body = request.stream().__aiter__()
@@ -974,6 +979,10 @@ async def _receive_files(request: Request, c: Collection,
         parser.finalize()
         if not parts:
             raise ApiError(400, "no file in the upload (multipart field 'files')")
+        if not closed[0]:  # cut short: the last file would be kept half written
+            raise ApiError(400, f"malformed multipart upload: the body ends before its closing "
+                           f"boundary ({parts[-1]['name']} may be cut short); nothing was kept",
+                           {"file": parts[-1]["name"]})
         saved = []
         for p in parts:
             c.keep_indexed_file(p["name"])  # citations of the indexed version still open it
