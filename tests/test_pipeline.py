@@ -739,6 +739,11 @@ def test_an_index_rebuilt_under_an_open_reader_is_reopened_not_served_stale(
     shutil.rmtree(folder)
     with pytest.raises(IndexNotFound, match="removed while in use"):
         documents()
+    fresh = ThreadPoolExecutor(1)  # a thread with no connection yet: none creates the file
+    with pytest.raises(IndexNotFound, match="removed while in use"):
+        fresh.submit(documents).result()
+    fresh.shutdown()
+    assert not folder.exists()
     bikes = tmp_path / "bikes"
     shutil.copytree(clean_corpus / "guides", bikes)
     Index(folder, embedder=embedder).index(bikes)  # generation 1 again, like the old one

@@ -611,6 +611,20 @@ def test_single_index_mode_serves_one_cli_index(live, embedder, clean_corpus, tm
         assert c.post("/api/collections/kb-index/documents",
                       files=[("files", ("new.md", b"# New\n\nA new note about tea.\n"))]).status_code == 202
         assert wait_settled(c, "kb-index")["new.md"]["state"] == "indexed"
+        # the folder deleted under the server: 404 from every thread, and nothing (an
+        # upload least of all) makes an empty index there again
+        shutil.rmtree(ix)
+        for _ in range(6):  # the server's threads, with and without a connection
+            assert_error(c.get("/api/collections/kb-index/documents"), 404, "not_found")
+            assert_error(c.post("/api/collections/kb-index/search", json={"query": "tea"}),
+                         404, "not_found")
+        assert_error(c.post("/api/collections/kb-index/documents",
+                            files=[("files", ("tea.md", b"# Tea\n\nSteep it.\n"))]),
+                     404, "not_found")
+        assert not ix.exists()
+        Index(ix, embedder=embedder).index(clean_corpus / "guides")  # built anew: served
+        docs = c.get("/api/collections/kb-index/documents").json()["documents"]
+        assert [d["document"] for d in docs] == ["bicycle.md"]
 
 
 def test_serve_refuses_network_address_without_keys(tmp_path, capsys):

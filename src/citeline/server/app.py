@@ -638,6 +638,8 @@ def create_app(
               summary="upload one or many files (multipart field 'files'); indexing runs in the background")
     async def upload(name: str, request: Request) -> dict:
         c = collection(request, name, "write")
+        c.index.store.get_setting("generation")  # 404 if its index was removed meanwhile,
+        # before the files folder is made again under it
         saved = await _receive_files(request, c, config)
         out = []
         for doc, size in saved:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
@@ -212,7 +213,9 @@ class SQLiteStore:
         self._local = threading.local()
         self._snap: _Snapshot | None = None
         self._snap_lock = threading.Lock()
+        self._opened = False  # once open, a connection never creates the file again
         self._migrate()
+        self._opened = True
 
     # --- connections ------------------------------------------------------------------
 
@@ -231,7 +234,17 @@ class SQLiteStore:
                 raise IndexNotFound(f"{self.folder}: the index was removed while in use")
             c = None
         if c is None:
-            c = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+            if self._opened:  # a thread's first connection: the file must still be there
+                try:
+                    c = sqlite3.connect(f"file:{quote(str(self.path))}?mode=rw", uri=True,
+                                        timeout=LOCK_TIMEOUT_S, isolation_level=None)
+                except sqlite3.OperationalError as exc:
+                    if self.path.exists():
+                        raise
+                    raise IndexNotFound(f"{self.folder}: the index was removed while in use"
+                                        ) from exc
+            else:
+                c = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
             _use_wal(c)
             c.execute("PRAGMA foreign_keys=ON")
             c.execute("PRAGMA synchronous=NORMAL")
