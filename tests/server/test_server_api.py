@@ -497,10 +497,29 @@ def test_timeout_answers_a_stream_that_has_not_started_and_never_cuts_one_that_h
         await asyncio.sleep(2.0)
         return JSONResponse({})
 
+    def blocked_events():  # type: ignore[no-untyped-def]
+        time.sleep(3.0)  # a thread waiting for the pipeline's first event (the model busy)
+        yield "event: citations\ndata: {}\n\n"
+
+    async def blocked_start(request):  # type: ignore[no-untyped-def]
+        return StreamingResponse(blocked_events(), media_type="text/event-stream")
+
+    def blocked_json(request):  # type: ignore[no-untyped-def]
+        time.sleep(3.0)  # a search in a worker thread
+        return JSONResponse({})
+
     app = Starlette(routes=[Route("/a/ask", slow_start, methods=["POST"]),
                             Route("/b/ask", slow_answer, methods=["POST"]),
-                            Route("/c/search", slow_json, methods=["POST"])])
+                            Route("/c/search", slow_json, methods=["POST"]),
+                            Route("/d/ask", blocked_start, methods=["POST"]),
+                            Route("/e/search", blocked_json, methods=["POST"])])
     with TestClient(TimeoutMiddleware(app, ServerConfig(request_timeout=0.3))) as c:
+        # a thread cannot be cancelled: the answer comes at the timeout all the same
+        for path in ("/d/ask", "/e/search"):
+            t0 = time.monotonic()
+            r = c.post(path)
+            assert time.monotonic() - t0 < 1.5, path
+            assert "timeout" in r.text and (r.status_code == 504 or r.text.startswith("event: error"))
         r = c.post("/a/ask")  # headers out, no event in time: an error event, not silence
         assert r.status_code == 200 and r.text.startswith("event: error\n")
         err = json.loads(r.text.split("data: ", 1)[1])["error"]

@@ -16,7 +16,6 @@ answer object). The OpenAPI document is at ``/openapi.json``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import mimetypes
@@ -221,6 +220,17 @@ assert set(MODES) == {"dense", "bm25", "hybrid"} and set(STRATEGIES) == set("ABC
 # --- timeouts ------------------------------------------------------------------------------
 
 
+# Handlers the timeout answered for, kept until their threads return (a task nobody
+# holds may be collected while it runs).
+_ABANDONED: set[asyncio.Future] = set()
+
+
+def _forget(task: asyncio.Future) -> None:
+    _ABANDONED.discard(task)
+    if not task.cancelled():
+        task.exception()  # retrieved: its error is of no one's concern now
+
+
 class TimeoutMiddleware:
     """Answer 504 when a search or ask has not started answering in time.
 
@@ -271,9 +281,11 @@ class TimeoutMiddleware:
             await handler  # answering (or a plain response about to): never cut
             return
         late = True
+        # not awaited: a handler blocked in a worker thread (a search, a stream waiting
+        # for its first event) ends only when that thread returns; its output is dropped
         handler.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await handler
+        _ABANDONED.add(handler)
+        handler.add_done_callback(_forget)
         err = error_body(504, f"the request took longer than {timeout:g} s",
                          {"timeout_seconds": timeout})
         if stream:
