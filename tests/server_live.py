@@ -41,6 +41,12 @@ class LiveServer:
         self.thread.join(10)
         self.sock.close()
 
+    def drop_connections(self) -> None:
+        """Abort every open connection, as a server that crashes or loses its network
+        does to its clients (a graceful stop would finish each response first)."""
+        for conn in list(self.server.server_state.connections):
+            conn.loop.call_soon_threadsafe(conn.transport.abort)
+
     def client(self, key: str | None = None, **kw) -> httpx.Client:  # type: ignore[no-untyped-def]
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=60, **kw)

@@ -458,3 +458,94 @@ def test_a_read_key_is_offered_no_retry_or_delete(site, browser):
     pg.locator("#error").wait_for()
     assert pg.locator("#docs tbody tr").count() == 0
     ctx.close()
+
+
+def test_a_newer_question_or_a_switch_drops_the_answer_still_being_written(
+        page, site, monkeypatch):
+    """A slow generator is still writing the first answer when the user asks again, or
+    picks another collection: the first answer never comes back onto the page."""
+    from replay_llm import openai_endpoint
+
+    pg = page
+    server, key = site
+    with openai_endpoint(monkeypatch, "Replace the solenoid coil [1].") as srv:
+        srv.delay = 3.0
+        upload(pg, "solenoid.md", "# Valves\n\nA valve solenoid reads 20 to 60 ohms.\n")
+        wait_indexed(pg, "solenoid.md")
+        pg.fill("#question", "What resistance is normal for a valve solenoid?")
+        pg.click("#ask-btn")
+        pg.locator("#citations tbody tr").first.wait_for()  # its sources are out
+        pg.fill("#question", "How do I renew my Spanish passport?")
+        pg.click("#ask-btn")
+        pg.locator("#refusal-line").wait_for()
+        pg.wait_for_timeout(4000)  # the first answer's stream has ended meanwhile
+        assert pg.locator("#refusal-line").is_visible() and pg.locator("#citations").is_hidden()
+        assert "solenoid" not in pg.locator("#answer").text_content()
+
+        with server.client(key) as c:
+            c.post("/api/collections", json={"name": "spare"})
+        pg.click("#refresh")
+        pg.wait_for_selector("#collection option[value=spare]", state="attached")
+        pg.fill("#question", "What resistance is normal for a valve solenoid?")
+        pg.click("#ask-btn")
+        pg.locator("#citations tbody tr").first.wait_for()
+        pg.select_option("#collection", "spare")
+        pg.wait_for_timeout(4000)
+        assert pg.locator("#answer").is_hidden() and pg.locator("#citations").is_hidden()
+        pg.select_option("#collection", "manuals")
+
+
+def test_a_stream_cut_off_leaves_neither_its_text_nor_its_sources(page, site, monkeypatch):
+    from replay_llm import openai_endpoint
+
+    pg = page
+    server, _ = site
+    with openai_endpoint(monkeypatch, "Replace the solenoid coil [1].") as srv:
+        srv.delay = 3.0
+        upload(pg, "coil.md", "# Coils\n\nA pump coil reads 5 ohms when it is healthy.\n")
+        wait_indexed(pg, "coil.md")
+        pg.fill("#question", "What does a healthy pump coil read?")
+        pg.click("#ask-btn")
+        pg.locator("#citations tbody tr").first.wait_for()
+        server.drop_connections()  # the server goes while the answer is written
+        pg.locator("#answer").wait_for(state="hidden", timeout=10_000)
+        assert pg.locator("#citations").is_hidden() and pg.locator("#error").is_visible()
+
+
+def test_the_document_list_keeps_the_keyboard_s_place_while_it_polls(page, site):
+    pg = page
+    server, key = site
+    upload(pg, "pump.md", "# Pump\n\nPrime the pump before the season.\n")
+    wait_indexed(pg, "pump.md")
+    pg.get_by_role("button", name="delete pump.md").focus()
+    pg.wait_for_timeout(6000)  # past a poll with nothing changed
+    focused = "document.activeElement.getAttribute('aria-label')"
+    assert pg.evaluate(focused) == "delete pump.md"
+    with server.client(key) as c:  # the list changes under it
+        files = [("files", ("hose.md", b"# Hose\n\nDrain the hose in autumn.\n"))]
+        assert c.post("/api/collections/manuals/documents", files=files).status_code == 202
+    wait_indexed(pg, "hose.md")
+    assert pg.evaluate(focused) == "delete pump.md"
+
+
+def test_a_revoked_key_leaves_nothing_on_screen_and_stops_the_polling(site, browser):
+    server, _ = site
+    keys = KeyStore(server.data_dir)
+    read_key, rec = keys.create(("manuals",), "read", "to be revoked")
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    polls: list[str] = []
+    pg.on("request", lambda r: polls.append(r.url) if r.url.endswith("/documents") else None)
+    pg.goto(server.url + "/")
+    pg.fill("#api-key", read_key)
+    pg.click("#key-form button")
+    pg.locator("#docs tbody tr").first.wait_for()
+    assert keys.revoke(rec.id)
+    pg.locator("#error").wait_for(timeout=10_000)
+    assert "not valid" in pg.locator("#error").text_content()
+    assert pg.locator("#docs tbody tr").count() == 0
+    assert pg.locator("#collection option").count() == 0
+    seen = len(polls)
+    pg.wait_for_timeout(6000)
+    assert len(polls) == seen  # no poll after the key stopped working
+    ctx.close()

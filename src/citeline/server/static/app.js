@@ -10,6 +10,8 @@ const POLL_IDLE_MS = 5000; // otherwise: notice uploads from other clients witho
 let current = null; // selected collection name
 let pollTimer = null;
 let currentInfo = null; // the selected collection's settings
+let asking = null; // the AbortController of the answer being written, if one is
+let shownDocs = ""; // the document list as last drawn (redrawn only when it changes)
 
 function showInfo(documents, chunks) {
   $("#collection-info").textContent = currentInfo
@@ -84,15 +86,7 @@ async function loadCollections(select) {
     data = await api("/api/collections");
   } catch (e) {
     showError(e.status === 401 ? "This server needs an API key: paste it above." : e.message);
-    if (e.status === 401) {  // nothing the previous key showed stays on screen
-      clearTimeout(pollTimer);
-      current = null;
-      currentInfo = null;
-      $("#collection").replaceChildren();
-      $("#docs tbody").replaceChildren();
-      showInfo(0, 0);
-      clearAnswer();
-    }
+    if (e.status === 401) forgetShown();
     return;
   }
   showError("");
@@ -107,6 +101,19 @@ async function loadCollections(select) {
   currentInfo = data.collections.find((c) => c.name === current) || null;
   showInfo(currentInfo ? currentInfo.documents : 0, currentInfo ? currentInfo.chunks : 0);
   await loadDocuments();
+}
+
+// A key that is missing, wrong or revoked: nothing the previous key showed stays on
+// screen, and nothing is polled until a key is given again.
+function forgetShown() {
+  clearTimeout(pollTimer);
+  current = null;
+  currentInfo = null;
+  shownDocs = "";
+  $("#collection").replaceChildren();
+  $("#docs tbody").replaceChildren();
+  showInfo(0, 0);
+  clearAnswer();
 }
 
 async function createCollection(ev) {
@@ -133,8 +140,26 @@ async function loadDocuments() {
   let data;
   try {
     data = await api(colUrl(current) + "/documents");
-  } catch (e) { showError(e.message); pollTimer = setTimeout(loadDocuments, POLL_IDLE_MS); return; }
-  const rows = data.documents.map((d) => {
+  } catch (e) {
+    showError(e.message);
+    if (e.status === 401) forgetShown();  // the key was revoked: show nothing, poll nothing
+    else pollTimer = setTimeout(loadDocuments, POLL_IDLE_MS);
+    return;
+  }
+  const busy = data.documents.some((d) => d.state === "pending" || d.state === "indexing");
+  const drawn = JSON.stringify([current, currentInfo && currentInfo.can_write, data.documents]);
+  if (drawn !== shownDocs) drawDocuments(tbody, data.documents);
+  shownDocs = drawn;
+  showInfo(data.documents.length, data.documents.reduce((n, d) => n + (d.chunks || 0), 0));
+  pollTimer = setTimeout(loadDocuments, busy ? POLL_BUSY_MS : POLL_IDLE_MS);
+}
+
+// The rows of the document list; the control that had the keyboard's focus (a name, a
+// Retry or a delete button) has it again in the new rows.
+function drawDocuments(tbody, documents) {
+  const had = tbody.contains(document.activeElement) ? document.activeElement : null;
+  const focusKey = had && [had.closest("tr").dataset.document, had.className, had.textContent];
+  const rows = documents.map((d) => {
     const name = el("button", { class: "open-doc", type: "button", title: "show the text",
       onclick: () => openDocument(d.document, null) }, d.document);
     const stateCell = el("td", {}, el("span", { class: "state " + d.state, "data-state": d.state }, d.state));
@@ -152,9 +177,11 @@ async function loadDocuments() {
       el("td", {}, String(d.chunks)), actions);
   });
   tbody.replaceChildren(...rows);
-  showInfo(data.documents.length, data.documents.reduce((n, d) => n + (d.chunks || 0), 0));
-  const busy = data.documents.some((d) => d.state === "pending" || d.state === "indexing");
-  pollTimer = setTimeout(loadDocuments, busy ? POLL_BUSY_MS : POLL_IDLE_MS);
+  if (!focusKey) return;
+  const row = rows.find((r) => r.dataset.document === focusKey[0]);
+  const again = row && [...row.querySelectorAll("button")].find(
+    (b) => b.className === focusKey[1] && b.textContent === focusKey[2]);
+  if (again) again.focus();
 }
 
 async function docAction(doc, action) {
@@ -314,6 +341,9 @@ async function ask(ev) {
   ev.preventDefault();
   const q = $("#question").value.trim();
   if (!q || !current) return;
+  if (asking) asking.abort();  // a new question: the answer still being written is dropped
+  const ctl = new AbortController();
+  asking = ctl;
   const box = $("#answer");
   box.hidden = false;
   box.className = "answer";
@@ -325,15 +355,18 @@ async function ask(ev) {
     // the generator writes it; the final "done" answer replaces the streamed text
     // (it is authoritative: markers that match no source are removed at the end).
     const res = await fetch(colUrl(current) + "/ask", {
-      method: "POST", body: JSON.stringify({ question: q, stream: true }),
+      method: "POST", body: JSON.stringify({ question: q, stream: true }), signal: ctl.signal,
       headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
     });
     if (!res.ok) {
       const body = (res.headers.get("content-type") || "").includes("application/json") ? await res.json() : null;
-      throw new Error(body && body.error ? errorText(body.error) : `HTTP ${res.status}`);
+      const err = new Error(body && body.error ? errorText(body.error) : `HTTP ${res.status}`);
+      err.status = res.status;
+      throw err;
     }
     let streamed = "";
     await readEvents(res, (name, data) => {
+      if (ctl.signal.aborted) return;
       if (name === "citations") {
         if (!data.refused) renderCitations(data.citations);
       } else if (name === "answer") {
@@ -346,11 +379,23 @@ async function ask(ev) {
       }
     });
     showError("");
-  } catch (e) { box.textContent = ""; box.hidden = true; showError(e.message); }
-  box.dataset.state = "done";
+  } catch (e) {
+    if (ctl.signal.aborted) return;  // replaced by a newer question, or the collection changed
+    // a failed answer leaves nothing of itself: neither its text nor its sources
+    box.textContent = "";
+    box.hidden = true;
+    $("#citations").hidden = true;
+    $("#citations tbody").replaceChildren();
+    showError(e.message);
+    if (e.status === 401) forgetShown();
+  } finally {
+    if (asking === ctl) asking = null;
+  }
+  if (!ctl.signal.aborted) box.dataset.state = "done";
 }
 
 function clearAnswer() {
+  if (asking) { asking.abort(); asking = null; }
   const box = $("#answer");
   box.replaceChildren();
   box.hidden = true;
