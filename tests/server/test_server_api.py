@@ -391,13 +391,21 @@ def test_file_names_are_sanitised_or_refused(env):
     assert not (root / "etc").exists() and not (data / "etc").exists()
     assert sorted(p.name for p in (data / "other" / "files").iterdir()) == ["abs.md", "passwd.md", "win.md"]
     for bad, code in ((b".env.md", 400), (b"..", 400), (b"../", 400), (b"a\x01b.md", 400),
-                      (b"\xff.md", 400), (b"tool.exe", 415)):
+                      (b"\xff.md", 400), (b"tool.exe", 415),
+                      (b"line%0Abreak.md", 400), (b"cr%0dreturn.md", 400)):  # as browsers send
         # a raw body: httpx would percent-encode the control character itself
         body = (b'--XyZ\r\nContent-Disposition: form-data; name="files"; filename="' + bad
                 + b'"\r\nContent-Type: text/plain\r\n\r\nx\r\n--XyZ--\r\n')
         r = c.post("/api/collections/other/documents", content=body,
                    headers={"Content-Type": "multipart/form-data; boundary=XyZ"})
         assert_error(r, code, {400: "bad_request", 415: "unsupported_media_type"}[code])
+    # a browser sends a quote in a file name as %22: the name is the user's, with its quote
+    body = (b'--XyZ\r\nContent-Disposition: form-data; name="files"; filename="a%22b.md"'
+            b'\r\nContent-Type: text/plain\r\n\r\n# Quoted\n\nx\r\n--XyZ--\r\n')
+    r = c.post("/api/collections/other/documents", content=body,
+               headers={"Content-Type": "multipart/form-data; boundary=XyZ"})
+    assert r.status_code == 202 and r.json()["documents"][0]["document"] == 'a"b.md'
+    assert (data / "other" / "files" / 'a"b.md').exists()
     assert_error(c.post("/api/collections/other/documents", json={"x": 1}), 415, "unsupported_media_type")
     assert_error(c.post("/api/collections/other/documents", data={"note": "no file"},
                         files=[("nofile", ("", b""))]), 400, "bad_request")

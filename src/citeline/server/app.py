@@ -867,6 +867,9 @@ def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
             return
 
 
+_BROWSER_ESCAPES = re.compile(r"%(22|0[AD])", re.IGNORECASE)
+
+
 def _check_room(folder: Path, coming: int, keep: int, name: str | None = None) -> None:
     """507 if writing ``coming`` more bytes under ``folder`` would leave less than
     ``keep`` free on its disk."""
@@ -927,6 +930,9 @@ async def _receive_files(request: Request, c: Collection,
             raw_name = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ApiError(400, "file name is not UTF-8", {"field": "filename"}) from exc
+        # a browser sends '"', CR and LF in a file name as %22, %0D, %0A (the HTML
+        # standard's multipart form encoding; '%' itself is sent as it is)
+        raw_name = _BROWSER_ESCAPES.sub(lambda m: chr(int(m.group(1), 16)), raw_name)
         try:
             name = sanitize_filename(raw_name)
         except NameError_ as exc:
