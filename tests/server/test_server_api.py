@@ -284,6 +284,11 @@ def test_upload_size_limit_is_413_and_leaves_nothing(env):
     assert set(wait_settled(c, "kb")) == {"kettle.md", "notes.txt"}  # nothing queued either
     r = c.post("/api/collections/kb/search", json={"query": "x" * (2 << 20)})
     assert assert_error(r, 413, "payload_too_large")["detail"] == {"limit_bytes": 1 << 20}
+    with env["server"].client() as anon:  # without a valid key: 401 before any body limit
+        for headers in ({}, {"Authorization": "Bearer cl_00000000_" + "A" * 43}):
+            r = anon.post("/api/collections/kb/search", json={"query": "x" * (2 << 20)},
+                          headers=headers)
+            assert_error(r, 401, "unauthorized")
     # sent chunked, with no Content-Length, the body is counted as it arrives
     chunks = (b'{"query": "' + b"x" * (1 << 16) for _ in range(64))
     r = c.post("/api/collections/kb/search", content=chunks,

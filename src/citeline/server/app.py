@@ -27,7 +27,7 @@ import shutil
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -306,10 +306,13 @@ class BodyLimitMiddleware:
     """Answer 413 to a JSON request body over ``MAX_JSON_BODY`` bytes, counted as it
     arrives: a ``Content-Length`` over the limit is refused unread, and a chunked body
     (no length) is read only up to the limit. Uploads (``.../documents``) stream to
-    disk under their own limit and pass through."""
+    disk under their own limit and pass through. ``identify`` (the key check) answers
+    first: a caller without a valid key learns nothing of the body limit (401, as the
+    README promises for a body not yet parsed)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, identify: Callable[[Request], Any] | None = None) -> None:
         self.app = app
+        self.identify = identify
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("path", "").endswith("/documents"):
@@ -343,8 +346,13 @@ class BodyLimitMiddleware:
 
         await self.app(scope, replay, send)
 
-    @staticmethod
-    async def too_large(scope: dict, receive: Any, send: Any) -> None:
+    async def too_large(self, scope: dict, receive: Any, send: Any) -> None:
+        if self.identify is not None:
+            try:
+                self.identify(Request(scope))
+            except ApiError as exc:
+                await _error(exc.status, exc.message, exc.detail, exc.code)(scope, receive, send)
+                return
         await _error(413, f"request body over {MAX_JSON_BODY} bytes",
                      {"limit_bytes": MAX_JSON_BODY})(scope, receive, send)
 
@@ -451,7 +459,7 @@ def create_app(
     app.state.keys = keys
     app.state.config = config
     app.add_middleware(TimeoutMiddleware, config=config)
-    app.add_middleware(BodyLimitMiddleware)
+    app.add_middleware(BodyLimitMiddleware, identify=lambda request: identify(request))
 
     # --- errors ------------------------------------------------------------------------
 
