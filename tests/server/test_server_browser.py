@@ -5,6 +5,7 @@ Each test saves a screenshot of the page into its tmp folder.
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -549,3 +550,40 @@ def test_a_revoked_key_leaves_nothing_on_screen_and_stops_the_polling(site, brow
     pg.wait_for_timeout(6000)
     assert len(polls) == seen  # no poll after the key stopped working
     ctx.close()
+
+
+def test_another_site_s_page_calls_the_api_with_a_key(site, browser, tmp_path):
+    """The README's promise: a key lets another site's page call the server (CORS: the
+    browser's preflight is answered, and the answers, errors too, are readable)."""
+    import http.server
+    import threading
+
+    server, key = site
+    (tmp_path / "tool.html").write_text(
+        "<!doctype html><title>tool</title><pre id=out></pre><script>\n"
+        f"const api = {json.dumps(server.url)}, key = {json.dumps(key)};\n"
+        "async function call(path, k) {\n"
+        "  const r = await fetch(api + path, {headers: k ? {Authorization: 'Bearer ' + k} : {}});\n"
+        "  return r.status + ' ' + JSON.stringify(await r.json());\n"
+        "}\n"
+        "(async () => {\n"
+        "  const out = [await call('/api/collections', key), await call('/api/collections', '')];\n"
+        "  document.getElementById('out').textContent = out.join('\\n');\n"
+        "})().catch((e) => { document.getElementById('out').textContent = 'failed: ' + e; });\n"
+        "</script>\n")
+    handler = lambda *a: http.server.SimpleHTTPRequestHandler(  # noqa: E731
+        *a, directory=str(tmp_path))
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    try:
+        pg.goto(f"http://localhost:{other.server_address[1]}/tool.html")  # another origin
+        pg.wait_for_function("document.getElementById('out').textContent !== ''")
+        with_key, without = pg.locator("#out").text_content().split("\n")
+        assert with_key.startswith("200 ") and '"manuals"' in with_key
+        assert without.startswith("401 ") and "an API key is required" in without
+    finally:
+        ctx.close()
+        other.shutdown()
+        other.server_close()

@@ -36,6 +36,7 @@ from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -460,6 +461,12 @@ def create_app(
     app.state.config = config
     app.add_middleware(TimeoutMiddleware, config=config)
     app.add_middleware(BodyLimitMiddleware, identify=lambda request: identify(request))
+    # Another site's page may call the API with a key (sent as a header, never a cookie,
+    # so a page without one gets nothing a key guards; an open server still refuses
+    # cross-site requests, in identify). Outermost: its errors are readable there too.
+    app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST", "DELETE"],
+                       allow_headers=["Authorization", "X-API-Key", "Content-Type"],
+                       max_age=600)
 
     # --- errors ------------------------------------------------------------------------
 
