@@ -24,7 +24,8 @@ the budget counts as an over-budget paragraph (the paragraph is cut where a sent
 ends); a section that is only its heading (``# Part`` right above ``## Chapter``)
 opens the first chunk of its subsection.
 Atomic regions (transcript cues, spreadsheet rows) play the paragraph's part
-and are never cut. *Header* prefixes the embedded ``text`` with
+and are cut only as an over-budget paragraph is (a piece of a cue cites the whole
+cue's times). *Header* prefixes the embedded ``text`` with
 ``[Title > Section > Subsection]``. *Overlap* starts a chunk ``overlap``
 characters before the previous one ended.
 
