@@ -473,9 +473,7 @@ def test_a_newer_question_or_a_switch_drops_the_answer_still_being_written(
         srv.delay = 3.0
         upload(pg, "solenoid.md", "# Valves\n\nA valve solenoid reads 20 to 60 ohms.\n")
         wait_indexed(pg, "solenoid.md")
-        pg.fill("#question", "What resistance is normal for a valve solenoid?")
-        pg.click("#ask-btn")
-        pg.locator("#citations tbody tr").first.wait_for()  # its sources are out
+        cited_row(pg, "What resistance is normal for a valve solenoid?", "60 ohms")  # sources out
         pg.fill("#question", "How do I renew my Spanish passport?")
         pg.click("#ask-btn")
         pg.locator("#refusal-line").wait_for()
@@ -487,9 +485,7 @@ def test_a_newer_question_or_a_switch_drops_the_answer_still_being_written(
             c.post("/api/collections", json={"name": "spare"})
         pg.click("#refresh")
         pg.wait_for_selector("#collection option[value=spare]", state="attached")
-        pg.fill("#question", "What resistance is normal for a valve solenoid?")
-        pg.click("#ask-btn")
-        pg.locator("#citations tbody tr").first.wait_for()
+        cited_row(pg, "What resistance is normal for a valve solenoid?", "60 ohms")
         pg.select_option("#collection", "spare")
         pg.wait_for_timeout(4000)
         assert pg.locator("#answer").is_hidden() and pg.locator("#citations").is_hidden()
@@ -505,9 +501,7 @@ def test_a_stream_cut_off_leaves_neither_its_text_nor_its_sources(page, site, mo
         srv.delay = 3.0
         upload(pg, "coil.md", "# Coils\n\nA pump coil reads 5 ohms when it is healthy.\n")
         wait_indexed(pg, "coil.md")
-        pg.fill("#question", "What does a healthy pump coil read?")
-        pg.click("#ask-btn")
-        pg.locator("#citations tbody tr").first.wait_for()
+        cited_row(pg, "What does a healthy pump coil read?", "5 ohms")
         server.drop_connections()  # the server goes while the answer is written
         pg.locator("#answer").wait_for(state="hidden", timeout=10_000)
         assert pg.locator("#citations").is_hidden() and pg.locator("#error").is_visible()
