@@ -54,6 +54,10 @@ def test_url_options_are_split_from_libpq_and_passwords_hidden():
     assert opts == {"exact": "1", "ef_search": "64"}
     assert dsn == "postgresql://u:secret@h:5/db?sslmode=disable"
     assert redact("postgresql://u:secret@h:5/db") == "postgresql://u:***@h:5/db"
+    # libpq takes the password as a query parameter too: hidden there as well
+    assert redact("postgresql://u@h/db?sslmode=require&password=s3cret&ef_search=64") == (
+        "postgresql://u@h/db?sslmode=require&password=***&ef_search=64")
+    assert redact("postgresql://u:a@h/db?PASSWORD=b") == "postgresql://u:***@h/db?PASSWORD=***"
     # libpq percent-decodes URI parameters but keeps "+": spaces must stay %20
     opts = "options=-c%20default_transaction_read_only%3Don"
     assert parse_url(f"postgresql://h/db?{opts}&exact=1") == (f"postgresql://h/db?{opts}",

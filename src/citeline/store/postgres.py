@@ -385,17 +385,25 @@ def parse_url(url: str) -> tuple[str, dict[str, str]]:
     return dsn, ours
 
 
+# A password given as a query parameter (libpq takes ?password=...), in any case.
+_QUERY_PASSWORD = re.compile(r"((?:^|[?&])password=)[^&#]*", re.IGNORECASE)
+
+
 def redact(url: str) -> str:
-    """The URL without its password, for messages and status output."""
+    """The URL without its password (before the host, or as a ``password=`` query
+    parameter), for messages and status output."""
     try:
         parts = urlsplit(url)
         password = parts.password
     except ValueError:  # not parseable: hide whatever sits between "://user:" and "@"
-        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
-    if password is None:
+        return _QUERY_PASSWORD.sub(r"\1***", re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url))
+    netloc = parts.netloc
+    if password is not None:
+        netloc = netloc.replace(f":{password}@", ":***@")
+    query = _QUERY_PASSWORD.sub(r"\1***", parts.query)
+    if (netloc, query) == (parts.netloc, parts.query):
         return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _flag(name: str, raw: str) -> bool:
