@@ -82,6 +82,26 @@ def test_errors_are_clear(run, tmp_path: Path):
     for cmd, what in (("search", "query"), ("ask", "question")):
         code, _, err = run(cmd, "  ", "--index", str(tmp_path / "ix"))
         assert code == 2 and f"{what}: must not be empty" in err
+        # bytes that are not UTF-8 reach Python as lone surrogates: a usage error
+        code, _, err = run(cmd, "battery \udcff", "--index", str(tmp_path / "ix"))
+        assert code == 2 and f"{what}: holds bytes that are not valid UTF-8" in err
+    code, _, err = run("remove", "no\udcffdoc", "--index", str(tmp_path / "ix"))
+    assert code == 1 and "not in the index: no\\udcffdoc" in err
+    odd = tmp_path / "dir\udcff"
+    odd.mkdir()
+    (odd / "b.md").write_text("# B\n\nText.\n")
+    code, _, err = run("index", str(odd), "--index", str(tmp_path / "ix2"))
+    assert code == 2 and "the path is not valid UTF-8" in err
+    # a run refused before any document creates no index (a typo'd option, a model folder
+    # that is not there)
+    for flags in (("--budget", "50"), ("--model", str(tmp_path / "no-model"))):
+        code, _, err = run("index", str(tmp_path / "docs"), "--index", str(tmp_path / "ix3"),
+                           "-q", *flags)
+        assert code == 2 and (flags[0] in err or "no-model" in err), err
+        assert not (tmp_path / "ix3").exists()
+    code, _, err = run("adapt", "--index", str(tmp_path / "ix"), "--out",
+                       str(tmp_path / "docs" / "a.md"))
+    assert code == 2 and "a.md is a file" in err
     # an index folder that cannot be made: a message naming it, not a traceback
     docs = str(tmp_path / "docs")
     code, _, err = run("index", docs, "--index", str(tmp_path / "docs" / "a.md" / "ix"))

@@ -181,6 +181,20 @@ def in_batch_loss(anchors: torch.Tensor, positives: torch.Tensor, scale: float) 
     return torch.nn.functional.cross_entropy(logits, torch.arange(len(a)))
 
 
+def check_out(out: str | Path) -> Path:
+    """``--out`` as a folder the adapted model can be written to: new, or empty, and
+    not under a file (checked before the model is loaded)."""
+    out = Path(out).expanduser()
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out: {out} is a file; the adapted model is written to a folder")
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(f"--out: {out} exists and is not empty (a model is never overwritten)")
+    above = next((p for p in out.absolute().parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise ConfigError(f"--out: {above} is a file, so no folder can be made under it")
+    return out
+
+
 def adapt(
     index: Index, out: str | Path, config: AdaptConfig | None = None,
     progress: Callable[[int, int, float], None] | None = None,
@@ -192,9 +206,7 @@ def adapt(
     from citeline.embed import model_identity
 
     config = config or AdaptConfig()
-    out = Path(out).expanduser()
-    if out.exists() and any(out.iterdir()):
-        raise ConfigError(f"--out: {out} exists and is not empty (a model is never overwritten)")
+    out = check_out(out)
     base = index.embedder  # the index's model, loaded as search would load it
     while hasattr(base, "inner"):  # a caching wrapper (evaluation): the model under it
         base = base.inner

@@ -13,6 +13,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from citeline import scale
 from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
@@ -21,6 +22,7 @@ from citeline.errors import CiteError, ConfigError, IndexNotFound
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport, existing_path
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS
+from citeline.store.sqlite import DB_NAME
 from citeline.types import ALL_MODES, MODES, STRATEGIES, Locator
 
 Handler = Callable[[argparse.Namespace], int]
@@ -142,10 +144,29 @@ def _summary(report: IndexReport, json_out: bool) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     """Index a folder (recursively) or a file."""
     existing_path(args.path)  # before the index is opened: a typo creates no empty index
+    location = _location(args)
+    fresh = None if "://" in location or Path(location).exists() else Path(location)
     idx = _open(args, create=True)
-    report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet,
-                       budget=args.budget, sentences=args.sentences)
+    try:
+        report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet,
+                           budget=args.budget, sentences=args.sentences)
+    except CiteError:
+        # refused before any document (a --budget out of range, a model folder that is
+        # not there): the index this run created goes with it, as if never named
+        if fresh is not None and not idx.store.documents():
+            idx.close()
+            _remove_new_index(fresh)
+        raise
     return _summary(report, args.json)
+
+
+def _remove_new_index(folder: Path) -> None:
+    """Remove an index folder this run created, if it holds only the index's files."""
+    names = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+    if names <= {DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", DB_NAME + "-journal"}:
+        for name in names:
+            (folder / name).unlink(missing_ok=True)
+        folder.rmdir()
 
 
 def cmd_retry(args: argparse.Namespace) -> int:
@@ -177,7 +198,9 @@ def cmd_remove(args: argparse.Namespace) -> int:
         idx.remove(d)
         print(f"removed {d}")
     for d in unknown:
-        print(f"not in the index: {d} (`citeline status` lists its documents)", file=sys.stderr)
+        shown = d.encode("utf-8", "backslashreplace").decode("utf-8")  # bytes not UTF-8 too
+        print(f"not in the index: {shown} (`citeline status` lists its documents)",
+              file=sys.stderr)
     if not targets and not unknown:
         print("nothing to remove: every document's file is there")
     return 1 if unknown else 0
@@ -710,7 +733,7 @@ def _cmd_query_map(args: argparse.Namespace, idx: Index) -> int:
 def cmd_adapt(args: argparse.Namespace) -> int:
     """Fine-tune the index's model on its own chunks (no queries); write a new model folder.
     With --query-map, fit the light query-side map instead (stored in the index)."""
-    from citeline.adapt import AdaptConfig, adapt
+    from citeline.adapt import AdaptConfig, adapt, check_out
 
     if args.force and not args.query_map:
         raise ConfigError("--force: only with --query-map (it stores a map the held-out check "
@@ -723,6 +746,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     if not args.out:
         raise ConfigError("--out: a folder for the adapted model is required "
                           "(or --query-map for the light option)")
+    check_out(args.out)  # before the model loads
     config = AdaptConfig(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed,
                          max_pairs=args.max_pairs)
     idx = _open(args)

@@ -595,7 +595,7 @@ class Index:
 
     def remove(self, path: str) -> bool:
         """Remove one document and its chunks from the index; False if it was not there."""
-        if self.store.document(path) is None:
+        if self.document(path) is None:
             return False
         self.store.remove_document(path)
         return True
@@ -612,6 +612,8 @@ class Index:
 
     def document(self, path: str) -> DocRecord | None:
         """The index's record of ``path`` (None if it holds none)."""
+        if not _is_text(path):  # bytes no name in the index can be
+            return None
         return self.store.document(path)
 
     def document_text(self, path: str) -> str | None:
@@ -929,6 +931,7 @@ class Index:
             raise ConfigError(f"--fusion: must be one of {', '.join(FUSIONS)}, got {fusion!r}")
         if not query.strip():
             raise ConfigError("query: must not be empty")
+        _check_text("query", query)
         if k < 1:
             raise ConfigError(f"-k: must be at least 1, got {k}")
         timings: dict[str, float] = {}
@@ -1140,6 +1143,7 @@ class Index:
         t_total = time.perf_counter()
         if not question.strip():
             raise ConfigError("question: must not be empty")
+        _check_text("question", question)
         if generator is None or isinstance(generator, str):
             # name: the argument > the index's setting > the user's config / CITELINE_*;
             # the endpoint, model and limits from the user's config, as the CLI does
@@ -1238,7 +1242,24 @@ def existing_path(path: str | Path) -> Path:
     p = Path(path).expanduser()
     if not p.exists():
         raise ConfigError(f"{p}: no such file or folder")
+    if not _is_text(str(p.resolve())):  # its name could be stored nowhere
+        raise ConfigError(f"{str(p)!r}: the path is not valid UTF-8; rename the folder or file")
     return p
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is text: the shell hands bytes that are not UTF-8 over as lone
+    surrogates, which no tokenizer, store or JSON can take."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_text(field: str, value: str) -> None:
+    if not _is_text(value):
+        raise ConfigError(f"{field}: holds bytes that are not valid UTF-8")
 
 
 def _check_strategy(strategy: str) -> None:
