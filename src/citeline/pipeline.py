@@ -556,8 +556,7 @@ class Index:
         """A document indexed before from a folder below ``base`` goes once its file is
         in under its key here (so a failure keeps the old record searchable)."""
         for rel, old in moving:
-            new = self.store.document(rel)
-            if new is not None and new.root == str(base) and new.state == DocState.INDEXED:
+            if self._holds(rel, str(base)):
                 self.store.remove_document(old.path)
                 report.removed.append(old.path)
 
