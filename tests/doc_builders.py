@@ -1,7 +1,7 @@
 """Fixture files built with the real tools that write these formats.
 
 reportlab writes the PDFs (and Pillow the scanned page), python-docx the Word
-file, openpyxl the workbooks; CSV, WebVTT, SRT and HTML are literal strings.
+file, python-pptx the slide deck, openpyxl the workbooks; CSV, WebVTT, SRT and HTML are literal strings.
 Every builder writes into a folder it is given (a pytest tmp path) and returns
 the file's path; the facts inside are unique phrases the tests search for.
 """
@@ -194,6 +194,131 @@ def docx_file(folder: Path) -> Path:
     d.add_paragraph("Water before nine in the morning during heatwaves.")
     d.save(str(path))
     return path
+
+
+DECK_FOOTER = "Harbour Authority - internal"
+# PowerPoint 2010's named sections (python-pptx writes none): presentation.xml's extLst
+_SECTIONS_EXT = "{521415D9-36F7-43E2-AB2F-B90AF26B5E84}"
+_P14 = "http://schemas.microsoft.com/office/powerpoint/2010/main"
+
+
+def add_pptx_sections(prs, sections: list[tuple[str, list[int]]]) -> None:  # type: ignore[no-untyped-def]
+    """Group a python-pptx deck's slides into named sections, as PowerPoint's "Add
+    Section" writes them: (name, 0-based slide positions) in order."""
+    from lxml import etree
+    from pptx.oxml.ns import qn
+
+    pres = prs.part._element
+    ext_lst = pres.find(qn("p:extLst"))
+    if ext_lst is None:
+        ext_lst = etree.SubElement(pres, qn("p:extLst"))
+    ext = etree.SubElement(ext_lst, qn("p:ext"), uri=_SECTIONS_EXT)
+    lst = etree.SubElement(ext, f"{{{_P14}}}sectionLst", nsmap={"p14": _P14})
+    ids = [slide.slide_id for slide in prs.slides]
+    for n, (name, positions) in enumerate(sections):
+        sec = etree.SubElement(lst, f"{{{_P14}}}section", name=name,
+                               id=f"{{{n:08d}-0000-4000-8000-000000000000}}")
+        sld_ids = etree.SubElement(sec, f"{{{_P14}}}sldIdLst")
+        for i in positions:
+            etree.SubElement(sld_ids, f"{{{_P14}}}sldId", id=str(ids[i]))
+
+
+def pptx_deck(folder: Path, name: str = "briefing.pptx") -> Path:
+    """A harbour safety briefing (python-pptx's default 4:3 template), PowerPoint sections
+    around its slides: a title slide; bullets with speaker notes; a group of text boxes
+    and a table with a merged cell; a hidden slide; a Section Header divider and a slide
+    under it with a line break and a line that only looks like a heading; a chart; a
+    slide with only a drawing. A footer and the slide's number are text boxes on every
+    slide, as many decks draw them."""
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.enum.shapes import MSO_SHAPE
+    from pptx.util import Inches
+
+    prs = Presentation()
+    title, content, divider, title_only, blank = (prs.slide_layouts[i] for i in (0, 1, 2, 5, 6))
+
+    s = prs.slides.add_slide(title)
+    s.shapes.title.text = "Harbour safety briefing"
+    s.placeholders[1].text = "Dock crews, spring 2026"
+
+    s = prs.slides.add_slide(content)
+    s.shapes.title.text = "Life jackets"
+    tf = s.placeholders[1].text_frame
+    tf.text = "Wear a jacket on every pontoon, day or night."
+    tf.add_paragraph().text = "Jackets hang in the blue lockers by gate two."
+    s.notes_slide.notes_text_frame.text = ("Inflate one jacket at random every Monday "
+                                           "and log the cylinder's date.")
+
+    s = prs.slides.add_slide(title_only)
+    s.shapes.title.text = "Who to call"
+    group = s.shapes.add_group_shape()
+    group.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1)).text_frame.text = \
+        "The harbour master answers on channel 12."
+    group.shapes.add_textbox(Inches(5), Inches(2), Inches(4), Inches(1)).text_frame.text = \
+        "The coastguard answers on channel 16."
+    table = s.shapes.add_table(3, 3, Inches(1), Inches(4), Inches(8), Inches(1.5)).table
+    for r, row in enumerate((("Role", "Name", "Phone"), ("Night pilot", "Oskar Lind", "555 0143"),
+                             ("Fire watch", "", "555 0199"))):
+        for c, v in enumerate(row):
+            table.cell(r, c).text = v
+    table.cell(2, 0).merge(table.cell(2, 1))  # "Fire watch" spans the name column
+
+    s = prs.slides.add_slide(content)
+    s.shapes.title.text = "Old mooring procedure"
+    s.placeholders[1].text = "Moor bow first against the tide (replaced in 2025)."
+    s._element.set("show", "0")  # hidden: PowerPoint still numbers it
+
+    s = prs.slides.add_slide(divider)
+    s.shapes.title.text = "Man overboard"
+    s.placeholders[1].text = ""
+
+    s = prs.slides.add_slide(content)
+    s.shapes.title.text = "Throwing the ring"
+    tf = s.placeholders[1].text_frame
+    tf.text = "Shout and point at the person\vuntil the boat turns."
+    tf.add_paragraph().text = "# not a heading, only a hash sign"
+    tf.add_paragraph().text = "Throw the ring upwind of the swimmer, never at them."
+
+    s = prs.slides.add_slide(title_only)
+    s.shapes.title.text = "Incidents this year"
+    data = CategoryChartData()
+    data.categories = ["Jan", "Feb", "Mar"]
+    data.add_series("Falls", (2, 0, 1))
+    chart = s.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(8),
+                               Inches(4), data).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Falls into the water per month"
+
+    s = prs.slides.add_slide(blank)
+    s.shapes.add_shape(MSO_SHAPE.OVAL, Inches(2), Inches(2), Inches(4), Inches(3))
+
+    for n, slide in enumerate(prs.slides, start=1):
+        slide.shapes.add_textbox(Inches(0.3), Inches(7), Inches(4), Inches(0.4)).text_frame.text = \
+            DECK_FOOTER
+        slide.shapes.add_textbox(Inches(9), Inches(7), Inches(0.6), Inches(0.4)).text_frame.text = \
+            str(n)
+    add_pptx_sections(prs, [("Before the shift", [0, 1, 2, 3]), ("Emergencies", [4, 5, 6, 7])])
+    path = folder / name
+    prs.save(str(path))
+    return path
+
+
+def slide_texts(path: Path) -> list[str]:
+    """Every run of text of each slide, its notes and its charts, read from the parts'
+    XML (``a:t`` elements), in slide order: an independent reader for the locators."""
+    import re
+
+    from pptx import Presentation
+
+    out = []
+    for slide in Presentation(str(path)).slides:
+        parts = [slide.part] + [rel.target_part for rel in slide.part.rels.values()
+                                if not rel.is_external and rel.reltype.endswith(("/notesSlide", "/chart"))]
+        out.append(" ".join(t for part in parts
+                            for t in re.findall(r"<a:t>([^<]*)</a:t>", part.blob.decode())))
+    return out
 
 
 def docx_formatted(folder: Path) -> Path:

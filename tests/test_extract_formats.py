@@ -755,6 +755,99 @@ def test_a_16_9_deck_with_awkward_slides():
     assert locate(doc, night.start, night.end).pages[-1] == 9
 
 
+def test_a_pptx_deck_s_slides_are_sections_cited_by_slide_number(tmp_path: Path):
+    """python-pptx's deck (doc_builders.pptx_deck): PowerPoint's named sections, then the
+    slides, those after a Section Header divider under it; every slide's text is cited by
+    its own number (hidden slides are numbered), read back by an independent reader."""
+    path = b.pptx_deck(tmp_path)
+    doc = extract(path)
+    assert doc.title == "Harbour safety briefing" and doc.extractor == "pptx"
+    chunks = chunk_document(doc)
+    assert [c.section.removeprefix(doc.title + " > ") for c in chunks] == [
+        "Before the shift > Harbour safety briefing", "Before the shift > Life jackets",
+        "Before the shift > Who to call", "Before the shift > Old mooring procedure",
+        "Emergencies > Man overboard > Throwing the ring",
+        "Emergencies > Man overboard > Incidents this year"]
+    texts = b.slide_texts(path)
+    for r in doc.regions:
+        assert r.kind is RegionKind.SLIDE
+        said = doc.text[r.start:r.end].replace("\\#", "#").replace("Notes: ", "")
+        for line in said.split("\n"):
+            words = line.lstrip("#").replace(" | ", " ").split()
+            assert " ".join(words) in " ".join(texts[r.page - 1].split()), (r.page, line)
+    assert [r.page for r in doc.regions] == [1, 2, 3, 4, 5, 6, 7]
+    # notes, a group's text boxes, a table (a merged cell once), a hidden slide, a chart
+    assert "Notes: Inflate one jacket at random every Monday" in doc.text
+    assert "The harbour master answers on channel 12.\n\nThe coastguard" in doc.text
+    assert "Night pilot | Oskar Lind | 555 0143\n\nFire watch |  | 555 0199" in doc.text
+    assert "Moor bow first" in doc.text and "Falls into the water per month" in doc.text
+    # a line break is a line; a body line that looks like a heading is escaped
+    assert "Shout and point at the person\nuntil the boat turns.\n\\# not a heading" in doc.text
+    # the footer and the slide numbers drawn as text boxes are furniture
+    assert b.DECK_FOOTER not in doc.text and not re.search(r"^\d+$", doc.text, re.M)
+    assert doc.warnings == ("slide 8: no text (a picture or a drawing), not indexed",)
+    ring = next(c for c in chunks if "upwind" in c.content)
+    loc = locate(doc, ring.start, ring.end)
+    assert loc.slides == (5, 6) and loc.fragment == "#slide=5" and not loc.pages
+    jackets = next(c for c in chunks if "blue lockers" in c.content)
+    assert locate(doc, jackets.start, jackets.end).url("crew deck.pptx") == "crew%20deck.pptx#slide=2"
+    assert locate(doc, jackets.start, jackets.end).to_json()["slides"] == [2]
+
+
+def test_the_irrigation_pptx_reads_as_its_pdf_exports_do():
+    """The deck Impress exported to the PDFs above (tests/fixtures/real): the same slide
+    sections, from the layouts instead of the fonts; the footer and numbers left out."""
+    doc = extract(REAL / "irrigation-slides.pptx")
+    chunks = chunk_document(doc)
+    sections = [s.removeprefix(f"{doc.title} > ") for s in dict.fromkeys(c.section for c in chunks)]
+    assert [s.casefold() for s in sections] == [
+        s.casefold() for s in SLIDE_SECTIONS if s.count(" > ") == 1 or s == SLIDE_SECTIONS[0]]
+    e3 = next(c for c in chunks if "0.8 A" in c.content)
+    assert locate(doc, e3.start, e3.end).slides == (8, 9)  # the divider, then its slide
+    assert "March 2026" not in doc.text and doc.warnings == ()
+    water = extract(REAL / "water-budget.pptx")
+    assert water.warnings == ("slide 8: no text (a picture or a drawing), not indexed",)
+    night = next(c for c in chunk_document(water) if "02:00" in c.content)
+    # an untitled slide is a section of its own, named by its number
+    assert night.section == "Water Budget Review 2026 > Leak findings > Slide 9"
+    assert locate(water, night.start, night.end).fragment == "#slide=9"
+    assert "63%" in water.text and "\n1\n" not in water.text
+
+
+def test_pptx_that_cannot_be_read_says_why(tmp_path: Path):
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE
+    from pptx.util import Inches
+
+    cases = {
+        "empty.pptx": (b"", "empty file \\(0 bytes\\), not a PowerPoint deck"),
+        "old.pptx": (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512,
+                     "a legacy .ppt file, not a .pptx file; save it as .pptx"),
+        "text.pptx": (b"slides, honestly", "not a .pptx file \\(not a ZIP package\\)"),
+    }
+    for name, (data, reason) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ExtractionError, match=reason):
+            extract(tmp_path / name)
+    whole = b.pptx_deck(tmp_path, "whole.pptx").read_bytes()
+    (tmp_path / "cut.pptx").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ExtractionError, match="a damaged .pptx file: its ZIP package ends early"):
+        extract(tmp_path / "cut.pptx")
+    with zipfile.ZipFile(tmp_path / "hollow.pptx", "w") as z:
+        z.writestr("hello.txt", "not a deck")
+    with pytest.raises(ExtractionError, match="not a readable PowerPoint .pptx file"):
+        extract(tmp_path / "hollow.pptx")
+    prs = Presentation()
+    prs.save(str(tmp_path / "none.pptx"))
+    with pytest.raises(ExtractionError, match="the deck has no slides"):
+        extract(tmp_path / "none.pptx")
+    prs.slides.add_slide(prs.slide_layouts[6]).shapes.add_shape(
+        MSO_SHAPE.OVAL, Inches(1), Inches(1), Inches(2), Inches(2))
+    prs.save(str(tmp_path / "pictures.pptx"))
+    with pytest.raises(ExtractionError, match="the deck has no text on its slides"):
+        extract(tmp_path / "pictures.pptx")
+
+
 def test_a_beamer_deck_with_a_navigation_bar():
     """pdfLaTeX's Beamer, Warsaw theme, a section page before each section: each page
     starts with the theme's navigation bar (the section titles in 6 pt), and the
@@ -1073,8 +1166,8 @@ def test_media_fingerprint_follows_the_transcript_not_the_recording(tmp_path: Pa
 
 def test_every_format_is_registered_with_a_name_and_version():
     names = {e.name: e.version for e in REGISTRY.values()}
-    assert {"text", "pdf", "docx", "html", "xlsx", "csv", "transcript"} <= set(names)
-    for suffix in (".pdf", ".docx", ".html", ".xlsx", ".csv", ".vtt", ".srt", ".mp4", ".mp3"):
+    assert {"text", "pdf", "docx", "pptx", "html", "xlsx", "csv", "transcript"} <= set(names)
+    for suffix in (".pdf", ".docx", ".pptx", ".html", ".xlsx", ".csv", ".vtt", ".srt", ".mp4", ".mp3"):
         assert suffix in REGISTRY, suffix
     assert all(v for v in names.values())
 

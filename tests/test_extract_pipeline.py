@@ -45,7 +45,8 @@ def build_folder(root: Path) -> Path:
     # kept small: every chunk here is embedded by the real model
     b.two_column_pdf(root, repeats=1)
     b.table_pdf(root, rows=20)
-    for builder in (b.headers_pdf, b.scanned_pdf, b.encrypted_pdf, b.corrupt_pdf, b.docx_file):
+    for builder in (b.headers_pdf, b.scanned_pdf, b.encrypted_pdf, b.corrupt_pdf, b.docx_file,
+                    b.pptx_deck):
         builder(root)
     (root / "empty.pdf").write_bytes(b"")
     (root / "starter.html").write_text(b.HTML_PAGE)
@@ -101,7 +102,7 @@ def test_a_broken_file_fails_alone_and_unknown_types_are_listed(indexed):
     assert "no transcript" in skipped["lonely.mp4"]
     assert "transcript of bees.mp3" in skipped["bees.srt"]
     assert sorted(report.indexed) == sorted([
-        "harbour.pdf", "parts.pdf", "review.pdf", "scan.pdf", "handbook.docx",
+        "harbour.pdf", "parts.pdf", "review.pdf", "scan.pdf", "handbook.docx", "briefing.pptx",
         "starter.html", "rain.csv", "stores.xlsx", "call.vtt", "bees.mp3",
     ])
     assert ("review.pdf", next(w for p, w in report.warnings if p == "review.pdf")) in report.warnings
@@ -115,7 +116,7 @@ def test_cli_summary_lists_each_failure_with_its_reason(indexed, capsys):
     code = cli.main(["index", str(folder), "--index", idx.location, "-q"])
     out = capsys.readouterr().out
     assert code == 1  # a document failed; the others are unchanged and searchable
-    assert "10 unchanged, 3 failed" in out
+    assert "11 unchanged, 3 failed" in out
     assert "FAILED  broken.pdf: not a readable PDF: the file is corrupt or not a PDF" in out
     assert "FAILED  locked.pdf: the PDF is encrypted with a password" in out
     assert "skipped lonely.mp4: no transcript" in out
@@ -283,6 +284,25 @@ def test_an_answer_s_sentence_cites_its_own_page_and_cue_not_its_chunk_s(indexed
         assert span.locator.pages == ans.citations[span.citation - 1].locator.pages
     finally:  # the module's index is shared: put the map back
         conn.execute("UPDATE documents SET regions = ? WHERE path = 'review.pdf'", (kept,))
+
+
+def test_a_deck_s_hits_and_answers_cite_the_slide_the_text_is_on(indexed, capsys):
+    """A .pptx hit names its slides (read back from the deck by another reader); an
+    answer's sentence names its own slide, not its chunk's first one (a divider)."""
+    idx, folder, _ = indexed
+    slides = b.slide_texts(folder / "briefing.pptx")
+    hit = top(idx, "where do the life jackets hang", "briefing.pptx")
+    assert hit.locator.slides == (2,) and hit.to_json()["locator"] == "#slide=2"
+    assert "blue lockers by gate two" in slides[1]
+    ans = idx.ask("Where should the ring be thrown when someone falls overboard?")
+    assert not ans.refused and ans.generator == "extractive"
+    span = next(sp for sp in ans.spans if "upwind" in sp.text)
+    assert ans.citations[span.citation - 1].locator.slides == (5, 6)  # the divider, its slide
+    assert span.locator.slides == (6,) and contains_words(slides[5], span.text)
+    code = cli.main(["search", "channel for the coastguard", "--index", idx.location, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    first = next(h for h in data["hits"] if h["document"] == "briefing.pptx")
+    assert code == 0 and first["location"]["slides"] == [3] and first["locator"] == "#slide=3"
 
 
 def test_cli_ask_json_quotes_are_slices_and_urls_open_the_media(indexed, capsys):

@@ -543,6 +543,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
     every chunk of a 100,000-row sheet stays O(chunks x log rows).
     """
     pages: list[int] = []
+    slides: list[int] = []
     t0: float | None = None
     t1: float | None = None
     rows: list[Region] = []
@@ -557,6 +558,8 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
             pages.append(r.page)
             if r.confidence is not None:
                 conf = r.confidence if conf is None else min(conf, r.confidence)
+        elif r.kind is RegionKind.SLIDE and r.page is not None:
+            slides.append(r.page)
         elif r.kind is RegionKind.CUE and r.t_start is not None and r.t_end is not None:
             t0 = r.t_start if t0 is None else min(t0, r.t_start)
             t1 = r.t_end if t1 is None else max(t1, r.t_end)
@@ -570,6 +573,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
         t_end=t1,
         sheet_range=_a1_range(rows) if rows else None,
         ocr_confidence=conf,
+        slides=tuple(sorted(set(slides))),
     )
 
 

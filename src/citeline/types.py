@@ -45,6 +45,7 @@ class RegionKind(StrEnum):
     PAGE = "page"  # a PDF page: locator #page=N
     CUE = "cue"  # a transcript cue: locator #t=start,end (seconds)
     ROW = "row"  # a spreadsheet row: locator Sheet!A1:F1
+    SLIDE = "slide"  # a presentation's slide (its number in ``page``): locator #slide=N
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Region:
     kind: RegionKind
     start: int
     end: int
-    page: int | None = None  # 1-based PDF page
+    page: int | None = None  # 1-based PDF page, or slide number
     t_start: float | None = None  # seconds
     t_end: float | None = None
     sheet: str | None = None
@@ -124,12 +125,16 @@ class Locator:
     t_end: float | None = None
     sheet_range: str | None = None  # "Sheet1!A12:F20"
     ocr_confidence: float | None = None
+    slides: tuple[int, ...] = ()  # 1-based slide numbers of a deck
 
     @property
     def fragment(self) -> str:
-        """The URL fragment: ``#page=N``, ``#t=s,e``, a sheet range, else ``#char=s,e``."""
+        """The URL fragment: ``#page=N``, ``#slide=N``, ``#t=s,e``, a sheet range, else
+        ``#char=s,e``."""
         if self.pages:
             return f"#page={self.pages[0]}"
+        if self.slides:
+            return f"#slide={self.slides[0]}"
         if self.t_start is not None and self.t_end is not None:
             return f"#t={_secs(self.t_start)},{_secs(self.t_end)}"
         if self.sheet_range:
@@ -157,6 +162,8 @@ class Locator:
         out: dict[str, object] = {"char": [self.start, self.end], "fragment": self.fragment}
         if self.pages:
             out["pages"] = list(self.pages)
+        if self.slides:
+            out["slides"] = list(self.slides)
         if self.t_start is not None:
             out["t"] = [self.t_start, self.t_end]
         if self.sheet_range:

@@ -354,3 +354,25 @@ def test_new_store_defaults_and_adapt_never_writes_the_password(
     assert report.steps >= 1 and report.model != report.base_model
     pg.close()
     lite.close()
+
+
+def test_a_deck_s_slide_locators_are_the_same_on_both_backends(pg_url, memo_embedder, tmp_path):
+    """A .pptx deck's ``#slide=`` locators (kept in SQLite's text and PostgreSQL's jsonb)
+    and its region map (for an answer's own slide) come back alike."""
+    import doc_builders
+
+    folder = tmp_path / "deck"
+    folder.mkdir()
+    doc_builders.pptx_deck(folder)
+    lite = Index(tmp_path / "ix", embedder=memo_embedder)
+    pg = Index(pg_url + "?exact=1", embedder=memo_embedder)
+    for ix in (lite, pg):
+        assert ix.index(folder).indexed == ["briefing.pptx"]
+    question = "Where should the ring be thrown when someone falls overboard?"
+    a, b = lite.ask(question), pg.ask(question)
+    assert [c.locator for c in a.citations] == [c.locator for c in b.citations]
+    assert [s.locator for s in a.spans] == [s.locator for s in b.spans]
+    assert any(c.locator.slides == (5, 6) for c in b.citations)
+    assert any(s.locator.slides == (6,) and "upwind" in s.text for s in b.spans)
+    hits = pg.search("channel for the coastguard", k=3).hits
+    assert hits[0].locator.slides == (3,) and hits[0].locator.fragment == "#slide=3"

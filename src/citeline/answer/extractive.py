@@ -204,7 +204,7 @@ def spans(picked: Sequence[Candidate], locate_span) -> tuple[Span, ...]:  # type
 
 
 def sub_locator(hit: Hit, start: int, end: int) -> Locator:
-    """The locator of a sub-range of a hit: its own #char=, the hit's page/time/sheet.
+    """The locator of a sub-range of a hit: its own #char=, the hit's page/slide/time/sheet.
 
     The char range is exact. Page/time/sheet are the hit's: a sentence of a
     chunk that crosses a page break may sit on the second of its pages (the
@@ -213,7 +213,7 @@ def sub_locator(hit: Hit, start: int, end: int) -> Locator:
     loc = hit.locator
     return Locator(
         start=start, end=end, pages=loc.pages, t_start=loc.t_start, t_end=loc.t_end,
-        sheet_range=loc.sheet_range, ocr_confidence=loc.ocr_confidence,
+        sheet_range=loc.sheet_range, ocr_confidence=loc.ocr_confidence, slides=loc.slides,
     )
 
 

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -115,6 +115,25 @@ def regions_from_json(raw: str | None) -> list[Region] | None:
         return None
     return [Region(RegionKind(kind), **dict(zip(_REGION_FIELDS, rest, strict=True)))
             for kind, *rest in json.loads(raw)]
+
+
+def locator_json(loc: Locator) -> dict[str, object]:
+    """A chunk's locator as the JSON object the stores keep (SQLite as text, PostgreSQL
+    as jsonb)."""
+    return {
+        "start": loc.start, "end": loc.end, "pages": list(loc.pages), "t_start": loc.t_start,
+        "t_end": loc.t_end, "sheet_range": loc.sheet_range, "ocr_confidence": loc.ocr_confidence,
+        "slides": list(loc.slides),
+    }
+
+
+def locator_from(d: dict[str, Any]) -> Locator:
+    """The locator :func:`locator_json` wrote (a key added later is absent from older rows)."""
+    return Locator(
+        start=d["start"], end=d["end"], pages=tuple(d.get("pages") or ()),
+        t_start=d.get("t_start"), t_end=d.get("t_end"), sheet_range=d.get("sheet_range"),
+        ocr_confidence=d.get("ocr_confidence"), slides=tuple(d.get("slides") or ()),
+    )
 
 
 @dataclass(frozen=True)

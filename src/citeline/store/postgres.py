@@ -70,12 +70,14 @@ from citeline.store import (
     IndexStats,
     StoredChunk,
     document_row,
+    locator_from,
+    locator_json,
     regions_from_json,
     token_blob,
     token_matrix,
 )
 from citeline.store.jobs import Job, JobState
-from citeline.types import Locator, Region
+from citeline.types import Region
 
 try:
     import psycopg
@@ -1332,16 +1334,3 @@ class PostgresStore:
         ])
 
 
-def locator_json(loc: Locator) -> dict[str, object]:
-    return {
-        "start": loc.start, "end": loc.end, "pages": list(loc.pages), "t_start": loc.t_start,
-        "t_end": loc.t_end, "sheet_range": loc.sheet_range, "ocr_confidence": loc.ocr_confidence,
-    }
-
-
-def locator_from(d: dict[str, Any]) -> Locator:
-    return Locator(
-        start=d["start"], end=d["end"], pages=tuple(d.get("pages") or ()),
-        t_start=d.get("t_start"), t_end=d.get("t_end"), sheet_range=d.get("sheet_range"),
-        ocr_confidence=d.get("ocr_confidence"),
-    )

@@ -39,12 +39,14 @@ from citeline.store import (
     IndexStats,
     StoredChunk,
     document_row,
+    locator_from,
+    locator_json,
     regions_from_json,
     text_hash,
     token_blob,
     token_matrix,
 )
-from citeline.types import Locator, Region
+from citeline.types import Region
 
 DB_NAME = "citeline.sqlite3"
 # How long a statement waits for another process's write lock before "locked".
@@ -360,7 +362,7 @@ class SQLiteStore:
                     "bare_vector, token_vectors) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         doc_id, ch.ordinal, ch.start, ch.end, ch.section, ch.text, ch.content,
-                        json.dumps(_locator_json(sc.locator)), sc.tokens, sc.header_tokens,
+                        json.dumps(locator_json(sc.locator)), sc.tokens, sc.header_tokens,
                         sc.text_hash, model_key, vec.tobytes(), length, bare,
                         token_blob(sc, vec.shape[-1], record.path),
                     ),
@@ -601,7 +603,7 @@ class SQLiteStore:
                 batch,
             )
             for cid, path, title, sec, s, e, content, text, loc in rows:
-                out[cid] = ChunkRow(cid, path, title, sec, s, e, content, text, _locator(loc))
+                out[cid] = ChunkRow(cid, path, title, sec, s, e, content, text, locator_from(json.loads(loc)))
         return out
 
     def token_vectors(self, ids: Sequence[int], model_key: str) -> dict[int, np.ndarray]:
@@ -631,7 +633,7 @@ class SQLiteStore:
             "c.locator FROM chunks c JOIN documents d ON d.id = c.doc_id "
             "ORDER BY d.path, c.ordinal"
         )
-        return [ChunkRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], _locator(r[8])) for r in rows]
+        return [ChunkRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], locator_from(json.loads(r[8]))) for r in rows]
 
     def stats(self) -> IndexStats:
         c = self.conn
@@ -712,17 +714,3 @@ def _statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
 
 
-def _locator_json(loc: Locator) -> dict[str, object]:
-    return {
-        "start": loc.start, "end": loc.end, "pages": list(loc.pages), "t_start": loc.t_start,
-        "t_end": loc.t_end, "sheet_range": loc.sheet_range, "ocr_confidence": loc.ocr_confidence,
-    }
-
-
-def _locator(raw: str) -> Locator:
-    d = json.loads(raw)
-    return Locator(
-        start=d["start"], end=d["end"], pages=tuple(d.get("pages") or ()),
-        t_start=d.get("t_start"), t_end=d.get("t_end"), sheet_range=d.get("sheet_range"),
-        ocr_confidence=d.get("ocr_confidence"),
-    )

@@ -1,0 +1,238 @@
+"""PowerPoint decks (.pptx), with python-pptx (MIT).
+
+Each slide is a section of the canonical text, in the deck's order: a ``#``-heading
+line with the slide's title (``Slide N`` when it has none), then its text in the
+order a screen reader follows (the title first, then the shapes as the slide lists
+them, a group's shapes in place), one block per text box or placeholder with one
+line per paragraph, a table's rows as ``cell | cell`` blocks (a merged cell shown
+once), a chart's title, and last the speaker notes as a block starting ``Notes:``.
+Each slide's text is a :class:`~citeline.types.Region` of kind ``slide``, so a
+citation says ``#slide=N`` (N counts from 1, hidden slides included, as PowerPoint
+numbers them) with the ``#char=`` range on this text.
+
+The deck's own structure gives the nesting, never guesses from font sizes: a slide
+on a *Section Header* layout is a divider, and the slides after it nest under it;
+PowerPoint's named sections (the "Add Section" feature) are a level above
+everything, with their names as headings.
+
+Page furniture is left out: footer, date and slide-number placeholders, a text box
+that is only the slide's own number, and a short text repeated in the same words on
+at least half of the slides (3 or more) that is not a title (a footer drawn as a
+text box). A slide with no text at all (a picture) is named in a warning.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml.etree import XMLSyntaxError
+from pptx import Presentation
+from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from pptx.exc import PackageNotFoundError
+
+from citeline.errors import ExtractionError
+from citeline.extract import register
+from citeline.extract.blocks import (
+    MAX_HEADING_LEVEL,
+    TextBuilder,
+    check_package,
+    escape_markdown,
+    not_a_package,
+    one_paragraph,
+    squash,
+)
+from citeline.types import Document, Region, RegionKind
+
+_TITLES = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE,
+                     PP_PLACEHOLDER.VERTICAL_TITLE})
+# Placeholders the slide master fills with furniture, not the slide's content.
+_FURNITURE = frozenset({PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.SLIDE_NUMBER,
+                        PP_PLACEHOLDER.HEADER})
+# A text repeated on this share of the slides (and on FURNITURE_MIN_SLIDES or more) in
+# the same words is a footer or a logo's caption; only a short one (a repeated
+# paragraph of prose is the author's, and stays).
+FURNITURE_SHARE = 0.5
+FURNITURE_MIN_SLIDES = 3
+FURNITURE_MAX_CHARS = 120
+# PowerPoint 2010's named sections, kept in presentation.xml's extension list.
+_P14 = "{http://schemas.microsoft.com/office/powerpoint/2010/main}"
+# The layout type PowerPoint gives its Section Header layout (ECMA-376 ST_SlideLayoutType).
+_DIVIDER_LAYOUT = "secHead"
+# python-pptx shows a line break inside a paragraph (a:br) as a vertical tab.
+_LINE_BREAK = re.compile("[\v\u2028]")
+
+
+@dataclass
+class _Slide:
+    number: int  # 1-based, hidden slides counted
+    title: str
+    blocks: list[str] = field(default_factory=list)
+    notes: str = ""
+    divider: bool = False
+    section: str | None = None  # its PowerPoint section's name
+
+
+def _paragraphs(text_frame) -> str:  # type: ignore[no-untyped-def]
+    """A text frame's paragraphs, one line each (a line break inside one is a line too)."""
+    lines = (_LINE_BREAK.sub("\n", p.text) for p in text_frame.paragraphs)
+    return one_paragraph("\n".join(lines))
+
+
+def _table_rows(table) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """Each row as ``cell | cell``; a cell covered by a merge is empty (shown once)."""
+    for row in table.rows:
+        cells = ["" if cell.is_spanned else squash(cell.text) for cell in row.cells]
+        if any(cells):
+            yield " | ".join(cells)
+
+
+def _shape_blocks(shapes) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The text blocks of ``shapes`` in their order on the slide, groups opened in place;
+    titles and furniture placeholders are left out (the caller writes the title)."""
+    for shape in shapes:
+        if shape.is_placeholder and shape.placeholder_format.type in _TITLES | _FURNITURE:
+            continue
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shape_blocks(shape.shapes)
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            yield from _table_rows(shape.table)
+        elif getattr(shape, "has_chart", False) and shape.has_chart:
+            chart = shape.chart
+            if chart.has_title and chart.chart_title.has_text_frame:
+                if text := _paragraphs(chart.chart_title.text_frame):
+                    yield text
+        elif shape.has_text_frame:
+            if text := _paragraphs(shape.text_frame):
+                yield text
+
+
+def _title(slide) -> str:  # type: ignore[no-untyped-def]
+    for shape in slide.placeholders:
+        if shape.placeholder_format.type in _TITLES and shape.has_text_frame:
+            return squash(shape.text_frame.text.replace("\v", " "))
+    return ""
+
+
+def _sections(prs) -> dict[int, str]:  # type: ignore[no-untyped-def]
+    """Slide id -> the name of the PowerPoint section it is in (none: an empty dict)."""
+    out: dict[int, str] = {}
+    for section in prs.part._element.iter(f"{_P14}section"):
+        name = squash(section.get("name") or "")
+        for sld in section.iter(f"{_P14}sldId"):
+            try:
+                out[int(sld.get("id"))] = name
+            except (TypeError, ValueError):
+                continue
+    return out
+
+
+def _read(prs) -> list[_Slide]:  # type: ignore[no-untyped-def]
+    sections = _sections(prs)
+    slides = []
+    for number, slide in enumerate(prs.slides, start=1):
+        notes = ""
+        if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
+            notes = _paragraphs(slide.notes_slide.notes_text_frame)
+        slides.append(_Slide(
+            number=number, title=_title(slide), blocks=list(_shape_blocks(slide.shapes)),
+            notes=notes, divider=slide.slide_layout._element.get("type") == _DIVIDER_LAYOUT,
+            section=sections.get(slide.slide_id),
+        ))
+    return slides
+
+
+def _drop_furniture(slides: list[_Slide]) -> None:
+    """Leave out a text box that is only its slide's number, and a short text repeated
+    on most slides that is no slide's title (see the module doc)."""
+    seen: Counter[str] = Counter()
+    for s in slides:
+        seen.update({b for b in s.blocks if len(b) <= FURNITURE_MAX_CHARS})
+    titles = {s.title for s in slides}
+    furniture = {b for b, n in seen.items()
+                 if n >= max(FURNITURE_MIN_SLIDES, FURNITURE_SHARE * len(slides)) and b not in titles}
+    for s in slides:
+        s.blocks = [b for b in s.blocks if b not in furniture and b != str(s.number)]
+
+
+def _levels(slides: list[_Slide]) -> list[int]:
+    """Each slide's heading level: named sections first, then dividers, then slides."""
+    base = 2 if any(s.section for s in slides) else 1
+    levels = []
+    under_divider = False
+    section: str | None = None
+    for s in slides:
+        if s.section != section:  # a new PowerPoint section ends the divider above
+            section, under_divider = s.section, False
+        if s.divider:
+            levels.append(base)
+            under_divider = True
+        else:
+            levels.append(min(base + under_divider, MAX_HEADING_LEVEL))
+    return levels
+
+
+class PptxExtractor:
+    name = "pptx"
+    version = "1"
+    suffixes = (".pptx",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        if path.stat().st_size == 0:
+            raise ExtractionError(rel, "empty file (0 bytes), not a PowerPoint deck")
+        if not zipfile.is_zipfile(path):
+            raise ExtractionError(rel, not_a_package(path, ".pptx file", ".ppt"))
+        check_package(path, rel, "PowerPoint deck")
+        try:
+            prs = Presentation(str(path))
+            slides = _read(prs)
+            deck_title = squash(prs.core_properties.title or "")
+        except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, AttributeError,
+                XMLSyntaxError) as exc:
+            raise ExtractionError(rel, f"not a readable PowerPoint .pptx file ({exc})") from exc
+        if not slides:
+            raise ExtractionError(rel, "the deck has no slides")
+        _drop_furniture(slides)
+
+        out = TextBuilder()
+        regions: list[Region] = []
+        blank: list[int] = []
+        section: str | None = None
+        for s, level in zip(slides, _levels(slides), strict=True):
+            if not (s.title or s.blocks or s.notes):
+                blank.append(s.number)
+                continue
+            if s.section and s.section != section:
+                out.add("# " + s.section, sep="\n\n")
+            section = s.section
+            start, end = out.add("#" * level + " " + (s.title or f"Slide {s.number}"), sep="\n\n")
+            for block in s.blocks:
+                end = out.add(escape_markdown(block), sep="\n\n")[1]
+            if s.notes:
+                end = out.add(escape_markdown("Notes: " + s.notes), sep="\n\n")[1]
+            regions.append(Region(RegionKind.SLIDE, start, end, page=s.number))
+        if not regions:
+            raise ExtractionError(rel, "the deck has no text on its slides (pictures only?)")
+        warnings = ()
+        if blank:
+            warnings = (f"slide{'s' if len(blank) > 1 else ''} {', '.join(map(str, blank))}: "
+                        "no text (a picture or a drawing), not indexed",)
+        title = deck_title or next((s.title for s in slides if s.title), "") or path.stem
+        return Document(
+            path=rel,
+            title=title,
+            text=out.text(),
+            media_type="application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            extractor=self.name,
+            extractor_version=self.version,
+            regions=tuple(regions),
+            warnings=warnings,
+            headings="atx",
+        )
+
+
+register(PptxExtractor())
