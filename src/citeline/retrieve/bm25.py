@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import regex
@@ -71,9 +71,58 @@ def idf(N: int, n_t: int) -> float:  # noqa: N803 - the paper's names
     return math.log(1.0 + (N - n_t + 0.5) / (n_t + 0.5))
 
 
+class Postings:
+    """Every term's postings in three flat arrays, grouped by term (compressed sparse
+    rows): term ``t``'s chunk rows and frequencies are ``rows[s:e]`` and ``tfs[s:e]``
+    for ``s, e = offsets[i], offsets[i + 1]``, ``i = vocabulary[t]``, sorted by row.
+
+    One structure for the whole index instead of two small arrays per term: it is built
+    and merged with whole-array numpy steps (sorting ~400k postings takes ~40 ms), not
+    a Python loop over postings, so the SQLite store's snapshot can take in a few
+    changed chunks without reading the rest again. A term left with no postings by a
+    merge stays in the vocabulary, empty: ``in`` says False for it.
+    """
+
+    def __init__(self, vocabulary: dict[str, int], term_ix: np.ndarray, rows: np.ndarray,
+                 tfs: np.ndarray) -> None:
+        """``term_ix``, ``rows``, ``tfs``: one posting per position, in any order."""
+        order = np.lexsort((rows, term_ix))
+        self.vocabulary = vocabulary
+        self.term_ix = term_ix[order]
+        self.rows = rows[order]
+        self.tfs = tfs[order]
+        self.offsets = np.searchsorted(self.term_ix, np.arange(len(vocabulary) + 1))
+
+    def __contains__(self, term: object) -> bool:
+        i = self.vocabulary.get(term)  # type: ignore[call-overload]
+        return i is not None and bool(self.offsets[i + 1] > self.offsets[i])
+
+    def __getitem__(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        i = self.vocabulary[term]
+        s, e = self.offsets[i], self.offsets[i + 1]
+        if s == e:
+            raise KeyError(term)
+        return self.rows[s:e], self.tfs[s:e]
+
+    def merged(self, kept: np.ndarray, remap: np.ndarray,
+               added: Sequence[tuple[str, int, int]]) -> Postings:
+        """These postings with only the rows ``kept`` (a mask over the old rows), renumbered
+        by ``remap`` (old row -> new row), plus ``added`` (term, new row, tf)."""
+        keep = kept[self.rows]
+        vocabulary = dict(self.vocabulary)
+        new_ix = [vocabulary.setdefault(t, len(vocabulary)) for t, _, _ in added]
+        return Postings(
+            vocabulary,
+            np.concatenate([self.term_ix[keep], np.array(new_ix, dtype=np.int64)]),
+            np.concatenate([remap[self.rows[keep]],
+                            np.array([r for _, r, _ in added], dtype=np.int64)]),
+            np.concatenate([self.tfs[keep], np.array([f for _, _, f in added], dtype=np.int64)]),
+        )
+
+
 def score_postings(
     query_terms: Sequence[str],
-    postings: dict[str, tuple[np.ndarray, np.ndarray]],
+    postings: Mapping[str, tuple[np.ndarray, np.ndarray]] | Postings,
     lengths: np.ndarray,
     avgdl: float,
     k1: float = K1,

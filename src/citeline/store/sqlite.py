@@ -8,8 +8,11 @@
 * Vectors are float32 BLOBs scanned with numpy (this Python's sqlite3 cannot
   load extensions such as sqlite-vec). BM25 term statistics live in a
   ``postings`` table written in the same transaction as the chunks.
-* Reads are cached in memory per *generation*, a counter every write bumps,
-  so a reader sees another process's commit on its next query.
+* Reads are cached in memory per *generation*, a counter every write of chunks
+  bumps, so a reader sees another process's commit on its next query. The
+  ``chunk_log`` names the chunks each generation added or removed, and the cache
+  reads only those (a search during an indexing run of 7,800 chunks: 0.1 s after
+  each document instead of 0.75-1.6 s for the whole index).
 * Every query uses bound parameters.
 """
 
@@ -20,7 +23,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,7 +32,7 @@ from urllib.parse import quote
 import numpy as np
 
 from citeline.errors import ConfigError, IndexNotFound, SchemaError, StoreUnavailable
-from citeline.retrieve.bm25 import score_postings, term_frequencies
+from citeline.retrieve.bm25 import Postings, score_postings, term_frequencies
 from citeline.retrieve.dense import chunk_max, top_k
 from citeline.store import (
     DOCUMENT_COLUMNS,
@@ -146,7 +149,20 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX IF NOT EXISTS chunks_text_hash ON chunks (text_hash, model_key);
     """,
+    # 7: the chunks each write added or removed, by generation, so a reader's snapshot
+    # takes in what changed instead of reading every chunk again (a search during an
+    # indexing run re-read the whole index after every document). The log holds the
+    # changes after generation 'log_from'; older snapshots are read again whole.
+    """
+    CREATE TABLE chunk_log (generation INTEGER NOT NULL, chunk_id INTEGER NOT NULL);
+    CREATE INDEX chunk_log_generation ON chunk_log (generation);
+    INSERT INTO settings (key, value) SELECT 'log_from', value FROM settings
+        WHERE key = 'generation';
+    """,
 )
+
+# Generations of changes the chunk log keeps: a snapshot older than that is read whole.
+LOG_GENERATIONS = 1000
 
 
 def _rollback(c: sqlite3.Connection) -> None:
@@ -165,7 +181,7 @@ class _Snapshot:
     ids: np.ndarray  # chunk ids, row order
     lengths: np.ndarray  # BM25 token counts
     row_of: dict[int, int]
-    postings: dict[str, tuple[np.ndarray, np.ndarray]]
+    postings: Postings
     # vectors per model key: (chunk ids, (n, dim) float32). Models never share a matrix,
     # so vectors of different models (or dimensions) can never be compared.
     vectors: dict[str, tuple[np.ndarray, np.ndarray]]
@@ -342,6 +358,8 @@ class SQLiteStore:
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
+            gen = self._bump(c)
+            self._log_removal(c, gen, record.path)
             c.execute("DELETE FROM documents WHERE path = ?", (record.path,))
             cur = c.execute(
                 f"INSERT INTO documents ({', '.join(DOCUMENT_COLUMNS)}) "
@@ -367,6 +385,7 @@ class SQLiteStore:
                         token_blob(sc, vec.shape[-1], record.path),
                     ),
                 ).lastrowid
+                c.execute("INSERT INTO chunk_log (generation, chunk_id) VALUES (?, ?)", (gen, cid))
                 c.executemany(
                     "INSERT INTO postings (term, chunk_id, tf) VALUES (?, ?, ?)",
                     [(t, cid, n) for t, n in tf.items()],
@@ -392,7 +411,6 @@ class SQLiteStore:
                         [(st.text_hash, model_key, b)
                          for st, b in zip(sc.sentences, blobs, strict=True)],
                     )
-            self._bump(c)
             c.execute("COMMIT")
         except BaseException:
             _rollback(c)
@@ -407,8 +425,7 @@ class SQLiteStore:
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
                 "root = excluded.root, state = excluded.state, reason = excluded.reason",
                 (path, root, state, reason, _now()),
-            )
-            self._bump(c)
+            )  # no chunk changes: the generation (what searches read) stays
             c.execute("COMMIT")
         except BaseException:
             _rollback(c)
@@ -421,18 +438,32 @@ class SQLiteStore:
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
+            self._log_removal(c, self._bump(c), path)
             c.execute("DELETE FROM documents WHERE path = ?", (path,))
-            self._bump(c)
             c.execute("COMMIT")
         except BaseException:
             _rollback(c)
             raise
 
     @staticmethod
-    def _bump(c: sqlite3.Connection) -> None:
-        c.execute(
-            "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
-        )
+    def _bump(c: sqlite3.Connection) -> int:
+        """Count one more generation (inside the caller's write transaction); forget the
+        chunk log's changes older than :data:`LOG_GENERATIONS`. Returns the new one."""
+        gen = int(c.execute(
+            "UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation' "
+            "RETURNING value").fetchone()[0])
+        floor = gen - LOG_GENERATIONS
+        if floor > 0:
+            c.execute("DELETE FROM chunk_log WHERE generation <= ?", (floor,))
+            c.execute("UPDATE settings SET value = ? WHERE key = 'log_from' "
+                      "AND CAST(value AS INTEGER) < ?", (str(floor), floor))
+        return gen
+
+    @staticmethod
+    def _log_removal(c: sqlite3.Connection, gen: int, path: str) -> None:
+        """Log the chunks of ``path`` as changed in ``gen``, before they are deleted."""
+        c.execute("INSERT INTO chunk_log (generation, chunk_id) SELECT ?, c.id FROM chunks c "
+                  "JOIN documents d ON d.id = c.doc_id WHERE d.path = ?", (gen, path))
 
     # --- embedding cache --------------------------------------------------------------
 
@@ -483,12 +514,17 @@ class SQLiteStore:
             snap = self._snap
             if snap is not None and snap.generation == gen and snap.file == file:
                 return snap
-            snap = self._load(gen)
-            snap.file = file
-            self._snap = snap
-            return snap
+            new = None
+            if snap is not None and snap.file == file and snap.generation < gen:
+                new = self._update(snap)
+            if new is None:
+                new = self._load()
+            new.file = file
+            self._snap = new
+            return new
 
-    def _load(self, gen: int) -> _Snapshot:
+    def _load(self) -> _Snapshot:
+        """Every chunk of the index, read in one transaction."""
         c = self.conn
         c.execute("BEGIN")  # one consistent read of chunks and postings
         try:
@@ -496,49 +532,74 @@ class SQLiteStore:
             rows = c.execute(
                 "SELECT id, model_key, vector, length, bare_vector FROM chunks ORDER BY id"
             ).fetchall()
-            ids = np.array([r[0] for r in rows], dtype=np.int64)
-            grouped: dict[str, tuple[list[int], list[bytes]]] = {}
-            vector_pos: dict[int, int] = {}
-            bare_grouped: dict[str, tuple[list[int], list[bytes]]] = {}
-            for cid, key, blob, _, bare in rows:
-                g = grouped.setdefault(key, ([], []))
-                vector_pos[cid] = len(g[0])
-                g[0].append(cid)
-                g[1].append(blob)
-                if bare is not None:
-                    g = bare_grouped.setdefault(key, ([], []))
-                    g[0].append(cid)
-                    g[1].append(bare)
-            vectors = _matrices(grouped)
-            bare_vectors = _matrices(bare_grouped)
-            lengths = np.array([r[3] for r in rows], dtype=np.float64)
-            row_of = {int(i): n for n, i in enumerate(ids)}
-            acc: dict[str, tuple[list[int], list[int]]] = {}
-            for term, cid, tf in c.execute("SELECT term, chunk_id, tf FROM postings"):
-                rows_l, tfs = acc.setdefault(term, ([], []))
-                rows_l.append(row_of[cid])
-                tfs.append(tf)
+            # grouped by SQLite, parsed by numpy: a Python loop over ~400k postings
+            # took most of a reload (0.75 of 1.6 s at 7,800 chunks)
+            by_term = c.execute("SELECT term, group_concat(chunk_id), group_concat(tf), count(*) "
+                                "FROM postings GROUP BY term").fetchall()
             sent_rows = c.execute(
                 "SELECT chunk_id, model_key, vector FROM sentences ORDER BY model_key, chunk_id, id"
             ).fetchall()
         finally:
             c.execute("COMMIT")
-        postings = {
-            t: (np.array(r, dtype=np.int64), np.array(f, dtype=np.int64)) for t, (r, f) in acc.items()
-        }
-        sent_groups: dict[str, tuple[list[int], list[bytes]]] = {}
-        for cid, key, blob in sent_rows:
-            g = sent_groups.setdefault(key, ([], []))
-            g[0].append(cid)
-            g[1].append(blob)
-        sentences = {}
-        for key, (owners, blobs) in sent_groups.items():
-            owner = np.array(owners, dtype=np.int64)
-            starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-            matrix = np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
-            sentences[key] = (owner[starts], starts, matrix)
-        return _Snapshot(gen, ids, lengths, row_of, postings, vectors, vector_pos, sentences,
-                         bare_vectors)
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        vectors, vector_pos = _vector_groups(rows, 2)
+        bare, _ = _vector_groups([r for r in rows if r[4] is not None], 4)
+        vocabulary = {t: i for i, (t, *_) in enumerate(by_term)}
+        counts = np.array([r[3] for r in by_term], dtype=np.int64)
+        postings = Postings(
+            vocabulary, np.repeat(np.arange(len(by_term), dtype=np.int64), counts),
+            np.searchsorted(ids, _joined_ints(r[1] for r in by_term)),
+            _joined_ints(r[2] for r in by_term))
+        return _Snapshot(gen, ids, np.array([r[3] for r in rows], dtype=np.float64),
+                         {int(i): n for n, i in enumerate(ids)}, postings, vectors, vector_pos,
+                         _sentence_groups(sent_rows), bare)
+
+    def _update(self, snap: _Snapshot) -> _Snapshot | None:
+        """``snap`` with the chunks the log says changed since its generation read again;
+        None when the log no longer reaches back that far or most chunks changed (a
+        whole read is then as cheap). The result equals a whole read (tested)."""
+        c = self.conn
+        c.execute("BEGIN")
+        try:
+            gen = int(c.execute("SELECT value FROM settings WHERE key='generation'").fetchone()[0])
+            floor = c.execute("SELECT value FROM settings WHERE key='log_from'").fetchone()
+            if floor is None or snap.generation < int(floor[0]):
+                return None
+            touched = np.unique(np.array(
+                [r[0] for r in c.execute("SELECT chunk_id FROM chunk_log WHERE generation > ?",
+                                         (snap.generation,))], dtype=np.int64))
+            if len(touched) > max(len(snap.ids), 1):
+                return None
+            rows, post_rows, sent_rows = [], [], []
+            for i in range(0, len(touched), 500):
+                batch = [int(x) for x in touched[i : i + 500]]
+                marks = ",".join("?" * len(batch))
+                rows += c.execute("SELECT id, model_key, vector, length, bare_vector FROM chunks "
+                                  f"WHERE id IN ({marks}) ORDER BY id", batch).fetchall()
+                post_rows += c.execute("SELECT term, chunk_id, tf FROM postings "
+                                       f"WHERE chunk_id IN ({marks})", batch).fetchall()
+                sent_rows += c.execute("SELECT chunk_id, model_key, vector FROM sentences "
+                                       f"WHERE chunk_id IN ({marks}) ORDER BY chunk_id, id",
+                                       batch).fetchall()
+        finally:
+            c.execute("COMMIT")
+        kept = ~np.isin(snap.ids, touched)
+        merged = np.concatenate([snap.ids[kept], np.array([r[0] for r in rows], dtype=np.int64)])
+        order = np.argsort(merged, kind="stable")
+        ids = merged[order]
+        new_row = np.empty(len(order), dtype=np.int64)
+        new_row[order] = np.arange(len(order))
+        remap = np.full(len(snap.ids), -1, dtype=np.int64)
+        remap[kept] = new_row[: int(kept.sum())]
+        row_of = {int(i): n for n, i in enumerate(ids)}
+        lengths = np.concatenate([snap.lengths[kept],
+                                  np.array([r[3] for r in rows], dtype=np.float64)])[order]
+        postings = snap.postings.merged(kept, remap,
+                                        [(t, row_of[cid], tf) for t, cid, tf in post_rows])
+        vectors, vector_pos = _merge_vectors(snap.vectors, touched, rows, 2)
+        bare, _ = _merge_vectors(snap.bare, touched, [r for r in rows if r[4] is not None], 4)
+        sentences = _merge_sentences(snap.sentences, touched, sent_rows)
+        return _Snapshot(gen, ids, lengths, row_of, postings, vectors, vector_pos, sentences, bare)
 
     def dense(self, query: np.ndarray, k: int, model_key: str,
               bare: bool = False) -> list[tuple[int, float]]:
@@ -708,6 +769,95 @@ def _matrices(grouped: dict[str, tuple[list[int], list[bytes]]]
               np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs]))
         for key, (cids, blobs) in grouped.items()
     }
+
+
+def _grouped(rows: Sequence[tuple], column: int) -> dict[str, tuple[list[int], list[bytes]]]:
+    """(id, model_key, ...) rows -> per model key: (ids, the blobs in ``column``)."""
+    grouped: dict[str, tuple[list[int], list[bytes]]] = {}
+    for r in rows:
+        g = grouped.setdefault(r[1], ([], []))
+        g[0].append(r[0])
+        g[1].append(r[column])
+    return grouped
+
+
+def _vector_groups(rows: Sequence[tuple], column: int
+                   ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, int]]:
+    """Chunk rows (in id order) -> per model key (ids, matrix), and each chunk's row in
+    its model's matrix."""
+    groups = _matrices(_grouped(rows, column))
+    return groups, _positions(groups)
+
+
+def _positions(groups: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict[int, int]:
+    return {int(cid): n for ids, _ in groups.values() for n, cid in enumerate(ids)}
+
+
+def _merge_vectors(old: dict[str, tuple[np.ndarray, np.ndarray]], touched: np.ndarray,
+                   rows: Sequence[tuple], column: int
+                   ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, int]]:
+    """``old`` per model key without the ``touched`` chunks, with ``rows`` (their new
+    versions, in id order) added, each key's rows in id order again."""
+    added = _matrices(_grouped(rows, column))
+    out = {}
+    for key in old.keys() | added.keys():
+        ids, matrix = old.get(key, (np.zeros(0, dtype=np.int64), None))
+        keep = ~np.isin(ids, touched)
+        parts = [(ids[keep], matrix[keep])] if keep.any() else []
+        if key in added:
+            parts.append(added[key])
+        if not parts:
+            continue
+        merged = np.concatenate([p[0] for p in parts])
+        order = np.argsort(merged, kind="stable")
+        out[key] = (merged[order], np.vstack([p[1] for p in parts])[order])
+    return out, _positions(out)
+
+
+def _sentence_groups(rows: Sequence[tuple]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(chunk_id, model_key, vector) rows grouped by key, then chunk -> per key: (distinct
+    chunk ids, first row of each chunk's run, the stacked vectors)."""
+    out = {}
+    for key, (owners, blobs) in _grouped(rows, 2).items():
+        owner = np.array(owners, dtype=np.int64)
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        matrix = np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
+        out[key] = (owner[starts], starts, matrix)
+    return out
+
+
+def _merge_sentences(old: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+                     touched: np.ndarray, rows: Sequence[tuple]
+                     ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """As :func:`_merge_vectors`, for sentence vectors (each chunk's sentences stay in
+    their order, the chunks in id order)."""
+    added = _sentence_groups(rows)
+    out = {}
+    for key in old.keys() | added.keys():
+        parts = []
+        if key in old:
+            chunk_ids, starts, matrix = old[key]
+            owner = np.repeat(chunk_ids, np.diff(np.r_[starts, len(matrix)]))
+            keep = ~np.isin(owner, touched)
+            if keep.any():
+                parts.append((owner[keep], matrix[keep]))
+        if key in added:
+            chunk_ids, starts, matrix = added[key]
+            parts.append((np.repeat(chunk_ids, np.diff(np.r_[starts, len(matrix)])), matrix))
+        if not parts:
+            continue
+        owner = np.concatenate([p[0] for p in parts])
+        order = np.argsort(owner, kind="stable")
+        owner = owner[order]
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        out[key] = (owner[starts], starts, np.vstack([p[1] for p in parts])[order])
+    return out
+
+
+def _joined_ints(texts: Iterable[str]) -> np.ndarray:
+    """SQLite's ``group_concat`` lists of integers as one int64 array, in order."""
+    joined = ",".join(texts)
+    return np.array(joined.split(",") if joined else [], dtype=np.int64)
 
 
 def _statements(script: str) -> list[str]:
