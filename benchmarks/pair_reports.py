@@ -30,7 +30,9 @@ def merged(x: dict[str, Any], y: dict[str, Any], labels: tuple[str, str]) -> dic
     queries = [{**qx, "ranks": {a: qx["ranks"][RUN], b: qy["ranks"][RUN]},
                 "within": {a: qx["within"][RUN], b: qy["within"][RUN]}}
                for qx, qy in zip(x["queries"], y["queries"], strict=True)]
-    return {"runs": {a: {}, b: {}}, "queries": queries}
+    # ranks are recorded to each report's deepest k: the pair knows the shallower one
+    depth = min(max(r["config"]["ks"]) for r in (x, y))
+    return {"runs": {a: {}, b: {}}, "queries": queries, "config": {"ks": [depth]}}
 
 
 def compare(names: Sequence[str], x_dir: Path, y_dir: Path, labels: tuple[str, str],

@@ -12,6 +12,7 @@ from citeline import cli
 from citeline.errors import ConfigError, GroundTruthError
 from citeline.eval.groundtruth import load_ground_truth
 from citeline.eval.harness import EvalConfig, run_eval
+from citeline.extract import extractor_for
 
 GT = Path(__file__).parent / "fixtures" / "gt"
 
@@ -173,11 +174,61 @@ def test_a_needle_with_crlf_line_ends_matches_a_crlf_document(gt: Path):
     (gt / "MANIFEST.json").write_text(json.dumps(m))
     needle = q["needle"]
     start = raw.index(needle)
-    longer = raw[start : raw.index("\n", start + len(needle)) + 2]  # across a line break
+    line_break = raw.rindex("\n", 0, start)
+    longer = raw[line_break - 3 : start + len(needle)]  # "you\nhave. ...": across a line break
     assert "\n" in longer and raw.count(longer) == 1
     _edit_question(gt, 1, needle=longer.replace("\n", "\r\n"))  # byte-exact in the file
     s = load_ground_truth(gt)
     assert s.questions[0].needle == longer and s.texts[q["doc"]][s.questions[0].start:].startswith(longer)
+
+
+def test_entries_that_would_score_wrongly_are_refused(gt: Path):
+    """A needle with whitespace at an end (lost when a chunk ends at its sentence, and
+    the chunker blamed), a key given twice (JSON keeps the last), a phrasing name that
+    is blank or has a '/', a document listed twice in the manifest."""
+    needle = _lines(gt / "questions.jsonl")[0]["needle"]
+    _edit_question(gt, 1, needle=needle + "\n")
+    e = _error(gt)
+    assert e.line == 1 and "q01: needle starts or ends with whitespace; trim it" in e.reason
+    _edit_question(gt, 1, needle=needle)
+    for name in ("", " ", "course/2"):
+        _edit_question(gt, 2, queries={name: "What makes tomatoes crack?"})
+        assert f"q02: phrasing name {name!r} must be a word" in _error(gt).reason
+    _edit_question(gt, 2, queries={"course": "What makes tomatoes crack?"})
+    rows = (gt / "questions.jsonl").read_text().splitlines()
+    rows[2] = rows[2].replace('"queries": {', '"queries": {"course": "first", ', 1)
+    (gt / "questions.jsonl").write_text("\n".join(rows) + "\n")
+    e = _error(gt)
+    assert e.line == 3 and e.reason == "key 'course' appears twice in one object (only the last would count)"
+    rows[2] = rows[2].replace('{"id"', '{"needle": "not in any document", "id"', 1)
+    rows[2] = rows[2].replace('"queries": {"course": "first", ', '"queries": {', 1)
+    (gt / "questions.jsonl").write_text("\n".join(rows) + "\n")
+    assert "key 'needle' appears twice" in _error(gt).reason
+    (gt / "questions.jsonl").write_text("\n".join(rows[:2] + rows[3:]) + "\n")
+    m = json.loads((gt / "MANIFEST.json").read_text())
+    m["documents"].append(dict(m["documents"][0]))
+    (gt / "MANIFEST.json").write_text(json.dumps(m))
+    assert "documents[2]: 01-greenhouse.md is listed twice" in str(_error(gt))
+
+
+def test_documents_in_binary_formats_are_read_by_their_extractor(gt: Path):
+    """A PDF (or Office) document's characters are its canonical text's: it is not
+    refused as 'not valid UTF-8'."""
+    real = Path(__file__).parent / "fixtures" / "real"
+    shutil.copy(real / "water-budget.pdf", gt / "docs")
+    m = json.loads((gt / "MANIFEST.json").read_text())
+    m["documents"].append({"file": "water-budget.pdf"})
+    (gt / "MANIFEST.json").write_text(json.dumps(m))
+    text = extractor_for(gt / "docs" / "water-budget.pdf").extract(gt / "docs" / "water-budget.pdf", "w").text
+    assert f"the documents have {m['total_chars'] + len(text)} characters" in str(_error(gt))
+    m["total_chars"] += len(text)
+    (gt / "MANIFEST.json").write_text(json.dumps(m))
+    with (gt / "questions.jsonl").open("a") as f:
+        f.write(json.dumps({"id": "q07", "doc": "water-budget.pdf", "needle": "A cracked fitting",
+                            "queries": {"course": "What leaked at the depot?"}}) + "\n")
+    s = load_ground_truth(gt)
+    q = s.questions[-1]
+    assert q.doc == "water-budget.pdf" and s.texts[q.doc][q.start:q.end] == q.needle
 
 
 def test_a_hidden_document_is_named_as_hidden(gt: Path):

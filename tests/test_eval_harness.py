@@ -260,7 +260,15 @@ def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):
     Index(other, embedder=embedder).index(tmp_path / "unrelated")
     code = cli.main(["calibrate", str(GT), "--index", str(other), "--apply", "-q"])
     err = capsys.readouterr().err
-    assert code == 2 and "none of the ground truth's documents" in err and "is in this index" in err
+    assert code == 2 and "none of the ground truth's documents" in err and "is not in this index" in err
+    assert Index(other).threshold == 0.675
+    # ... and so is one that holds only some: their questions would look out of domain
+    (tmp_path / "unrelated" / "01-greenhouse.md").write_text(
+        (GT / "docs" / "01-greenhouse.md").read_text(encoding="utf-8"), encoding="utf-8")
+    Index(other, embedder=embedder).index(tmp_path / "unrelated")
+    code = cli.main(["calibrate", str(GT), "--index", str(other), "--apply", "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "1 of the ground truth's 2 documents (02-espresso.md)" in err
     assert Index(other).threshold == 0.675
 
 

@@ -94,3 +94,15 @@ def test_needle_level_counts_each_needle_once():
     by = pool({"a": r}, "X", "Y")["by_needle"]["R@1"]
     assert by == {"needles": 3, "wins": 1, "losses": 1, "p": 1.0}
     assert render(pool({"a": r}, "X", "Y"))[-1].split()[:2] == ["by", "needle"]
+
+
+def test_a_report_run_with_a_shallower_k_is_refused_not_counted_as_misses():
+    """Ranks are recorded only to a report's deepest --k: asking it for R@4 or R@20 must
+    fail, not count every needle found at rank 2-20 as missed."""
+    shallow = {**report([(2, 1), (1, 1)]), "config": {"ks": [1]}}
+    with pytest.raises(ConfigError, match="R@4 asked of a report whose ranks go to 1 only"):
+        pool({"a": A, "shallow": shallow}, "X", "Y")
+    with pytest.raises(ConfigError, match="--k 4 or deeper"):
+        pooled_figures({"shallow": shallow}, "X")
+    deep = {**shallow, "config": {"ks": [1, 4, 20]}}
+    assert pooled_figures({"deep": deep}, "X")["R@4"] == 1.0

@@ -2,7 +2,7 @@
 
 A ground-truth folder holds::
 
-    docs/               the documents, UTF-8
+    docs/               the documents: text in UTF-8, or any format citeline reads
     MANIFEST.json       {"source", "commit", "license", "attribution", "documents": [...], ...}
     questions.jsonl     {"id", "doc", "needle", "queries": {"course": ..., "ticket": ...}}
     unanswerable.jsonl  {"id", "query", "kind": "near" | "off"}
@@ -20,7 +20,12 @@ in the same message). The rules that matter for honest scores:
   can only mean the right place;
 * it touches no heading line, else a chunker that copies headings into every
   chunk (strategy E's header is embedded, not quoted, but C/D/F content
-  starting at a heading would) would score itself.
+  starting at a heading would) would score itself;
+* it neither starts nor ends with whitespace: a chunk's content is trimmed, so a
+  needle ending in a line break is lost whenever a chunk ends with its sentence,
+  and the chunker would be blamed for it;
+* no JSON object names a key twice (JSON readers keep the last: a second
+  ``needle`` or phrasing would silently replace the first).
 """
 
 from __future__ import annotations
@@ -181,15 +186,16 @@ def _read_docs(
             problems.add(f, None, f"unsupported document type '{f.suffix or f.name}'")
             continue
         try:
-            raw_lengths[rel] = len(f.read_bytes().decode("utf-8"))
             doc = extractor_for(f).extract(f, rel)
             texts[rel] = doc.text
+            try:  # a text file's characters as written; a PDF's or an Office file's text
+                raw_lengths[rel] = len(f.read_bytes().decode("utf-8"))
+            except UnicodeDecodeError:
+                raw_lengths[rel] = len(doc.text)
             if doc.headings == "outline":
                 heading_lists[rel] = list(doc.outline)
             elif doc.headings != "none":
                 heading_lists[rel] = headings(doc.text, doc.headings)
-        except UnicodeDecodeError as exc:
-            problems.add(f, None, f"not valid UTF-8 (byte offset {exc.start})")
         except ExtractionError as exc:
             problems.add(f, None, exc.reason)
     if not texts and not problems.items:
@@ -199,9 +205,12 @@ def _read_docs(
 
 def _read_manifest(path: Path, raw_lengths: dict[str, int], problems: _Problems) -> dict[str, Any]:
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_object)
     except (OSError, UnicodeDecodeError) as exc:
         problems.add(path, None, f"cannot read: {exc}")
+        return {}
+    except _DuplicateKey as exc:
+        problems.add(path, None, str(exc))
         return {}
     except json.JSONDecodeError as exc:
         problems.add(path, exc.lineno, f"bad JSON: {exc.msg}")
@@ -221,6 +230,8 @@ def _read_manifest(path: Path, raw_lengths: dict[str, int], problems: _Problems)
         if not isinstance(d, dict) or not isinstance(d.get("file"), str):
             problems.add(path, None, f"documents[{i}]: needs a 'file' string")
             continue
+        if d["file"] in names:
+            problems.add(path, None, f"documents[{i}]: {d['file']} is listed twice")
         names.append(d["file"])
         chars = d.get("chars")
         if "chars" in d and (not isinstance(chars, int) or isinstance(chars, bool)):
@@ -257,7 +268,10 @@ def _jsonl(path: Path, problems: _Problems) -> Iterator[tuple[int, dict[str, Any
             problems.add(path, n, "blank line")
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_object)
+        except _DuplicateKey as exc:
+            problems.add(path, n, str(exc))
+            continue
         except json.JSONDecodeError as exc:
             problems.add(path, n, f"bad JSON: {exc.msg} (column {exc.colno})")
             continue
@@ -265,6 +279,21 @@ def _jsonl(path: Path, problems: _Problems) -> Iterator[tuple[int, dict[str, Any
             problems.add(path, n, "must be a JSON object")
             continue
         yield n, obj
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when it names a key twice (``json`` keeps the last)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(f"key {key!r} appears twice in one object (only the last "
+                                "would count)")
+        out[key] = value
+    return out
 
 
 def _fields(path: Path, n: int, obj: dict[str, Any], keys: tuple[str, ...],
@@ -309,6 +338,16 @@ def _question(
         or not all(isinstance(q, str) and q.strip() for q in queries.values())
     ):
         problems.add(path, n, f"{gid}: 'queries' must map each phrasing to a non-empty string")
+        return None
+    bad_names = [ph for ph in queries if not ph.strip() or ph != ph.strip() or "/" in ph]
+    if bad_names:
+        problems.add(path, n, f"{gid}: phrasing name {bad_names[0]!r} must be a word such as "
+                     "'course' (not empty, no surrounding spaces, no '/')")
+        return None
+    if needle != needle.strip():
+        problems.add(path, n, f"{gid}: needle starts or ends with whitespace; trim it (a "
+                     "chunk's content is trimmed, so such a needle is lost whenever a chunk "
+                     "ends at its sentence)")
         return None
     text = texts.get(doc)
     if text is None:

@@ -572,6 +572,10 @@ def correct(data: Mapping[str, Any], run: str, k: int, unit: str = "") -> list[b
     hits packed in rank order (``unit`` "ch"; :func:`metrics.within_budget`)."""
     if unit == "ch":
         return [bool(r["within"][run][str(k)]) for r in data["queries"]]
+    deepest = max((data.get("config") or {}).get("ks") or [k])
+    if k > deepest:  # a rank beyond it was never recorded: it would count as a miss
+        raise ConfigError(f"R@{k} asked of a report whose ranks go to {deepest} only "
+                          f"(run its eval with --k {k} or deeper)")
     return [r["ranks"][run] is not None and r["ranks"][run] <= k for r in data["queries"]]
 
 
@@ -702,14 +706,19 @@ def calibrate(
     if idx.store.stats().chunks == 0:
         raise ConfigError(f"{idx.location}: the index is empty; index the documents first")
     queries = gt.queries()
-    indexed = [d.path for d in idx.store.documents()]
+    indexed = [d.path for d in idx.store.documents() if d.n_chunks]
     wanted = sorted({q.gt.doc for q in queries})
-    if not any(p == doc or p.endswith("/" + doc) for doc in wanted for p in indexed):
-        # a sweep against documents that do not hold the answers proposes nonsense
+    missing = [doc for doc in wanted if not any(p == doc or p.endswith("/" + doc) for p in indexed)]
+    if missing:
+        # a sweep against documents that do not hold the answers proposes nonsense: a
+        # question whose document is absent looks out of domain, and pulls the
+        # threshold up (3 of 4 documents absent: 0.9 proposed instead of 0.5)
+        which = "none of the ground truth's documents" if len(missing) == len(wanted) else \
+            f"{len(missing)} of the ground truth's {len(wanted)} documents"
         raise ConfigError(
-            f"{idx.location}: none of the ground truth's documents ({', '.join(wanted[:3])}"
-            f"{', ...' if len(wanted) > 3 else ''}) is in this index; index {gt.root / 'docs'} "
-            "into it first")
+            f"{idx.location}: {which} ({', '.join(missing[:3])}"
+            f"{', ...' if len(missing) > 3 else ''}) {'is' if len(missing) == len(wanted) else 'are'}"
+            f" not in this index; index {gt.root / 'docs'} into it first")
     res = _run_queries(idx, gt, queries, mode, (ASK_CANDIDATES,), ASK_CANDIDATES, progress,
                        f"calibrate/{mode}")
     report = sweep_report(mode, res["in_candidates"], res["out_candidates"],
