@@ -116,11 +116,24 @@ def test_search_and_ask_return_the_cli_json(env, embedder):
     assert set(body) == {"query", "mode", "fusion", "hits", "timings_ms"} and len(body["hits"]) == 3
     idx = Index(data / "kb", embedder=embedder, create=False)
     mine = idx.search("descaling vinegar", k=3).to_json()
+    # the CLI's JSON, each hit with the server's URL of its file at its place
+    for hit in body["hits"]:
+        url = hit.pop("url")
+        assert url.startswith(f"/api/collections/kb/documents/{hit['document']}/file#")
+        assert url.endswith(hit["locator"])
     strip = lambda d: {k: v for k, v in d.items() if k != "timings_ms"}  # noqa: E731
     assert strip(body) == strip(mine)
 
     answer = c.post("/api/collections/kb/ask", json={"question": WARRANTY}).json()
     ref = idx.ask(WARRANTY).to_json()
+    # the CLI's url is relative to the indexed folder; the server's resolves against it
+    for key in ("citations", "spans"):
+        for mine_item, served in zip(ref[key], answer[key], strict=True):
+            path, _, fragment = mine_item["url"].partition("#")
+            assert served["url"] == f"/api/collections/kb/documents/{path}/file#{fragment}"
+            mine_item["url"] = served["url"]
+    assert answer["spans"] and c.get(answer["citations"][0]["url"].split("#")[0]).content == \
+        (data / "kb" / "files" / "kettle.md").read_bytes()
     assert {k: v for k, v in answer.items() if k != "timings"} == {
         k: v for k, v in ref.items() if k != "timings"}
     assert not answer["refused"] and answer["citations"][0]["document"] == "kettle.md"
@@ -176,6 +189,8 @@ def test_ask_streams_citations_then_text_then_done(env):
     assert set(names[1:-1]) == {"answer"} and len(names) >= 3
     done = events[-1][1]
     assert events[0][1]["citations"] == done["citations"] and done["citations"]
+    assert all(c["url"].startswith("/api/collections/kb/documents/kettle.md/file#char=")
+               for c in done["citations"] if c["document"] == "kettle.md")
     head = {k: v for k, v in done.items() if k in events[0][1]}
     assert events[0][1] == head  # the first event says what done says, nearest distance too
     assert "".join(d["text"] for n, d in events if n == "answer") == done["answer"]

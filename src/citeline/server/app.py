@@ -760,7 +760,11 @@ def create_app(
     def search(name: str, body: SearchBody, request: Request) -> JSONResponse:
         c = collection(request, name, "read")
         require_ready()
-        return JSONResponse(c.index.search(body.query, k=body.k, mode=body.mode).to_json())
+        result = c.index.search(body.query, k=body.k, mode=body.mode)
+        out = result.to_json()
+        for hit, h in zip(out["hits"], result.hits, strict=True):
+            hit["url"] = h.locator.url(h.document)
+        return JSONResponse(_served_urls(out, name))
 
     @app.post("/api/collections/{name}/ask", tags=["retrieval"],
               summary="cited answer or refusal (the CLI's ask --json); SSE with stream=true")
@@ -769,11 +773,11 @@ def create_app(
         require_ready()
         if body.stream or "text/event-stream" in request.headers.get("accept", ""):
             return StreamingResponse(
-                _sse_live(c.index, body.question, body.mode), media_type="text/event-stream",
+                _sse_live(c.index, body.question, body.mode, name), media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
         answer = c.index.ask(body.question, mode=body.mode)
-        return JSONResponse(answer.to_json())
+        return JSONResponse(_served_urls(answer.to_json(), name))
 
     # --- the page ----------------------------------------------------------------------
 
@@ -826,7 +830,22 @@ def _event(name: str, data: object) -> str:
 _HEAD = ("question", "refused", "reason", "threshold", "nearest_distance", "citations")
 
 
-def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
+def _served_urls(body: dict[str, Any], collection: str) -> dict[str, Any]:
+    """``body`` (search hits, or an answer's citations and spans) with each ``url`` made
+    the server's own: the original file's path under the API, with the locator as its
+    fragment (``/api/collections/kb/documents/manual.pdf/file#page=4``), which resolves
+    against the server's address. The CLI's ``url`` is relative to the indexed folder,
+    which means nothing to a client of the server."""
+    base = f"/api/collections/{quote(collection, safe='')}/documents/"
+    for key in ("hits", "citations", "spans"):
+        for item in body.get(key) or ():
+            if "url" in item:  # the document's path is percent-encoded: '#' is the fragment
+                path, _, fragment = item["url"].partition("#")
+                item["url"] = f"{base}{path}/file#{fragment}"
+    return body
+
+
+def _sse_live(index: Any, question: str, mode: str, collection: str) -> Iterator[str]:
     """Server-Sent Events as the answer is made: ``citations`` as soon as the gate has
     kept them (before any generator runs), then every ``answer`` piece as the
     generator produces it (each already checked: links stripped), then ``done``
@@ -856,7 +875,8 @@ def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
     while True:
         kind, data = events.get()
         if kind == "citations":
-            cits = [c.to_json() for c in data[0]]
+            cits = _served_urls({"citations": [c.to_json() for c in data[0]]},
+                                collection)["citations"]
             # the gate's nearest over every candidate, as done and the unstreamed answer
             # have it (the nearest may be past the four hits kept)
             nearest = None if data[1] is None else round(data[1], 6)
@@ -873,7 +893,7 @@ def _sse_live(index: Any, question: str, mode: str) -> Iterator[str]:
             yield _event("error", data)
             return
         else:
-            full = data.to_json()
+            full = _served_urls(data.to_json(), collection)
             if not head_sent:  # refused: no generator ran, so no sources event came
                 yield _event("citations", {k: full[k] for k in _HEAD})
             if not streamed:
