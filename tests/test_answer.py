@@ -151,6 +151,43 @@ def test_sentence_spans_are_exact_and_skip_headings():
     assert [block[s:e] for s, e in sentence_spans(block)] == [block]
 
 
+def test_text_right_under_a_heading_is_a_sentence_the_heading_is_not():
+    """A heading with its text on the next line (no blank line), mid-block or first, and a
+    setext title: the heading was dropped with the sentence it opened, so a one-sentence
+    section answered nothing. Chinese and Japanese sentences end at 。！？."""
+    def texts(content: str, **kw) -> list[str]:
+        return [content[s:e] for s, e in sentence_spans(content, **kw)]
+
+    assert texts("## Priming\nOpen the bleed valve and pour water in. Close the valve.") == [
+        "Open the bleed valve and pour water in.", "Close the valve."]
+    assert texts("Close the valve.\n## Storage\nDrain the pump before the winter.") == [
+        "Close the valve.", "Drain the pump before the winter."]
+    assert texts("Boiler Notes\n============\n\nPressure\n--------\nThe pressure must stay "
+                 "between one and two bar.") == ["The pressure must stay between one and two bar."]
+    assert texts("图书馆每天早上九点开门，晚上八点关门。借书期限为三十天，逾期每天罚款一元。") == [
+        "图书馆每天早上九点开门，晚上八点关门。", "借书期限为三十天，逾期每天罚款一元。"]
+    # a sheet's rows are no Markdown: a first column named '#' is a header row
+    table = "# | Player | Club | Goals\n1 | Erling Haaland | Manchester City | 27"
+    assert texts(table, headings=False) == [table]
+
+
+def test_a_heading_set_as_a_line_of_its_own_is_not_quoted():
+    """A PDF's title line with a blank line after it is a block of its own: it names the
+    section (the hit's heading path), it does not answer."""
+    from citeline.answer.extractive import candidates
+    from citeline.types import Hit, Locator
+
+    content = "Alps Section\n\nGlaciers in the Alps lost three percent of their ice."
+    hit = Hit(1, 1, "atlas.pdf", "Atlas", "Atlas report > Regions > Alps Section", 0,
+              len(content), Locator(0, len(content), pages=(2,)), content, 0.3, 1.0)
+    assert [c.text for c in candidates([hit])] == [
+        "Glaciers in the Alps lost three percent of their ice."]
+    rows = "# | Player | Goals\n1 | Erling Haaland | 27"
+    sheet = Hit(1, 1, "s.csv", "s", "s", 0, len(rows), Locator(0, len(rows), sheet_range="s!A1:C2"),
+                rows, 0.4, 1.0)
+    assert [c.text for c in candidates([sheet])] == [rows]
+
+
 def test_a_pdf_headings_line_does_not_open_the_sentence_under_it():
     """A PDF's heading is a plain line (no '#', no blank line after it): the sentence
     quoted from the section starts after it; a line that only looks alike stays."""

@@ -53,27 +53,37 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]", re.M)
 # a setext or reStructuredText heading: its text line(s) over a line of one repeated
 # punctuation character (the underline), as a block of its own
 _UNDERLINED = re.compile(r"[^\n]+(?:\n[^\n]+)*\n[ \t]*([=\-~^\"'`#*+:.])\1{2,}[ \t]*")
+# an underline line (setext, reStructuredText): one punctuation character repeated
+_UNDERLINE_LINE = re.compile(r"^[ \t]*([=\-~^\"'`#*+:.])\1{2,}[ \t]*$", re.M)
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+", re.M)
 # A sentence ends at . ! ? (plus closing quotes/brackets/emphasis) before
 # whitespace and a character that can start a sentence; "e.g. the" does not end one.
-_SENT_END = re.compile(r"[.!?][\"'”’)\]*_`]*(?=\s+[\"'“‘(\[*_`A-Z0-9])")
+# Chinese and Japanese end theirs at 。！？ with no space after.
+_SENT_END = re.compile(r"[.!?][\"'”’)\]*_`]*(?=\s+[\"'“‘(\[*_`A-Z0-9])"
+                       r"|[。！？][」』”’）)]*")
 
 
-def sentence_spans(content: str) -> list[tuple[int, int]]:
+def sentence_spans(content: str, headings: bool = True) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``content``, whitespace trimmed.
 
     A fenced code block is one unit; headings are skipped (they label, they do
-    not answer; an underlined one too); list items start new sentences.
+    not answer; an underlined one too), also when text follows them with no blank
+    line between; list items start new sentences. ``headings=False`` for text whose
+    lines are no Markdown (a sheet's rows: ``# | Player | Goals`` is a header row).
 
     >>> sentence_spans("One. Two e.g. three!\\n\\n# H\\n\\n- a item here")
     [(0, 4), (5, 20), (27, 40)]
+    >>> t = "## Priming\\nOpen the valve."
+    >>> [t[s:e] for s, e in sentence_spans(t)]
+    ['Open the valve.']
     """
     spans: list[tuple[int, int, bool]] = []  # (start, end, is a code block)
     code = [(m.start(), m.end()) for m in _FENCE.finditer(content)]
     pos = 0
     for cs, ce in [*code, (len(content), len(content))]:
         for m in _BLOCK.finditer(content, pos, cs):
-            spans.extend((a, b, False) for a, b in _split_block(content, m.start(), m.end()))
+            spans.extend((a, b, False)
+                         for a, b in _split_block(content, m.start(), m.end(), headings))
         if ce > cs:
             spans.append((cs, ce, True))
         pos = ce
@@ -84,14 +94,22 @@ def sentence_spans(content: str) -> list[tuple[int, int]]:
         while e > s and content[e - 1].isspace():
             e -= 1
         # a code block is never a heading: its closing ``` would pass for an underline
-        if e > s and (is_code or (not _HEADING.match(content, s)
-                                  and not _UNDERLINED.fullmatch(content, s, e))):
+        if e > s and (is_code or not headings or (not _HEADING.match(content, s)
+                                                  and not _UNDERLINED.fullmatch(content, s, e))):
             out.append((s, e))
     return out
 
 
-def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def _split_block(text: str, start: int, end: int, headings: bool = True) -> list[tuple[int, int]]:
     cuts = {start, end}
+    if headings:  # a heading line is a piece of its own (then skipped), so is a title
+        # with its underline: the text under either, with no blank line between, is not
+        for m in _HEADING.finditer(text, start, end):
+            line_end = text.find("\n", m.start(), end)
+            cuts.update((m.start(), end if line_end < 0 else line_end))
+        for m in _UNDERLINE_LINE.finditer(text, start, end):
+            title = text.rfind("\n", start, max(m.start() - 1, start))
+            cuts.update((start if title < 0 else title + 1, m.end()))
     for m in _LIST_ITEM.finditer(text, start, end):
         cuts.add(m.start())
     for m in _SENT_END.finditer(text, start, end):
@@ -114,11 +132,13 @@ def candidates(hits: Sequence[Hit], min_chars: int = MIN_SENTENCE) -> list[Candi
     """Every sentence of every kept hit, with document offsets (score filled later)."""
     out = []
     for n, h in enumerate(hits, start=1):
-        heading = h.section.rsplit(" > ", 1)[-1]
-        for s, e in sentence_spans(h.content):
-            s = after_heading_line(h.content, s, e, heading)
-            if e - s >= min_chars:
-                out.append(Candidate(n, h, h.start + s, h.start + e, h.content[s:e], 0.0))
+        path = h.section.split(" > ")  # the document's title, then its headings
+        titles = {" ".join(t.split()) for t in path}
+        for s, e in sentence_spans(h.content, headings=h.locator.sheet_range is None):
+            s = after_heading_line(h.content, s, e, path[-1])
+            if e - s < min_chars or " ".join(h.content[s:e].split()) in titles:
+                continue  # a fragment, or a heading set as a line of its own (a PDF's)
+            out.append(Candidate(n, h, h.start + s, h.start + e, h.content[s:e], 0.0))
     return out
 
 
@@ -136,6 +156,8 @@ def after_heading_line(content: str, start: int, end: int, heading: str) -> int:
     if line_end < 0 or content[start:line_end].split() != heading.split():
         return start
     start = line_end + 1
+    if underline := _UNDERLINE_LINE.match(content, start, end):  # a setext title's
+        start = underline.end()
     while start < end and content[start].isspace():
         start += 1
     return start
