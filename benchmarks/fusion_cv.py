@@ -23,8 +23,8 @@ Two cross-validation schemes, both reported:
 
 Each held-out run puts the 64 predictions together and is compared with the
 faithful port (RRF k=60 over dense + BM25) by paired exact sign tests at R@4,
-R@20, R@2000ch (the needle wholly inside the first 2,000 characters of the hits'
-contents in rank order: metrics.within_budget)
+R@20, R@2000ch (needle in a hit that fits, whole, into the first 2,000 characters
+of the hits packed in rank order: metrics.within_budget)
 and on first-correct rank; "hybrid never worse than its better component" is
 checked against every component list alone, on all queries and per phrasing.
 The candidate chosen on *all* queries (the value to ship) is reported too.

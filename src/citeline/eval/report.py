@@ -73,8 +73,8 @@ def render_markdown(data: dict[str, Any]) -> str:
         "",
         "A retrieval is correct when a returned chunk's `content` contains the needle whole. "
         "Every rate is shown with its 95% Wilson interval. R@2000ch / R@4000ch: the needle "
-        "lies wholly inside the first 2,000 / 4,000 characters of the retrieved chunks' "
-        f"content, read in rank order. MRR over the top {max(ks)}.",
+        "is in one of the retrieved chunks that fit whole, in rank order, into 2,000 / 4,000 "
+        f"characters (what a prompt builder hands over). MRR over the top {max(ks)}.",
     ]
     for mode in cfg["modes"]:
         runs = [(rid, r) for rid, r in data["runs"].items() if r["mode"] == mode]
@@ -140,8 +140,8 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines += _table(header, rows)
 
     lines += ["", "## Paired comparisons", "",
-              "Wins: queries the first run gets right at R@K (at R@Nch: the needle wholly inside "
-              "the first N characters of the hits' contents in rank order) and the second does not; losses the "
+              "Wins: queries the first run gets right at R@K (at R@Nch: the needle in a chunk that "
+              "fits, whole, into the first N characters of the hits packed in rank order) and the second does not; losses the "
               "reverse. p: exact two-sided sign test on the discordant queries. By needle: "
               "the same counted once per needle (a win when the first run is right on more "
               "of its phrasings), the conservative test, since a needle's phrasings share "
