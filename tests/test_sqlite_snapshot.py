@@ -153,3 +153,44 @@ def test_searches_see_each_written_document_and_its_removal(tmp_path: Path):
     assert len(hits) == 1 and hits[0][0] in b_ids  # SQLite gave the removed ids again
     assert store.document_frequencies(["zeppelin", "harbour"])[0] == 5
     store.close()
+
+
+def test_an_index_built_again_in_the_same_file_is_read_anew(tmp_path: Path):
+    """A folder deleted and indexed again can get its database file's inode back, and the
+    new index counts generations from 0 again: a reader holding a snapshot must read the
+    new index, not keep (or patch) the old one's arrays. Simulated by writing another
+    index's bytes into the same file (same inode) with no connection open."""
+    import shutil
+
+    from citeline.store.sqlite import DB_NAME
+
+    rng = np.random.default_rng(11)
+    key = _record("x", MODELS[0]).model_key
+    reader = SQLiteStore(tmp_path / "ix")
+    reader.write_document(_record("old.md", MODELS[0]), "text", _chunks(rng, 4, 8, True))
+    before = reader._snapshot()
+    assert len(before.ids) == 4
+    other = SQLiteStore(tmp_path / "other")
+    other.write_document(_record("new.md", MODELS[0]), "text", _chunks(rng, 2, 8, True))
+    other.close()
+    reader.close()
+    inode = (tmp_path / "ix" / DB_NAME).stat().st_ino
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / "ix" / (DB_NAME + suffix)).unlink(missing_ok=True)
+    shutil.copyfile(tmp_path / "other" / DB_NAME, tmp_path / "ix" / DB_NAME)
+    assert (tmp_path / "ix" / DB_NAME).stat().st_ino == inode
+    assert reader.generation() == before.generation  # both wrote once
+    _same(reader._snapshot(), other._load())
+    assert len(reader.dense(_unit(rng, 8), 10, key)) == 2
+    # ... and a rebuilt index that is further along is not patched from its own log
+    third = SQLiteStore(tmp_path / "third")
+    for name in ("a.md", "b.md", "c.md"):
+        third.write_document(_record(name, MODELS[0]), "text", _chunks(rng, 3, 8, False))
+    third.close()
+    held = reader._snapshot()
+    reader.close()
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / "ix" / (DB_NAME + suffix)).unlink(missing_ok=True)
+    shutil.copyfile(tmp_path / "third" / DB_NAME, tmp_path / "ix" / DB_NAME)
+    assert reader.generation() > held.generation
+    _same(reader._snapshot(), third._load())

@@ -235,7 +235,7 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     assert regions == dict(lite.execute("SELECT path, regions FROM documents").fetchall())
     # the generation and the chunk log's start are the SQLite file's own counters
     lite_settings = dict(lite.execute(
-        "SELECT key, value FROM settings WHERE key NOT IN ('generation', 'log_from')"))
+        "SELECT key, value FROM settings WHERE key NOT IN ('generation', 'log_from', 'index_id')"))
     assert settings == lite_settings and dim == 384 and hnsw is not None
     assert len(sentence_hnsw) == 1  # built after the bulk copy, like the chunks' index
     # the copy answers exactly like the original, and knows the failed documents too

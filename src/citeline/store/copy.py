@@ -149,9 +149,9 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
                 report.embeddings += 1
         c.execute("INSERT INTO embeddings (text_hash, model_key, vector) SELECT text_hash, "
                   "model_key, vector FROM copied_embeddings ON CONFLICT DO NOTHING")
-        # the generation and the chunk log's start are the SQLite file's own counters
+        # the generation, the chunk log's start and the file's id are the SQLite file's own
         for key, value in s.execute("SELECT key, value FROM settings "
-                                    "WHERE key NOT IN ('generation', 'log_from')"):
+                                    "WHERE key NOT IN ('generation', 'log_from', 'index_id')"):
             c.execute(
                 "INSERT INTO settings (key, value) VALUES (%s, %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",

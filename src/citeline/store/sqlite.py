@@ -158,6 +158,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX chunk_log_generation ON chunk_log (generation);
     INSERT INTO settings (key, value) SELECT 'log_from', value FROM settings
         WHERE key = 'generation';
+    INSERT INTO settings (key, value) VALUES ('index_id', lower(hex(randomblob(16))));
     """,
 )
 
@@ -194,6 +195,9 @@ class _Snapshot:
     # the database file these were read from (device, inode): a rebuilt index can
     # reach the same generation number
     file: tuple[int, int] | None = None
+    # the index's own random id (settings 'index_id'): a folder deleted and built again
+    # may get its file the same inode back, and counts generations from 0 again
+    index_id: str | None = None
 
 
 def _file_id(path: Path) -> tuple[int, int] | None:
@@ -505,21 +509,24 @@ class SQLiteStore:
     # --- reads ------------------------------------------------------------------------
 
     def _snapshot(self) -> _Snapshot:
-        gen = self.generation()
+        rows = dict(self.conn.execute(
+            "SELECT key, value FROM settings WHERE key IN ('generation', 'index_id')"))
+        gen, ident = int(rows.get("generation") or 0), rows.get("index_id")
         file = self._local.file
         snap = self._snap
-        if snap is not None and snap.generation == gen and snap.file == file:
+        if snap is not None and (snap.generation, snap.file, snap.index_id) == (gen, file, ident):
             return snap
         with self._snap_lock:
             snap = self._snap
-            if snap is not None and snap.generation == gen and snap.file == file:
+            if snap is not None and (snap.generation, snap.file, snap.index_id) == (gen, file, ident):
                 return snap
             new = None
-            if snap is not None and snap.file == file and snap.generation < gen:
+            if snap is not None and (snap.file, snap.index_id) == (file, ident) \
+                    and snap.generation < gen:
                 new = self._update(snap)
             if new is None:
                 new = self._load()
-            new.file = file
+            new.file, new.index_id = file, ident
             self._snap = new
             return new
 
