@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import threading
@@ -722,6 +723,60 @@ def test_restart_requeues_uploaded_files_the_index_never_recorded(live, embedder
         assert "4711" not in json.dumps(c.post("/api/collections/kb/search",
                                                json={"query": "vault code"}).json())
     assert sorted(p.name for p in files.iterdir()) == ["kettle.md", "leak.txt"]
+
+
+def test_restart_indexes_a_re_upload_the_stopped_server_had_queued(live, embedder, tmp_path):
+    """A server killed while a re-upload waited in its queue: the new file is in files/,
+    the indexed version's kept aside; the index still knows the name. It is indexed on
+    restart (it was left as the old version, with nothing queued). A re-upload that
+    failed (the index says failed) is not tried again."""
+    data = tmp_path / "d"
+    files = data / "kb" / "files"
+    files.mkdir(parents=True)
+    old, new = KETTLE, KETTLE.replace(b"24 months", b"36 months")
+    (files / "kettle.md").write_bytes(old)
+    (files / "broken.md").write_bytes(b"# Broken\n\nIt was fine once, before the upload.\n")
+    ix = Index(data / "kb", embedder=embedder)
+    ix.index(files)
+    ix.store.mark("broken.md", str(files), "failed", "not valid UTF-8 (byte 3)")
+    ix.close()
+    (files / ".indexed").mkdir()
+    for name, upload in (("kettle.md", new), ("broken.md", b"\xff\xfe broken")):
+        os.replace(files / name, files / ".indexed" / name)  # as keep_indexed_file does
+        (files / name).write_bytes(upload)
+    srv = live(data_dir=data, embedder=embedder)
+    with srv.client() as c:
+        deadline = time.monotonic() + 60
+        while "36 months" not in c.get("/api/collections/kb/documents/kettle.md/text").text:
+            assert time.monotonic() < deadline, "the re-upload was never indexed"
+            time.sleep(0.1)
+        docs = wait_settled(c, "kb")
+        assert docs["kettle.md"]["state"] == "indexed" and docs["broken.md"]["state"] == "failed"
+        assert c.get("/api/collections/kb/documents/kettle.md/file").content == new
+    assert not (files / ".indexed" / "kettle.md").exists()
+    assert (files / ".indexed" / "broken.md").read_bytes().startswith(b"# Broken")
+
+
+def test_a_document_indexed_through_a_link_serves_its_file(live, embedder, tmp_path):
+    """`serve --index`: a file the CLI indexed through a symbolic link (the indexer follows
+    links to files) is served, so its citations' urls open; a link to a folder is not
+    followed, by the indexer or by the server."""
+    docs, outside = tmp_path / "docs", tmp_path / "outside"
+    docs.mkdir()
+    outside.mkdir()
+    (outside / "real.md").write_text("# Wombats\n\nWombats dig burrows with their front claws.\n")
+    (docs / "linked.md").symlink_to(outside / "real.md")
+    (docs / "own.md").write_text("# Own\n\nA note of the folder's own about tea.\n")
+    ix = tmp_path / "ix"
+    Index(ix, embedder=embedder).index(docs)
+    srv = live(index_dir=ix, embedder=embedder)
+    with srv.client() as c:
+        hit = c.post("/api/collections/ix/search", json={"query": "wombat burrows", "k": 1}).json()["hits"][0]
+        assert hit["document"] == "linked.md"
+        f = c.get(hit["url"].split("#")[0])
+        assert f.status_code == 200 and f.content == (outside / "real.md").read_bytes()
+        (docs / "sub").symlink_to(outside)  # made after indexing: names no indexed document
+        assert c.get("/api/collections/ix/documents/sub/real.md/file").status_code == 404
 
 
 def test_model_loaded_in_the_background_serves_the_same_model(live, embedder, tmp_path):

@@ -138,8 +138,14 @@ class Collection:
         for s in self.index.status():
             if s.record.path == document:
                 root = Path(s.record.root or self.files).resolve()
-                f = (root / document).resolve()
-                return f if f.is_relative_to(root) and f.is_file() else None
+                f = root / document
+                # its folder must really be under the root (the indexer follows no link
+                # to a folder); the file may be a link the indexer followed, in a folder
+                # the CLI indexed, never in the uploads folder (an upload is no link)
+                if not f.parent.resolve().is_relative_to(root) or not f.is_file() or (
+                        f.is_symlink() and root == self.files.resolve()):
+                    return None
+                return f.resolve()
         f = (self.files / document).resolve()
         if f.is_relative_to(self.files.resolve()) and f.is_file():
             return f

@@ -98,19 +98,23 @@ class IndexQueue:
             return sum(1 for s in self._states.values() if s.state != DocState.FAILED)
 
     def recover(self) -> int:
-        """Queue uploaded files the index holds no record of (a restart lost their jobs)."""
+        """Queue uploaded files the index holds no record of, and re-uploads the index
+        holds an older version of (the indexed version's file kept aside, the document not
+        failed since): a restart lost their jobs."""
         n = 0
         for name in self.collections.names():
             c = self.collections.get(name)
             if c is None or not c.files.is_dir():
                 continue
-            known = {s.record.path for s in c.index.status()}
+            states = {s.record.path: s.state for s in c.index.status()}
             for tmp in c.files.glob(".upload-*"):
                 tmp.unlink(missing_ok=True)  # half-received uploads of a previous run
             for f in sorted(c.files.iterdir()):
                 # an upload is a file the server wrote: a link placed there is not one
-                if (f.is_file() and not f.is_symlink() and not f.name.startswith(".")
-                        and f.name not in known):
+                if not f.is_file() or f.is_symlink() or f.name.startswith("."):
+                    continue
+                waiting = (c.kept / f.name).is_file() and states.get(f.name) != DocState.FAILED
+                if f.name not in states or waiting:
                     self.submit(name, f.name)
                     n += 1
         return n
