@@ -229,6 +229,8 @@ def _downgrade_to_schema_1(folder: Path) -> None:
         con.execute("ALTER TABLE chunks DROP COLUMN bare_vector")
         con.execute("ALTER TABLE chunks DROP COLUMN token_vectors")
         con.execute("ALTER TABLE documents DROP COLUMN regions")
+        con.execute("DROP TABLE chunk_log")
+        con.execute("DELETE FROM settings WHERE key IN ('log_from', 'index_id')")
         con.execute(
             "UPDATE documents SET pipeline_version = replace(pipeline_version, ?, '')",
             (f"|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}|{TOKENS_SIGNATURE}",),
@@ -272,9 +274,13 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
     idx.close()
     _downgrade_to_schema_1(folder)
 
-    idx = Index(folder, embedder=embedder)  # migrations 2 to 5 run on open
+    idx = Index(folder, embedder=embedder)  # migrations 2 to 7 run on open
     con = sqlite3.connect(folder / DB_NAME)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 6
+    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 7
+    assert con.execute("SELECT COUNT(*) FROM chunk_log").fetchone()[0] == 0
+    log_from, generation = (con.execute("SELECT value FROM settings WHERE key = ?", (k,)
+                                        ).fetchone()[0] for k in ("log_from", "generation"))
+    assert log_from == generation  # changes before the log existed are not in it
     assert con.execute("SELECT COUNT(regions) FROM documents").fetchone()[0] == 0
     assert con.execute("SELECT COUNT(*) FROM sentences").fetchone()[0] == 0
     assert con.execute("SELECT COUNT(bare_vector) FROM chunks").fetchone()[0] == 0
