@@ -22,6 +22,8 @@ class Replay(ThreadingHTTPServer):
         self.delay = 0.0
         self.trickle = 0.0  # seconds between the bytes of a non-streamed body
         self.events: list[str] | None = None  # raw "data:" payloads streamed instead of reply
+        # bytes a streamed reply writes as they are, one write each (``trickle`` apart)
+        self.raw: list[bytes] | None = None
 
     def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
         import sys
@@ -55,6 +57,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
+            if self.server.raw is not None:
+                for chunk in self.server.raw:
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+                    threading.Event().wait(self.server.trickle)
+                return
             if self.server.events is not None:
                 for data in self.server.events:
                     self.wfile.write(f"data: {data}\n\n".encode())

@@ -52,16 +52,24 @@ _ITEM_RE = re.compile(rf"(?P<a>{_NUM})(?:{_DASH}(?P<b>{_NUM}))?")
 # A range wider than this is not a citation a model meant; it is reported whole.
 MAX_RANGE = 20
 
-_MD_LINK = re.compile(r"(?P<bang>!?)\[(?P<label>[^\]\n]{0,300})\]\((?P<target>[^)\s]*)(?:\s+\"[^\"]*\")?\)")
+# a link's target may hold one level of balanced parentheses (Kettle_(appliance),
+# javascript:alert(1)): all of it goes, not up to its first ")"
+_MD_LINK = re.compile(r"(?P<bang>!?)\[(?P<label>[^\]\n]{0,300})\]"
+                      r"\((?P<target>(?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"]*\")?\)")
 _HTML_A = re.compile(r"<a\b(?:[^>]*?\bhref\s*=\s*[\"']?(?P<href>[^\"'\s>]*))?[^>]*>", re.I)
 _HTML_TAG = re.compile(r"</a\s*>|<img\b[^>]*>", re.I)
 _AUTOLINK = re.compile(r"<(?P<url>[a-z][a-z0-9+.\-]*:[^>\s]+)>", re.I)
+# A URL starts where no scheme character precedes it, and its scheme is read without
+# backtracking (possessive): on a 32 KB answer of "1.2.1.2..." the checks took 10 s,
+# growing with the square of the length. Its path may hold balanced parentheses.
 _URL = re.compile(
-    r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.|\bmailto:)[^\s<>\"'\])]*[^\s<>\"'\]).,;:!?]", re.I
+    r"(?:(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*+://|\bwww\.|\bmailto:)"
+    r"(?:[^\s<>\"'\]()]|\([^\s<>\"'\]()]*\))*(?<![.,;:!?])", re.I
 )
 # A bare domain the model presents as a place to go ("evil.example/login").
 _DOMAIN_PATH = re.compile(
-    r"\b(?:[a-z0-9-]+\.)+[a-z]{2,}/(?:[^\s<>\"')\]]*[^\s<>\"')\].,;:!?])?", re.I)  # not the full stop
+    r"(?<![a-z0-9.\-])(?:[a-z0-9-]+\.)++[a-z]{2,}/(?:[^\s<>\"')\]]*[^\s<>\"')\].,;:!?])?",
+    re.I)  # not the full stop
 _REF_DEF = re.compile(r"^\s*\[[^\]\n]+\]:\s*\S+.*$", re.M)  # [1]: http://... reference lines
 
 # An open bracket is closed within this many characters or is treated as text:
@@ -299,6 +307,9 @@ class StreamSanitizer:
     def feed(self, token: str) -> str:
         """Add streamed text; returns what can be shown now (possibly "")."""
         self._buf += token
+        if not any(ch.isspace() for ch in token):
+            return ""  # cuts fall after whitespace: none is new (and a long run of text
+            # without any is not scanned again for every piece)
         parts = segments(self._buf)
         if len(parts) <= 1:
             return ""
@@ -339,13 +350,18 @@ def answer_sentences(text: str) -> list[str]:
     return out
 
 
+_INLINE_CODE = re.compile(r"`+[^`\n]*`+")
+
+
 def uncited_sentences(text: str) -> list[str]:
-    """Sentences with words in them and no marker (run after :func:`sanitize`)."""
+    """Sentences with words in them and no marker (run after :func:`sanitize`); a
+    bracket inside inline code is code, not a marker (```sensors[1]``` cites nothing)."""
     return [
         s
         for s in answer_sentences(text)
         # any letter or digit makes a claim ("9." answers "what rpm?")
-        if re.search(r"[^\W_]", s) and not MARKER.search(s) and not _is_refusal(s)
+        if re.search(r"[^\W_]", s) and not MARKER.search(_INLINE_CODE.sub(" ", s))
+        and not _is_refusal(s)
     ]
 
 

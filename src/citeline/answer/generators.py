@@ -99,6 +99,28 @@ class Extractive:
 # --- openai ----------------------------------------------------------------------------
 
 
+# A reply to a streamed request that is no event stream is read whole up to this many
+# characters (a chat completion from an endpoint that ignores "stream": true).
+MAX_PLAIN_REPLY = 4 << 20
+
+
+def _lines(chunks: Iterator[str], deadline: float, late: str) -> Iterator[str]:
+    """The lines of a streamed body, the deadline checked as each chunk arrives: httpx's
+    timeout bounds each read, and its line iterator waits for a newline, so bytes that
+    trickle in without one held a streamed answer past ``--timeout`` (33 s at 4)."""
+    buf = ""
+    for chunk in chunks:
+        if time.monotonic() > deadline:
+            raise GeneratorTimeout(late)
+        buf += chunk
+        if "\n" in chunk:
+            *lines, buf = buf.split("\n")
+            for line in lines:
+                yield line.rstrip("\r")
+    if buf:
+        yield buf.rstrip("\r")
+
+
 class OpenAIGenerator:
     """POST ``{base_url}/chat/completions``; streaming reads SSE ``data:`` lines to ``[DONE]``."""
 
@@ -160,16 +182,21 @@ class OpenAIGenerator:
         import httpx
 
         deadline = time.monotonic() + timeout
+        events = 0
+        other: list[str] = []  # lines that are no event: a whole completion, if the
+        # endpoint ignored "stream": true
         try:
             with httpx.stream("POST", self.url, json=self._body(prompt, True),
                               headers=self._headers(), timeout=timeout) as r:
                 if r.status_code >= 400:
                     self._check(r.status_code, r.read().decode("utf-8", "replace"))
-                for line in r.iter_lines():
-                    if time.monotonic() > deadline:
-                        raise GeneratorTimeout(f"{self.url}: answer not finished within {timeout:g} s")
+                for line in _lines(r.iter_text(), deadline, f"{self.url}: answer not finished "
+                                   f"within {timeout:g} s"):
                     if not line.startswith("data:"):
+                        if sum(map(len, other)) < MAX_PLAIN_REPLY:
+                            other.append(line)
                         continue  # SSE comments, event names, keep-alives
+                    events += 1
                     data = line[5:].strip()
                     if data == "[DONE]":
                         return
@@ -189,6 +216,17 @@ class OpenAIGenerator:
             raise GeneratorTimeout(f"{self.url}: no answer within {timeout:g} s") from exc
         except httpx.HTTPError as exc:
             raise GeneratorUnavailable(f"{self.url}: cannot reach the endpoint: {exc}") from exc
+        if not events and "".join(other).strip():
+            # no event at all: an endpoint that ignores "stream" answers with the whole
+            # completion, which is an answer too; anything else is named, not "no answer"
+            body = "\n".join(other)
+            try:
+                content = json.loads(body)["choices"][0]["message"]["content"]
+            except (ValueError, KeyError, IndexError, TypeError) as exc:
+                raise GeneratorError(f"{self.url}: neither an event stream nor a chat "
+                                     f"completion: {body[:200]!r}") from exc
+            if isinstance(content, str) and content:
+                yield content
 
     def _check(self, status: int, body: str) -> None:
         if status >= 400:
