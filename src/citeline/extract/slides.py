@@ -114,7 +114,7 @@ def _shape_blocks(shapes) -> Iterator[str]:  # type: ignore[no-untyped-def]
 def _title(slide) -> str:  # type: ignore[no-untyped-def]
     for shape in slide.placeholders:
         if shape.placeholder_format.type in _TITLES and shape.has_text_frame:
-            return squash(shape.text_frame.text)  # squash makes a line break (\\v) a space
+            return squash(shape.text_frame.text)  # squash makes a line break (a vertical tab) a space
     return ""
 
 
