@@ -185,6 +185,7 @@ class OpenAIGenerator:
         events = 0
         other: list[str] = []  # lines that are no event: a whole completion, if the
         # endpoint ignored "stream": true
+        kept = 0
         try:
             with httpx.stream("POST", self.url, json=self._body(prompt, True),
                               headers=self._headers(), timeout=timeout) as r:
@@ -193,8 +194,9 @@ class OpenAIGenerator:
                 for line in _lines(r.iter_text(), deadline, f"{self.url}: answer not finished "
                                    f"within {timeout:g} s"):
                     if not line.startswith("data:"):
-                        if sum(map(len, other)) < MAX_PLAIN_REPLY:
+                        if kept < MAX_PLAIN_REPLY:
                             other.append(line)
+                            kept += len(line) + 1
                         continue  # SSE comments, event names, keep-alives
                     events += 1
                     data = line[5:].strip()
