@@ -24,6 +24,8 @@ class Replay(ThreadingHTTPServer):
         self.events: list[str] | None = None  # raw "data:" payloads streamed instead of reply
         # bytes a streamed reply writes as they are, one write each (``trickle`` apart)
         self.raw: list[bytes] | None = None
+        self.raw_length: int | None = None  # a Content-Length to declare for them (a lie
+        # longer than they are makes the connection close mid-body)
 
     def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
         import sys
@@ -56,6 +58,8 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream"):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
+            if self.server.raw_length is not None:
+                self.send_header("Content-Length", str(self.server.raw_length))
             self.end_headers()
             if self.server.raw is not None:
                 for chunk in self.server.raw:

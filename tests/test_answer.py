@@ -85,6 +85,13 @@ def test_uncited_sentences_and_markers_after_the_full_stop():
     assert uncited_sentences(text) == ["It is blue."]
 
 
+def test_a_markdown_footnote_reference_is_a_citation_in_an_answer_only():
+    c = sanitize("It lasts 24 months [^1]. Also [^7] here [2].", 2)
+    assert c.text == "It lasts 24 months [1]. Also here [2]." and c.invalid_markers == ["[7]"]
+    assert sanitize("A footnote[^1] of the document.", 2, quoted=True).text == (
+        "A footnote[^1] of the document.")
+
+
 def test_a_bracket_inside_inline_code_cites_nothing():
     """A sentence whose only [n] is inside inline code makes a claim with no citation."""
     text = "The warranty is 99 years, see `warranty[1]`."
@@ -493,6 +500,11 @@ def test_endpoint_down_or_slow_returns_citations_with_the_error(kettle: Index, s
     server.raw, server.trickle = [whole.encode()], 0.0
     ans = kettle.ask(q, on_text=lambda piece: None, generator=gen5(server))
     assert ans.error is None and ans.answer == "It lasts 24 months [1]."
+    # the connection closed after the first event: named as broken off, not unreachable
+    server.raw, server.raw_length = [f"data: {event}\n\n".encode()], 10_000
+    ans = kettle.ask(q, on_text=lambda piece: None, generator=gen5(server))
+    assert "the stream broke off mid-answer" in ans.error and "cannot reach" not in ans.error
+    server.raw_length = None
     server.raw = [b"<html>Bad gateway</html>"]
     ans = kettle.ask(q, on_text=lambda piece: None, generator=gen5(server))
     assert "neither an event stream nor a chat completion: '<html>Bad gateway</html>'" in ans.error

@@ -44,8 +44,10 @@ _OPEN = r"[\[［【〔]"
 _CLOSE = r"[\]］】〕]"
 _PREFIX = r"(?:(?:sources?|refs?|references?|citations?)\s*(?:no\.?\s*)?#?\s*)?"
 _BODY = rf"{_OPEN}\s*{_PREFIX}(?P<body>{_ITEM}(?:{_SEP}{_ITEM})*)\s*{_CLOSE}"
-# In a model's answer "fast[1]" is a citation, so any character may precede one.
-MARKER = re.compile(_BODY, re.I)
+# In a model's answer "fast[1]" is a citation, so any character may precede one, and a
+# Markdown footnote reference "[^1]" is one too (a document's own footnotes, in quoted
+# text, are left as they are).
+MARKER = re.compile(_BODY.replace(r"\s*", r"\s*\^?\s*", 1), re.I)
 # In quoted document text ``v[1]`` is code, not a citation: an identifier may not precede.
 QUOTED_MARKER = re.compile(rf"(?<![\w)\]]){_BODY}", re.I)
 _ITEM_RE = re.compile(rf"(?P<a>{_NUM})(?:{_DASH}(?P<b>{_NUM}))?")

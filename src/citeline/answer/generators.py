@@ -217,6 +217,9 @@ class OpenAIGenerator:
         except httpx.TimeoutException as exc:
             raise GeneratorTimeout(f"{self.url}: no answer within {timeout:g} s") from exc
         except httpx.HTTPError as exc:
+            if events:  # it was reached: it stopped answering
+                raise GeneratorUnavailable(f"{self.url}: the stream broke off mid-answer: "
+                                           f"{exc}") from exc
             raise GeneratorUnavailable(f"{self.url}: cannot reach the endpoint: {exc}") from exc
         if not events and "".join(other).strip():
             # no event at all: an endpoint that ignores "stream" answers with the whole
