@@ -563,8 +563,9 @@ class SQLiteStore:
 
     def _update(self, snap: _Snapshot) -> _Snapshot | None:
         """``snap`` with the chunks the log says changed since its generation read again;
-        None when the log no longer reaches back that far or most chunks changed (a
-        whole read is then as cheap). The result equals a whole read (tested)."""
+        None when the log no longer reaches back that far or more chunks changed than the
+        snapshot holds (a whole read is then as cheap). The result equals a whole read
+        (tested)."""
         c = self.conn
         c.execute("BEGIN")
         try:
@@ -824,13 +825,22 @@ def _merge_vectors(old: dict[str, tuple[np.ndarray, np.ndarray]], touched: np.nd
 def _sentence_groups(rows: Sequence[tuple]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(chunk_id, model_key, vector) rows grouped by key, then chunk -> per key: (distinct
     chunk ids, first row of each chunk's run, the stacked vectors)."""
-    out = {}
-    for key, (owners, blobs) in _grouped(rows, 2).items():
-        owner = np.array(owners, dtype=np.int64)
-        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-        matrix = np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
-        out[key] = (owner[starts], starts, matrix)
-    return out
+    return {key: _runs(np.array(owners, dtype=np.int64),
+                       np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs]))
+            for key, (owners, blobs) in _grouped(rows, 2).items()}
+
+
+def _runs(owner: np.ndarray, matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sentence rows grouped by chunk (``owner``: each row's chunk id) -> (distinct chunk
+    ids, first row of each chunk's run, the matrix)."""
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    return owner[starts], starts, matrix
+
+
+def _owners(group: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """The chunk id of each row of a :func:`_runs` group (its inverse)."""
+    chunk_ids, starts, matrix = group
+    return np.repeat(chunk_ids, np.diff(np.r_[starts, len(matrix)]))
 
 
 def _merge_sentences(old: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
@@ -843,21 +853,17 @@ def _merge_sentences(old: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
     for key in old.keys() | added.keys():
         parts = []
         if key in old:
-            chunk_ids, starts, matrix = old[key]
-            owner = np.repeat(chunk_ids, np.diff(np.r_[starts, len(matrix)]))
+            owner = _owners(old[key])
             keep = ~np.isin(owner, touched)
             if keep.any():
-                parts.append((owner[keep], matrix[keep]))
+                parts.append((owner[keep], old[key][2][keep]))
         if key in added:
-            chunk_ids, starts, matrix = added[key]
-            parts.append((np.repeat(chunk_ids, np.diff(np.r_[starts, len(matrix)])), matrix))
+            parts.append((_owners(added[key]), added[key][2]))
         if not parts:
             continue
         owner = np.concatenate([p[0] for p in parts])
         order = np.argsort(owner, kind="stable")
-        owner = owner[order]
-        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-        out[key] = (owner[starts], starts, np.vstack([p[1] for p in parts])[order])
+        out[key] = _runs(owner[order], np.vstack([p[1] for p in parts])[order])
     return out
 
 
