@@ -43,13 +43,19 @@ _ITEM = rf"{_NUM}(?:{_DASH}{_NUM})?"
 _OPEN = r"[\[［【〔]"
 _CLOSE = r"[\]］】〕]"
 _PREFIX = r"(?:(?:sources?|refs?|references?|citations?)\s*(?:no\.?\s*)?#?\s*)?"
-_BODY = rf"{_OPEN}\s*{_PREFIX}(?P<body>{_ITEM}(?:{_SEP}{_ITEM})*)\s*{_CLOSE}"
+
+
+def _body(caret: str = "") -> str:
+    """A marker's pattern; ``caret`` is what may follow the opening bracket."""
+    return rf"{_OPEN}\s*{caret}{_PREFIX}(?P<body>{_ITEM}(?:{_SEP}{_ITEM})*)\s*{_CLOSE}"
+
+
 # In a model's answer "fast[1]" is a citation, so any character may precede one, and a
 # Markdown footnote reference "[^1]" is one too (a document's own footnotes, in quoted
 # text, are left as they are).
-MARKER = re.compile(_BODY.replace(r"\s*", r"\s*\^?\s*", 1), re.I)
+MARKER = re.compile(_body(r"\^?\s*"), re.I)
 # In quoted document text ``v[1]`` is code, not a citation: an identifier may not precede.
-QUOTED_MARKER = re.compile(rf"(?<![\w)\]]){_BODY}", re.I)
+QUOTED_MARKER = re.compile(rf"(?<![\w)\]]){_body()}", re.I)
 _ITEM_RE = re.compile(rf"(?P<a>{_NUM})(?:{_DASH}(?P<b>{_NUM}))?")
 # A range wider than this is not a citation a model meant; it is reported whole.
 MAX_RANGE = 20
