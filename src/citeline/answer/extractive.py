@@ -50,11 +50,12 @@ MIN_SENTENCE = 12
 _FENCE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)", re.M | re.S)
 _BLOCK = re.compile(r"[^\n]([^\n]|\n(?![ \t]*\n))*")  # lines without a blank line between
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]", re.M)
-# a setext or reStructuredText heading: its text line(s) over a line of one repeated
-# punctuation character (the underline), as a block of its own
-_UNDERLINED = re.compile(r"[^\n]+(?:\n[^\n]+)*\n[ \t]*([=\-~^\"'`#*+:.])\1{2,}[ \t]*")
-# an underline line (setext, reStructuredText): one punctuation character repeated
-_UNDERLINE_LINE = re.compile(r"^[ \t]*([=\-~^\"'`#*+:.])\1{2,}[ \t]*$", re.M)
+# an underline (setext, reStructuredText): one punctuation character repeated
+_UNDERLINE = r"[ \t]*([=\-~^\"'`#*+:.])\1{2,}[ \t]*"
+# a setext or reStructuredText heading: its text line(s) over an underline, as a block
+# of its own
+_UNDERLINED = re.compile(rf"[^\n]+(?:\n[^\n]+)*\n{_UNDERLINE}")
+_UNDERLINE_LINE = re.compile(rf"^{_UNDERLINE}$", re.M)
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+", re.M)
 # A sentence ends at . ! ? (plus closing quotes/brackets/emphasis) before
 # whitespace and a character that can start a sentence; "e.g. the" does not end one.
