@@ -170,12 +170,16 @@ class OpenAIGenerator:
         except httpx.HTTPError as exc:
             raise GeneratorUnavailable(f"{self.url}: cannot reach the endpoint: {exc}") from exc
         self._check(r.status_code, text)
+        return self._content(text, "not a chat completion")
+
+    def _content(self, text: str, what: str) -> str:
+        """A chat completion's answer text; GeneratorError saying ``what`` it is not."""
         try:
             content = json.loads(text)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise GeneratorError(f"{self.url}: not a chat completion: {text[:200]!r}") from exc
+            raise GeneratorError(f"{self.url}: {what}: {text[:200]!r}") from exc
         if content is not None and not isinstance(content, str):
-            raise GeneratorError(f"{self.url}: not a chat completion: {text[:200]!r}")
+            raise GeneratorError(f"{self.url}: {what}: {text[:200]!r}")
         return content or ""
 
     def stream(self, prompt: Prompt, *, timeout: float) -> Iterator[str]:
@@ -224,13 +228,9 @@ class OpenAIGenerator:
         if not events and "".join(other).strip():
             # no event at all: an endpoint that ignores "stream" answers with the whole
             # completion, which is an answer too; anything else is named, not "no answer"
-            body = "\n".join(other)
-            try:
-                content = json.loads(body)["choices"][0]["message"]["content"]
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                raise GeneratorError(f"{self.url}: neither an event stream nor a chat "
-                                     f"completion: {body[:200]!r}") from exc
-            if isinstance(content, str) and content:
+            content = self._content("\n".join(other),
+                                    "neither an event stream nor a chat completion")
+            if content:
                 yield content
 
     def _check(self, status: int, body: str) -> None:
