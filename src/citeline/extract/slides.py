@@ -99,9 +99,9 @@ def _shape_blocks(shapes) -> Iterator[str]:  # type: ignore[no-untyped-def]
             continue
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
             yield from _shape_blocks(shape.shapes)
-        elif getattr(shape, "has_table", False) and shape.has_table:
+        elif getattr(shape, "has_table", False):  # only a graphic frame has the property
             yield from _table_rows(shape.table)
-        elif getattr(shape, "has_chart", False) and shape.has_chart:
+        elif getattr(shape, "has_chart", False):
             chart = shape.chart
             if chart.has_title and chart.chart_title.has_text_frame:
                 if text := _paragraphs(chart.chart_title.text_frame):
