@@ -1,5 +1,6 @@
 """A real OpenAI-compatible chat-completions server on loopback that replays a
-recorded completion (whole or as 5-character streamed deltas), counting requests."""
+recorded completion (whole or as 5-character streamed deltas, then the closing
+``finish_reason`` event and ``[DONE]``), counting requests."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ class Replay(ThreadingHTTPServer):
         self.raw: list[bytes] | None = None
         self.raw_length: int | None = None  # a Content-Length to declare for them (a lie
         # longer than they are makes the connection close mid-body)
+        self.finish_reason: str | None = "stop"  # the last event's / the completion's
+        self.done = True  # end a stream with "data: [DONE]"
 
     def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
         import sys
@@ -70,17 +73,24 @@ class _Handler(BaseHTTPRequestHandler):
             if self.server.events is not None:
                 for data in self.server.events:
                     self.wfile.write(f"data: {data}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                if self.server.done:
+                    self.wfile.write(b"data: [DONE]\n\n")
                 return
             for i in range(0, len(text), 5):  # 5-character deltas cut links and markers apart
-                ev = {"choices": [{"index": 0, "delta": {"content": text[i : i + 5]}}]}
+                ev = {"choices": [{"index": 0, "delta": {"content": text[i : i + 5]},
+                                   "finish_reason": None}]}
                 self.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
                 self.wfile.flush()
-            self.wfile.write(b"data: [DONE]\n\n")
+            if self.server.finish_reason is not None:  # as OpenAI ends: an empty delta
+                ev = {"choices": [{"index": 0, "delta": {},
+                                   "finish_reason": self.server.finish_reason}]}
+                self.wfile.write(f"data: {json.dumps(ev)}\n\n".encode())
+            if self.server.done:
+                self.wfile.write(b"data: [DONE]\n\n")
             return
         out = json.dumps({"id": "x", "object": "chat.completion", "choices": [
             {"index": 0, "message": {"role": "assistant", "content": text},
-             "finish_reason": "stop"}]}).encode()
+             "finish_reason": self.server.finish_reason}]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(out)))

@@ -533,6 +533,44 @@ def test_endpoint_down_or_slow_returns_citations_with_the_error(kettle: Index, s
             make_generator(GeneratorConfig(name="openai", model="m", timeout=float(bad)))
 
 
+def test_an_answer_the_endpoint_cut_off_says_so(kettle: Index, server: Replay, run):
+    q = "How long does the kettle warranty last?"
+    server.reply = "It lasts 24 months [1], and the"
+    server.finish_reason = "length"  # the token limit stopped it mid-sentence
+    base = ("ask", q, "--index", str(kettle.location), "--generator", "openai", "--base-url",
+            server.base_url, "--model-name", "r", "--max-new-tokens", "9")
+    for stream in ((), ("--stream",)):
+        code, out, err = run(*base, *stream)
+        assert code == 0 and "It lasts 24 months [1], and the" in out
+        assert ("citeline: warning: the answer is incomplete: the answer reached the token "
+                "limit (--max-new-tokens 9) and was cut off") in err
+    code, out, _ = run(*base, "--json")
+    assert code == 0 and "--max-new-tokens 9" in json.loads(out)["cut_off"]
+    server.finish_reason = "content_filter"
+    for on_text in (None, lambda _: None):
+        ans = kettle.ask(q, generator=gen5(server), on_text=on_text)
+        assert ans.error is None and ans.cut_off == "the endpoint's content filter stopped the answer"
+    # a finished answer: the reason given, with or without the closing [DONE]
+    server.reply, server.finish_reason = "It lasts 24 months [1].", "stop"
+    for done in (True, False):
+        server.done = done
+        for on_text in (None, lambda _: None):
+            ans = kettle.ask(q, generator=gen5(server), on_text=on_text)
+            assert ans.error is None and ans.cut_off is None
+            assert ans.answer == "It lasts 24 months [1]."
+    code, out, _ = run(*base, "--json")
+    assert code == 0 and json.loads(out)["cut_off"] is None
+    # a stream the endpoint closed without saying the answer was done: no finish_reason,
+    # no [DONE] (a server that died between two events); the text so far is kept
+    server.finish_reason, server.done = None, False
+    ans = kettle.ask(q, generator=gen5(server), on_text=lambda _: None)
+    assert ans.answer == "It lasts 24 months [1]." and ans.citations
+    assert ans.error == (f"{server.base_url}/chat/completions: the stream ended before the "
+                         "answer was finished (no finish_reason and no [DONE])")
+    code, _, err = run(*base, "--stream")
+    assert code == 1 and "the stream ended before the answer was finished" in err
+
+
 def test_show_prompt_counts_tokens_and_bad_generator_config_is_clear(kettle: Index, run):
     code, out, _ = run("ask", "How long does the kettle warranty last?", "--index",
                            kettle.location, "--show-prompt", "--json")

@@ -34,6 +34,16 @@ def test_local_smollm2_end_to_end(index: Index, clean_corpus: Path):
     n = len(ans.citations)
     assert set(ans.unused_sources) <= set(range(1, n + 1))
     assert ans.generator.startswith("local:")
+    # SmolLM2 ends this answer itself (its end-of-sequence token, ~15 tokens): no cut-off;
+    # at 5 tokens the limit stops it, which the answer says, streamed or not
+    assert ans.cut_off is None, ans.answer
+    short = make_generator(GeneratorConfig(name="local", max_new_tokens=5, timeout=120))
+    limit = "the answer reached the token limit (--max-new-tokens 5) and was cut off"
+    for on_text in (None, pieces.append):
+        cut = index.ask("How long does the kettle warranty last?", generator=short,
+                        on_text=on_text)
+        assert cut.error is None and cut.cut_off == limit
+        assert cut.answer and ans.answer.startswith(cut.answer.rstrip(".")), cut.answer
 
 
 @pytest.mark.slow

@@ -379,6 +379,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if answer.error:
         print(f"citeline: error: {answer.error} (the citations above are what was retrieved)",
               file=sys.stderr)
+    if answer.cut_off:
+        print(f"citeline: warning: the answer is incomplete: {answer.cut_off}", file=sys.stderr)
     ms = answer.timings
     print(f"({answer.generator}; {len(answer.citations)} source(s); "
           f"{ms.get('total', 0.0) / 1000:.2f} s)")

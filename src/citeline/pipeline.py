@@ -1208,7 +1208,7 @@ class Index:
             spans=drafted.spans, unused_sources=drafted.unused_sources,
             invalid_markers=drafted.invalid_markers, stripped_links=drafted.stripped_links,
             uncited_sentences=drafted.uncited_sentences, error=drafted.error,
-            prompt=drafted.prompt, prompt_tokens=drafted.prompt_tokens,
+            cut_off=drafted.cut_off, prompt=drafted.prompt, prompt_tokens=drafted.prompt_tokens,
             prompt_tokenizer=drafted.prompt_tokenizer,
         )
 

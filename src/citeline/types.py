@@ -290,6 +290,9 @@ class Answer:
     stripped_links: tuple[str, ...] = ()  # URLs/links removed from the output
     uncited_sentences: tuple[str, ...] = ()  # answer sentences carrying no [n]
     error: str | None = None  # the generator failed; the citations are still here
+    # the generator was stopped before it finished (token limit, timeout, content filter):
+    # the answer may end mid-sentence
+    cut_off: str | None = None
     prompt: str = ""  # the prompt the generator saw ("" for extractive or a refusal)
     prompt_tokens: int = 0
     prompt_tokenizer: str = ""  # whose tokenizer counted prompt_tokens
@@ -326,6 +329,7 @@ class Answer:
             "stripped_links": list(self.stripped_links),
             "uncited_sentences": list(self.uncited_sentences),
             "cites_nothing": self.cites_nothing,
+            "cut_off": self.cut_off,
         }
         if self.error is not None:
             out["error"] = self.error

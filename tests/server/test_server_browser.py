@@ -332,8 +332,16 @@ def test_an_llm_answer_streams_into_the_page(page, tmp_path, monkeypatch):
         assert pg.locator("#answer-checks").text_content() == (
             "note: 1 sentence(s) without a citation; removed 1 marker(s) with no source; "
             "removed 1 link(s) the answer wrote")
-        assert pg.locator("#cites-nothing").count() == 0
+        assert pg.locator("#cites-nothing").count() == 0 and pg.locator("#cut-off").count() == 0
         pg.screenshot(path=str(tmp_path / "llm-answer.png"), full_page=True)
+        # the endpoint stopped the answer at the token limit: the page says it is incomplete
+        srv.reply, srv.finish_reason = "Descale it monthly [1] with", "length"
+        pg.click("#ask-btn")
+        pg.locator("#cut-off").wait_for()
+        assert pg.locator("#answer").text_content().startswith("Descale it monthly [1] with")
+        assert pg.locator("#cut-off").text_content() == (
+            "This answer is incomplete: the answer reached the token limit "
+            "(--max-new-tokens 256) and was cut off.")
 
 
 def test_an_llm_answer_that_cites_nothing_is_marked_as_unchecked(page, tmp_path, monkeypatch):

@@ -28,6 +28,8 @@ from citeline.answer.generators import (
     GeneratorName,
     LocalGenerator,
     OpenAIGenerator,
+    Reply,
+    drain,
     make_generator,
 )
 from citeline.answer.prompt import Prompt, build_prompt
@@ -37,7 +39,7 @@ from citeline.types import Hit, Locator, Span
 
 __all__ = [
     "ANSWER_BUDGET", "GENERATOR_NAMES", "REGISTRY", "Drafted", "Extractive", "Generator",
-    "GeneratorConfig", "GeneratorName", "LocalGenerator", "OpenAIGenerator", "Prompt",
+    "GeneratorConfig", "GeneratorName", "LocalGenerator", "OpenAIGenerator", "Prompt", "Reply",
     "build_prompt", "extractive_answer", "generate_answer", "make_generator", "prompt_tokens",
 ]
 
@@ -55,6 +57,7 @@ class Drafted:
     stripped_links: tuple[str, ...] = ()
     uncited_sentences: tuple[str, ...] = ()
     error: str | None = None
+    cut_off: str | None = None  # why the generator was stopped before it finished
     prompt: str = ""
     prompt_tokens: int = 0
     prompt_tokenizer: str = ""
@@ -144,16 +147,21 @@ def generate_answer(
             return d
     sanitizer = StreamSanitizer(len(hits))
     t1 = time.perf_counter()
+
+    def take(piece: str) -> None:
+        if "first_token" not in d.timings:
+            d.timings["first_token"] = _ms(t1)
+        shown = sanitizer.feed(piece)
+        if on_text is not None and shown:
+            on_text(shown)
+
     try:
-        pieces = generator.stream(prompt, timeout=timeout) if on_text else iter(
-            [generator.generate(prompt, timeout=timeout)]
-        )
-        for piece in pieces:
-            if "first_token" not in d.timings:
-                d.timings["first_token"] = _ms(t1)
-            shown = sanitizer.feed(piece)
-            if on_text is not None and shown:
-                on_text(shown)
+        if on_text is not None:
+            d.cut_off = drain(generator.stream(prompt, timeout=timeout), take)
+        else:
+            reply = generator.generate(prompt, timeout=timeout)
+            take(reply.text)
+            d.cut_off = reply.cut_off
     except (GeneratorError, ModelUnavailable) as exc:
         d.error = str(exc)
     d.timings["generation"] = _ms(t1)

@@ -13,6 +13,9 @@ local          a model run in-process: a GGUF file or a transformers folder thro
 An LLM backend implements :class:`Generator`: ``generate`` and ``stream``,
 both with a timeout, both raising only :class:`~citeline.errors.GeneratorError`
 subclasses, so ``ask`` can always return the retrieved citations with the error.
+Both also say when the model was stopped before it finished (the token limit, the
+timeout, a content filter): ``generate`` in its :class:`Reply`, ``stream`` as the
+iterator's return value; ``ask`` reports it as the answer's ``cut_off``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from collections.abc import Generator as PieceStream
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -72,18 +76,52 @@ class GeneratorConfig:
     local_backend: LocalBackend = "transformers"
 
 
+@dataclass(frozen=True)
+class Reply:
+    """A whole answer, and why the model stopped before finishing it (None: it finished)."""
+
+    text: str
+    cut_off: str | None = None
+
+
+# What a stream returns when it ends: why the model was stopped early, or None.
+Pieces = PieceStream[str, None, "str | None"]
+
+
 class Generator(Protocol):
     """An LLM backend. ``name`` labels the answer (e.g. ``openai:llama3.2``)."""
 
     name: str
 
-    def generate(self, prompt: Prompt, *, timeout: float) -> str:
+    def generate(self, prompt: Prompt, *, timeout: float) -> Reply:
         """The whole answer; raises GeneratorError (incl. GeneratorTimeout)."""
         ...
 
-    def stream(self, prompt: Prompt, *, timeout: float) -> Iterator[str]:
-        """The answer in pieces as they are produced; same errors."""
+    def stream(self, prompt: Prompt, *, timeout: float) -> Pieces:
+        """The answer in pieces as they are produced, returning the :class:`Reply`'s
+        ``cut_off`` when it ends; same errors."""
         ...
+
+
+def drain(pieces: Pieces, each: Callable[[str], None]) -> str | None:
+    """Hand every piece of a stream to ``each``; the stream's ``cut_off`` when it ends."""
+    while True:
+        try:
+            piece = next(pieces)
+        except StopIteration as end:
+            return end.value
+        each(piece)
+
+
+def _cut_off(finish_reason: object, max_new_tokens: int) -> str | None:
+    """An OpenAI-style ``finish_reason`` that means the answer was stopped, said for a
+    user; any other ("stop", "eos", None) is a finished answer."""
+    if finish_reason == "length":
+        return (f"the answer reached the token limit (--max-new-tokens {max_new_tokens}) "
+                "and was cut off")
+    if finish_reason == "content_filter":
+        return "the endpoint's content filter stopped the answer"
+    return None
 
 
 class Extractive:
@@ -150,7 +188,7 @@ class OpenAIGenerator:
             "stream": stream,
         }
 
-    def generate(self, prompt: Prompt, *, timeout: float) -> str:
+    def generate(self, prompt: Prompt, *, timeout: float) -> Reply:
         import httpx
 
         # httpx's timeout bounds each read, so a body that trickles in would never end:
@@ -170,23 +208,26 @@ class OpenAIGenerator:
         except httpx.HTTPError as exc:
             raise GeneratorUnavailable(f"{self.url}: cannot reach the endpoint: {exc}") from exc
         self._check(r.status_code, text)
-        return self._content(text, "not a chat completion")
+        return self._reply(text, "not a chat completion")
 
-    def _content(self, text: str, what: str) -> str:
-        """A chat completion's answer text; GeneratorError saying ``what`` it is not."""
+    def _reply(self, text: str, what: str) -> Reply:
+        """A chat completion's answer; GeneratorError saying ``what`` it is not."""
         try:
-            content = json.loads(text)["choices"][0]["message"]["content"]
+            choice = json.loads(text)["choices"][0]
+            content = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise GeneratorError(f"{self.url}: {what}: {text[:200]!r}") from exc
         if content is not None and not isinstance(content, str):
             raise GeneratorError(f"{self.url}: {what}: {text[:200]!r}")
-        return content or ""
+        return Reply(content or "", _cut_off(choice.get("finish_reason"),
+                                             self.config.max_new_tokens))
 
-    def stream(self, prompt: Prompt, *, timeout: float) -> Iterator[str]:
+    def stream(self, prompt: Prompt, *, timeout: float) -> Pieces:
         import httpx
 
         deadline = time.monotonic() + timeout
         events = 0
+        finish: object = None  # the last finish_reason an event gave
         other: list[str] = []  # lines that are no event: a whole completion, if the
         # endpoint ignored "stream": true
         kept = 0
@@ -205,11 +246,12 @@ class OpenAIGenerator:
                     events += 1
                     data = line[5:].strip()
                     if data == "[DONE]":
-                        return
+                        return _cut_off(finish, self.config.max_new_tokens)
                     try:
                         choices = json.loads(data)["choices"]
                         if not choices:  # Azure's prompt-filter results, a final usage event
                             continue
+                        finish = choices[0].get("finish_reason") or finish
                         delta = choices[0].get("delta") or {}
                         piece = delta.get("content")
                         if piece is not None and not isinstance(piece, str):
@@ -228,10 +270,17 @@ class OpenAIGenerator:
         if not events and "".join(other).strip():
             # no event at all: an endpoint that ignores "stream" answers with the whole
             # completion, which is an answer too; anything else is named, not "no answer"
-            content = self._content("\n".join(other),
-                                    "neither an event stream nor a chat completion")
-            if content:
-                yield content
+            reply = self._reply("\n".join(other),
+                                "neither an event stream nor a chat completion")
+            if reply.text:
+                yield reply.text
+            return reply.cut_off
+        if events and finish is None:
+            # the connection closed cleanly, but the endpoint never said the answer was
+            # done (no finish_reason, no [DONE]): a server that died between two events
+            raise GeneratorUnavailable(f"{self.url}: the stream ended before the answer was "
+                                       "finished (no finish_reason and no [DONE])")
+        return _cut_off(finish, self.config.max_new_tokens)
 
     def _check(self, status: int, body: str) -> None:
         if status >= 400:
@@ -364,13 +413,14 @@ class LocalGenerator:
             return len(self._llama().tokenize(prompt.text.encode("utf-8")))
         return int(self._inputs(prompt)["input_ids"].shape[1])
 
-    def generate(self, prompt: Prompt, *, timeout: float) -> str:
-        return "".join(self.stream(prompt, timeout=timeout))
+    def generate(self, prompt: Prompt, *, timeout: float) -> Reply:
+        text: list[str] = []
+        cut_off = drain(self.stream(prompt, timeout=timeout), text.append)
+        return Reply("".join(text), cut_off)
 
-    def stream(self, prompt: Prompt, *, timeout: float) -> Iterator[str]:
+    def stream(self, prompt: Prompt, *, timeout: float) -> Pieces:
         if self.config.local_backend == "llama-cpp":
-            yield from self._stream_llama(prompt, timeout)
-            return
+            return (yield from self._stream_llama(prompt, timeout))
         from transformers import TextIteratorStreamer
 
         tok, model = self._model()
@@ -378,13 +428,15 @@ class LocalGenerator:
         streamer = TextIteratorStreamer(tok, skip_prompt=True, skip_special_tokens=True,
                                         timeout=timeout)
         failure: list[BaseException] = []
+        written: list[Any] = []  # the whole sequence generate returned
 
         def run() -> None:
             try:
                 # max_time stops generation at the timeout: the caller gets what was
                 # written so far instead of waiting on a slow CPU forever.
-                model.generate(**inputs, streamer=streamer, do_sample=False,
-                               max_new_tokens=self.config.max_new_tokens, max_time=timeout)
+                written.append(model.generate(
+                    **inputs, streamer=streamer, do_sample=False,
+                    max_new_tokens=self.config.max_new_tokens, max_time=timeout))
             except Exception as exc:  # re-raised below, in the caller's thread
                 failure.append(exc)
                 streamer.end()
@@ -398,23 +450,44 @@ class LocalGenerator:
         worker.join(timeout)
         if failure:
             raise GeneratorError(f"{self.name}: generation failed: {failure[0]}") from failure[0]
+        if not written:
+            return None
+        new = [int(t) for t in written[0][0][inputs["input_ids"].shape[1]:]]
+        return self._local_cut_off(new, model.generation_config.eos_token_id, timeout)
+
+    def _local_cut_off(self, new: list[int], eos: int | list[int] | None,
+                       timeout: float) -> str | None:
+        """Why generation stopped before the model ended its answer: its last token is
+        no end-of-sequence token, so the token limit or ``max_time`` stopped it."""
+        ends = {eos} if isinstance(eos, int) else set(eos or ())
+        if new and new[-1] in ends:
+            return None
+        if len(new) >= self.config.max_new_tokens:
+            return _cut_off("length", self.config.max_new_tokens)
+        return f"the answer was stopped at the timeout ({timeout:g} s) before the model finished it"
 
     # llama-cpp --------------------------------------------------------------------------
 
     def _llama(self) -> Any:
         return _load_llama(str(self.folder / (self.gguf or "")))
 
-    def _stream_llama(self, prompt: Prompt, timeout: float) -> Iterator[str]:
+    def _stream_llama(self, prompt: Prompt, timeout: float) -> Pieces:
         deadline = time.monotonic() + timeout
+        finish: object = None
         for event in self._llama().create_chat_completion(
             messages=prompt.messages(), max_tokens=self.config.max_new_tokens,
             temperature=0, stream=True,
         ):
-            piece = (event["choices"][0].get("delta") or {}).get("content")
+            choice = event["choices"][0]
+            finish = choice.get("finish_reason") or finish
+            piece = (choice.get("delta") or {}).get("content")
             if piece:
                 yield piece
-            if time.monotonic() > deadline:
-                return  # like max_time above: keep what was written
+            if finish is None and time.monotonic() > deadline:  # like max_time above:
+                # keep what was written
+                return (f"the answer was stopped at the timeout ({timeout:g} s) before the "
+                        "model finished it")
+        return _cut_off(finish, self.config.max_new_tokens)
 
 
 @lru_cache(maxsize=1)

@@ -324,6 +324,9 @@ function renderAnswer(box, a) {
 
 // What the server's check of a generator's text found (the CLI prints the same notes).
 function renderChecks(box, a) {
+  if (a.cut_off) {
+    box.append(el("div", { class: "warning", id: "cut-off" }, `This answer is incomplete: ${a.cut_off}.`));
+  }
   if (a.cites_nothing) {
     box.append(el("div", { class: "warning", id: "cites-nothing" },
       `This answer cites none of its ${a.citations.length} sources: nothing in it can be checked against them.`));
