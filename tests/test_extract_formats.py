@@ -657,6 +657,61 @@ def test_csv_rows_regions_and_a1_ranges(tmp_path: Path):
     assert chunk.text.startswith("[rain > rain]\nstation | date | rainfall_mm | note\n")
 
 
+def test_a_row_cut_for_one_long_cell_cites_the_cells_each_piece_holds(tmp_path: Path):
+    import openpyxl
+
+    path = tmp_path / "tickets.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Tickets"
+    ws.append(["id", "customer", "product", "status", "body", "owner"])
+    body = " ".join(f"Step {i}: the kettle's base clicked {i} times before the light went out."
+                    for i in range(40))  # ~2,900 characters: over any budget
+    ws.append([7, "Ada", "Kettle K2", "open", body, "Grace"])
+    ws.append([8, "Bo", None, "closed", "Replaced the lid.", "Grace"])
+    wb.save(path)
+    doc = extract(path)
+    assert doc.regions[1].cells == (4, 10, 22, 29, 29 + len(body) + 3)
+    row, after = doc.regions[1], doc.regions[2]
+    chunks = chunk_document(doc)
+    inside = [c for c in chunks if row.start <= c.start and c.end <= row.end]
+    assert len(inside) >= 3
+    # an independent reader: openpyxl, cell by cell: a piece inside the long cell cites it
+    sheet = openpyxl.load_workbook(path)["Tickets"]
+    assert sheet["E2"].value == body
+    for c in inside:
+        assert locate(doc, c.start, c.end).sheet_range == "Tickets!E2:E2"
+        assert c.content in body
+    # a piece with the header row, and one with the next row: the rectangle they span
+    assert locate(doc, chunks[0].start, chunks[0].end).sheet_range == "Tickets!A1:F2"
+    assert chunks[-1].end == after.end
+    assert locate(doc, chunks[-1].start, chunks[-1].end).sheet_range == "Tickets!A2:F3"
+    # the row's head into its long cell, and the long cell's tail to the row's end
+    e2 = row.start + row.cells[3]
+    assert locate(doc, row.start, e2 + 5).sheet_range == "Tickets!A2:E2"
+    assert locate(doc, e2 + 5, row.end).sheet_range == "Tickets!E2:F2"
+    assert locate(doc, e2 + 5, row.end - 2).sheet_range == "Tickets!E2:F2"
+    assert locate(doc, e2 + 5, row.end - len(" | Grace")).sheet_range == "Tickets!E2:E2"
+    # the whole row, and a range that is only a separator or an empty cell
+    empty = after
+    assert locate(doc, row.start, row.end).sheet_range == "Tickets!A2:F2"
+    assert locate(doc, row.start + 1, row.start + 3).sheet_range == "Tickets!B2:B2"  # " |"
+    assert locate(doc, row.start + 2, row.start + 6).sheet_range == "Tickets!B2:B2"  # "| Ad"
+    assert doc.text[empty.start : empty.end] == "8 | Bo |  | closed | Replaced the lid. | Grace"
+    at = empty.start + doc.text.index("|  |", empty.start) - empty.start
+    assert locate(doc, at + 2, at + 3).sheet_range == "Tickets!D3:D3"  # after the empty C3
+    assert locate(doc, empty.start, empty.end).sheet_range == "Tickets!A3:F3"
+    # a region map written before rows knew their cells still reads, as whole rows
+    from citeline.store import regions_from_json, regions_json
+
+    assert regions_from_json(regions_json(doc.regions)) == [
+        Region(r.kind, r.start, r.end, sheet=r.sheet, row=r.row, first_col=r.first_col,
+               last_col=r.last_col, cells=r.cells) for r in doc.regions]
+    old = regions_from_json('[["row",0,5,null,null,null,"S",1,1,2,null]]')
+    assert old == [Region(RegionKind.ROW, 0, 5, sheet="S", row=1, first_col=1, last_col=2)]
+    assert locate_in(old, 3, 5).sheet_range == "S!A1:B1"
+
+
 REAL = Path(__file__).parent / "fixtures" / "real"
 
 

@@ -822,3 +822,22 @@ def test_a_file_reached_through_a_link_is_one_document(tmp_path: Path, index: In
     # a queued file that is gone by its turn says so (a worker's job, an upload deleted)
     report = index.index_files([(top / "gone.md", "gone.md")], str(top))
     assert report.skipped == [("gone.md", "the file is gone (moved or deleted since it was named)")]
+
+
+def test_an_answer_sentence_in_a_sheet_cell_cites_that_cell(index: Index, tmp_path: Path):
+    """A sentence of a long notes cell is located in its own cell (the stored region map
+    keeps where each row's cells begin), not in its row's whole width."""
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    (folder / "care.csv").write_text(
+        "id,product,notes,owner\n"
+        "1,Kettle K2,The base clicks when it is hot. Descale the kettle every month with "
+        "citric acid. Never put the base under water.,Grace\n"
+        "2,Toaster T1,Empty the crumb tray weekly.,Ada\n")
+    index.index(folder)
+    ans = index.ask("How often should the kettle be descaled?")
+    assert not ans.refused
+    (span,) = [sp for sp in ans.spans if sp.text.startswith("Descale the kettle every month")]
+    assert span.locator.sheet_range == "care!C2:C2"
+    hit = index.search("How often should the kettle be descaled?", k=1).hits[0]
+    assert hit.locator.sheet_range == "care!A1:D3"  # the chunk: every row, header included

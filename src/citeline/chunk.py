@@ -546,7 +546,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
     slides: list[int] = []
     t0: float | None = None
     t1: float | None = None
-    rows: list[Region] = []
+    rows: list[tuple[Region, int, int]] = []  # a row, and the columns of it the range holds
     conf: float | None = None
     for i in range(bisect.bisect_right(regions, start, key=_region_end), len(regions)):
         r = regions[i]
@@ -564,7 +564,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
             t0 = r.t_start if t0 is None else min(t0, r.t_start)
             t1 = r.t_end if t1 is None else max(t1, r.t_end)
         elif r.kind is RegionKind.ROW:
-            rows.append(r)
+            rows.append((r, *_columns(r, start, end)))
     return Locator(
         start=start,
         end=end,
@@ -601,11 +601,31 @@ def _plain_sheet_name(sheet: str) -> bool:
     return bool(_PLAIN_SHEET.fullmatch(sheet)) and not _CELL_LIKE.fullmatch(sheet)
 
 
-def _a1_range(rows: list[Region]) -> str:
-    sheet = rows[0].sheet or "Sheet1"
-    r0 = min(r.row or 1 for r in rows)
-    r1 = max(r.row or 1 for r in rows)
-    c0 = min(r.first_col or 1 for r in rows)
-    c1 = max(r.last_col or 1 for r in rows)
+# What joins a spreadsheet row's cells in the canonical text (the sheet extractor's).
+CELL_SEP = " | "
+
+
+def _columns(row: Region, start: int, end: int) -> tuple[int, int]:
+    """The first and last column of ``row`` that the text range ``start:end`` touches:
+    the row's own when it holds all of it, or its cells are not known."""
+    c0, c1 = row.first_col or 1, row.last_col or row.first_col or 1
+    if not row.cells or (start <= row.start and end >= row.end):
+        return c0, c1
+    lo, hi = max(start, row.start) - row.start, min(end, row.end) - row.start
+    begins = (0, *row.cells)
+    # cell i runs from begins[i] to the separator before the next cell
+    ends = (*(b - len(CELL_SEP) for b in row.cells), row.end - row.start)
+    touched = [i for i, (b, e) in enumerate(zip(begins, ends, strict=True)) if b < hi and e > lo]
+    if not touched:  # only separator text, or an empty cell: the cell after it
+        touched = [min(bisect.bisect_right(begins, lo), len(begins) - 1)]
+    return c0 + touched[0], c0 + touched[-1]
+
+
+def _a1_range(rows: list[tuple[Region, int, int]]) -> str:
+    sheet = rows[0][0].sheet or "Sheet1"
+    r0 = min(r.row or 1 for r, _, _ in rows)
+    r1 = max(r.row or 1 for r, _, _ in rows)
+    c0 = min(c for _, c, _ in rows)
+    c1 = max(c for _, _, c in rows)
     quoted = sheet if _plain_sheet_name(sheet) else "'" + sheet.replace("'", "''") + "'"
     return f"{quoted}!{column_letter(c0)}{r0}:{column_letter(c1)}{r1}"

@@ -68,6 +68,9 @@ class Region:
     last_col: int | None = None
     confidence: float | None = None  # OCR confidence of the page, 0..100
     header: str | None = None  # for rows: the sheet's header row, repeated in embedded text
+    # for rows: where each cell after the first begins, as an offset from ``start``
+    # (column first_col + i begins at cells[i - 1]); () when not known
+    cells: tuple[int, ...] = ()
 
 
 class Heading(NamedTuple):

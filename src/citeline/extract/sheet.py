@@ -5,10 +5,12 @@ its last non-empty column joined by `` | `` (an empty cell in between stays an
 empty field, so positions are kept); sheets are separated by a blank line.
 Each row is a ROW :class:`Region` carrying the sheet name, its 1-based sheet
 row number, first and last column, and the sheet's header row (its first
-non-empty row). The chunker makes one section per sheet, packs whole rows,
-and puts the header line into every chunk's embedded text; the locator is the
-exact A1 range of the rows a chunk holds (``Sheet1!A12:F20``; a CSV's sheet is
-its file stem).
+non-empty row), and where each of its cells after the first begins (``cells``,
+offsets in the row's line). The chunker makes one section per sheet, packs whole
+rows, and puts the header line into every chunk's embedded text; the locator is
+the exact A1 range of the rows a chunk holds (``Sheet1!A12:F20``; a CSV's sheet is
+its file stem), and of the cells a piece of a row holds (a row cut because one
+cell is over the budget, an answer's sentence inside one cell: ``Sheet1!E12``).
 
 Row numbers are the spreadsheet's own (empty rows are skipped but still
 counted), so ``Sheet1!A12`` is the cell a spreadsheet program shows. For CSV a
@@ -30,12 +32,12 @@ from pathlib import Path
 import openpyxl
 from openpyxl.utils.exceptions import InvalidFileException
 
+from citeline.chunk import CELL_SEP
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
 from citeline.extract.blocks import TextBuilder, check_package, not_a_package
 from citeline.types import Document, Region, RegionKind
 
-CELL_SEP = " | "
 # csv.Sniffer looks at this much of the file: a few hundred rows vote on the
 # delimiter. Its regexes are superlinear (64 KiB took ~1 s, 16 KiB ~75 ms).
 SNIFF_CHARS = 16 * 1024
@@ -79,15 +81,20 @@ def sheet_rows(
             if not filled:
                 continue
             first, last = filled[0], filled[-1]
-        line = CELL_SEP.join(cells[first : last + 1])
+        kept = cells[first : last + 1]
+        line = CELL_SEP.join(kept)
         start, end = builder.add(line, sep=sep)
         sep = "\n"
         if header is None:
             header = line
+        at, starts = 0, []
+        for cell in kept[:-1]:
+            at += len(cell) + len(CELL_SEP)
+            starts.append(at)
         regions.append(
             Region(
                 RegionKind.ROW, start, end, sheet=sheet, row=number,
-                first_col=first + 1, last_col=last + 1, header=header,
+                first_col=first + 1, last_col=last + 1, header=header, cells=tuple(starts),
             )
         )
     return regions
@@ -112,8 +119,9 @@ def _document(rel: str, title: str, media_type: str, name: str, version: str,
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "3"  # 2: a formula with no saved result is indexed as its formula, with a
-    # warning; 3: a formula's saved empty text result is an empty cell, not its formula
+    version = "4"  # 2: a formula with no saved result is indexed as its formula, with a
+    # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
+    # 4: rows know where their cells begin (a piece of a row cites its own cells)
     suffixes = (".xlsx", ".xlsm")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -277,8 +285,9 @@ def _excel_with(delimiter: str, skipinitialspace: bool = False) -> type[csv.Dial
 
 class CsvExtractor:
     name = "csv"
-    version = "3"  # 2: Excel's "sep=" line is no row; fields are quoted with '"' only; 3: a
-    # NUL anywhere is binary (only the first 8,192 characters were looked at)
+    version = "4"  # 2: Excel's "sep=" line is no row; fields are quoted with '"' only; 3: a
+    # NUL anywhere is binary (only the first 8,192 characters were looked at); 4: rows know
+    # where their cells begin (a piece of a row cites its own cells)
     suffixes = (".csv", ".tsv")
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -92,9 +92,10 @@ def document_row(record: DocRecord, text: str, indexed_at: str,
 
 
 # A region as a JSON array: kind, then these fields of :class:`Region` (a sheet's
-# header text is left out: it is for the embedded text, not for locating).
+# header text is left out: it is for the embedded text, not for locating). ``cells``
+# came last, later: a map written before it has one field fewer.
 _REGION_FIELDS = ("start", "end", "page", "t_start", "t_end", "sheet", "row", "first_col",
-                  "last_col", "confidence")
+                  "last_col", "confidence", "cells")
 
 
 def regions_json(regions: Sequence[Region]) -> str:
@@ -113,8 +114,14 @@ def regions_from_json(raw: str | None) -> list[Region] | None:
 
     if raw is None:
         return None
-    return [Region(RegionKind(kind), **dict(zip(_REGION_FIELDS, rest, strict=True)))
-            for kind, *rest in json.loads(raw)]
+    out = []
+    for kind, *rest in json.loads(raw):
+        fields = dict(zip(_REGION_FIELDS, rest, strict=False))
+        if len(rest) not in (len(_REGION_FIELDS) - 1, len(_REGION_FIELDS)):
+            raise ValueError(f"a region with {len(rest)} fields: {rest!r}")
+        fields["cells"] = tuple(fields.get("cells") or ())
+        out.append(Region(RegionKind(kind), **fields))
+    return out
 
 
 def locator_json(loc: Locator) -> dict[str, object]:
