@@ -580,6 +580,54 @@ def test_html_main_content_headings_and_table(tmp_path: Path):
     assert "100% | thick batter" in doc.text.split("\n\n")
 
 
+def test_html_a_hidden_main_is_not_the_page(tmp_path: Path):
+    """A single-page app keeps its other views as hidden <main> elements; a <main>
+    inside a cookie banner is the banner's. The shown content is indexed, not them."""
+    path = tmp_path / "app.html"
+    path.write_text(
+        "<html><body><nav>menu</nav><main hidden><p>Old view about walruses.</p></main>"
+        "<main><h1>Penguins</h1><p>Penguins nest on the rocks of the bay.</p></main>"
+        "</body></html>")
+    assert extract(path).text == "# Penguins\n\nPenguins nest on the rocks of the bay."
+    path.write_text(
+        "<html><body><div class='cookie-banner'><main><p>We use cookies.</p></main></div>"
+        "<article><h1>Toasters</h1><p>The quantum toaster browns bread on both sides at "
+        "once, and its crumb tray slides out from the front for cleaning.</p></article>"
+        "</body></html>")
+    assert extract(path).text == (
+        "# Toasters\n\nThe quantum toaster browns bread on both sides at once, and its crumb "
+        "tray slides out from the front for cleaning.")
+    path.write_text(  # role=main when no <main> is shown; the page itself when none is
+        "<html><body><main style='display: none'><p>gone</p></main>"
+        "<div role='main'><p>The role's text.</p></div><p>Outside.</p></body></html>")
+    assert extract(path).text == "The role's text."
+    path.write_text("<html><body><main hidden><p>gone</p></main><p>All of it.</p></body></html>")
+    assert extract(path).text == "All of it."
+
+
+def test_xhtml_self_closing_tags_are_empty_elements(tmp_path: Path):
+    """XHTML is XML: <script/> and <iframe/> are empty, where an HTML parser would read
+    an open tag swallowing the rest of the page (all of it, or one paragraph, lost)."""
+    page = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html>\n'
+            '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Boilers</title>'
+            '<script type="text/javascript" src="nav.js"/></head><body>'
+            "<h1>Boilers</h1><p>Keep the pressure below 3 bar.</p>"
+            '<p>Bleed the radiators each autumn.<a id="note1"/></p><iframe src="x" />'
+            "<p>Replace the thermocouple every <b>five</b> years.<br/>Log it.</p>"
+            "<textarea name='t'/><p title='a/>b'>Check the flue.</p></body></html>")
+    path = tmp_path / "boilers.xhtml"
+    path.write_text(page)
+    doc = extract(path)
+    assert doc.title == "Boilers"
+    assert doc.text == (
+        "# Boilers\n\nKeep the pressure below 3 bar.\n\nBleed the radiators each autumn.\n\n"
+        "Replace the thermocouple every five years.\nLog it.\n\nCheck the flue.")
+    # the same bytes named .html are read as a browser reads HTML: the script swallows
+    (tmp_path / "boilers.html").write_text(page)
+    with pytest.raises(ExtractionError, match="no text left"):
+        extract(tmp_path / "boilers.html")
+
+
 def test_html_layout_table_cells_are_read_as_blocks(tmp_path: Path):
     """A 1990s page: a table puts the menu beside the text, whose headings sit in a
     cell (as SANE's UMAX pages in Debian's libsane-common do). The cells are columns of

@@ -23,7 +23,13 @@ part's own and is kept, as HTML's landmark rule has it), and elements whose clas
 or id names cookie banners, breadcrumbs, sidebars, navbars or adverts — unless
 the name states a state (``has-sidebar``, ``ads-free``) or the element holds over
 half of the page's text (``cookie-recipe`` on a recipe page). When the page marks
-its ``<main>`` content, only that is indexed.
+its ``<main>`` content, only that is indexed: the first ``<main>`` (then
+``role="main"``) that is shown, neither hidden itself nor inside a dropped part (a
+page may keep other, hidden ``<main>`` elements, as a single-page app does).
+
+An ``.xhtml`` file is XML, where ``<script/>`` or ``<iframe/>`` is an empty element;
+an HTML parser reads it as an open tag that swallows the rest of the page, so such
+self-closing tags are written out as an opening and a closing tag first.
 """
 
 from __future__ import annotations
@@ -74,6 +80,27 @@ _STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hi
 _LAYOUT = "h1, h2, h3, h4, h5, h6, table"
 _WS = re.compile(r"\s+")
 _BR = "\n"
+# An XML self-closing tag (attribute values quoted with either quote, or bare), and the
+# HTML elements that are empty anyway (their "/>" is harmless).
+_SELF_CLOSING = re.compile(
+    r"""<([A-Za-z][\w:.-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*/>""")
+VOID_TAGS = frozenset(
+    "area base br col embed hr img input link meta param source track wbr keygen".split())
+
+
+def open_self_closing(xhtml: str) -> str:
+    """XHTML's ``<tag .../>`` of a non-empty HTML element as ``<tag ...></tag>``.
+
+    >>> open_self_closing('<p>a<script src="x.js"/>b<br/><a id="n" />c</p>')
+    '<p>a<script src="x.js"></script>b<br/><a id="n"></a>c</p>'
+    """
+    def expand(m: re.Match[str]) -> str:
+        tag = m.group(1)
+        if tag.rsplit(":", 1)[-1].lower() in VOID_TAGS:
+            return m.group(0)
+        return f"<{tag}{m.group(2)}></{tag}>"
+
+    return _SELF_CLOSING.sub(expand, xhtml)
 
 
 def decode_html(data: bytes, rel: str) -> str:
@@ -129,6 +156,22 @@ def _boilerplate_name(name: str) -> bool:
     """Whether one class or id names a boilerplate part ("cookie-banner", "sidebar")."""
     words = set(_WORDS.split(name))
     return bool(words & BOILERPLATE_WORDS) and not words & STATE_WORDS
+
+
+def _main(tree: LexborHTMLParser) -> LexborNode | None:
+    """The page's shown main content: the first ``<main>``, then ``role="main"``, that
+    is neither dropped (hidden, boilerplate) nor inside a dropped element."""
+    top = tree.body or tree.root
+    page_chars = len(squash(top.text())) if top is not None else 0
+    for node in (*tree.css("main"), *tree.css("[role=main]")):
+        up: LexborNode | None = node
+        while up is not None and up.tag not in ("body", "html"):
+            if _dropped(up, True, page_chars):
+                break
+            up = up.parent
+        else:
+            return node
+    return None
 
 
 class _Walker:
@@ -204,16 +247,20 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "4"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "5"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
-    # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused
+    # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
+    # first shown <main>, not a hidden one; XHTML's self-closing tags are empty elements
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
         data = read_bytes(path, rel)
-        tree = LexborHTMLParser(decode_html(data, rel))
-        root = tree.css_first("main") or tree.css_first("[role=main]") or tree.body or tree.root
+        html = decode_html(data, rel)
+        if path.suffix.lower() == ".xhtml":
+            html = open_self_closing(html)
+        tree = LexborHTMLParser(html)
+        root = _main(tree) or tree.body or tree.root
         if root is None:
             raise ExtractionError(rel, "no HTML content could be parsed")
         walker = _Walker(len(squash(root.text())))
