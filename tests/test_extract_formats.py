@@ -475,6 +475,51 @@ def test_docx_not_a_word_file(tmp_path: Path):
         extract(hollow)
 
 
+def test_docx_text_boxes_are_read_once_after_their_paragraph(tmp_path: Path):
+    """Word shows a text box's text on the page; a modern box is stored twice (a DrawingML
+    choice and a VML fallback for old readers) and must be read once."""
+    import docx
+    from docx.oxml import parse_xml
+
+    ns = ('xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+          'xmlns:v="urn:schemas-microsoft-com:vml" '
+          'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+          'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+          'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+          'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"')
+
+    def box(*paragraphs: str) -> str:
+        ps = "".join(f"<w:p><w:r><w:t>{t}</w:t></w:r></w:p>" for t in paragraphs)
+        return f"<w:txbxContent>{ps}</w:txbxContent>"
+
+    d = docx.Document()
+    d.add_heading("Boiler room", 1)
+    p = d.add_paragraph("The boiler sits in the basement.")
+    p._p.append(parse_xml(  # legacy VML only
+        f'<w:r {ns}><w:pict><v:shape><v:textbox>'
+        f'{box("The emergency shutoff valve is behind panel K7.")}'
+        '</v:textbox></v:shape></w:pict></w:r>'))
+    p = d.add_paragraph()  # a paragraph holding only a modern box, with its fallback
+    inner = box("Call the fitter on 0161 496 0000.", "Never bleed a hot radiator.")
+    p._p.append(parse_xml(
+        f'<w:r {ns}><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wp:anchor>'
+        f'<a:graphic><a:graphicData><wps:wsp><wps:txbx>{inner}</wps:txbx></wps:wsp>'
+        '</a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice><mc:Fallback>'
+        f'<w:pict><v:shape><v:textbox>{inner}</v:textbox></v:shape></w:pict>'
+        '</mc:Fallback></mc:AlternateContent></w:r>'))
+    d.add_paragraph("Check the pressure gauge weekly.")
+    path = tmp_path / "boiler.docx"
+    d.save(path)
+    doc = extract(path)
+    assert doc.text == (
+        "# Boiler room\n\nThe boiler sits in the basement.\n\n"
+        "The emergency shutoff valve is behind panel K7.\n\n"
+        "Call the fitter on 0161 496 0000.\n\nNever bleed a hot radiator.\n\n"
+        "Check the pressure gauge weekly.")
+    (chunk,) = chunk_document(doc)
+    assert chunk.section == "Boiler room" and "panel K7" in chunk.content
+
+
 def test_a_password_protected_docx_or_xlsx_is_named_encrypted_not_legacy():
     """Office keeps them in the compound file a legacy .doc/.xls is; saving as .docx
     would not help (fixtures: SOURCES.md, encrypted with msoffcrypto-tool)."""

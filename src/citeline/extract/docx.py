@@ -20,8 +20,8 @@ applies only when no paragraph has a heading style (the author's styles are then
 the headings, and bold is emphasis), and not when such paragraphs are over
 ``HEADING_MAX_SHARE`` of the text (:func:`citeline.extract.blocks.heading_levels`).
 
-Page headers/footers, comments and footnotes are not part of the body and are
-not indexed; a legacy binary ``.doc`` is not a .docx and fails with that reason.
+Text boxes are read after the paragraph they are anchored in. Page
+headers/footers, comments and footnotes are not part of the body and are not indexed; a legacy binary ``.doc`` is not a .docx and fails with that reason.
 """
 
 from __future__ import annotations
@@ -236,6 +236,31 @@ def _row_text(tr) -> str:  # type: ignore[no-untyped-def]
     return " | ".join(cells) if any(cells) else ""
 
 
+_TEXT_BOX = qn("w:txbxContent")
+_SKIPPED = _NOT_SHOWN - {_TEXT_BOX}  # where no text box Word shows can sit
+
+
+def text_boxes(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The paragraphs and table rows of the text boxes anchored in ``el`` (a body
+    paragraph), in order, a box inside a box after the paragraph holding it. Word shows
+    them on the page; a drawing's copy for old readers (``mc:Fallback``: the same box
+    again as VML) is not read twice."""
+    for child in el.iterchildren():
+        if child.tag in _SKIPPED or (child.tag == qn("w:r") and _hidden(child)):
+            continue
+        if child.tag != _TEXT_BOX:
+            yield from text_boxes(child)
+            continue
+        for block in _content(child):
+            if block.tag == qn("w:p"):
+                text = one_paragraph(paragraph_text(block))
+                if text:
+                    yield text
+                yield from text_boxes(block)
+            elif block.tag == qn("w:tbl"):
+                yield from (line for tr in _rows(block) if (line := _row_text(tr)))
+
+
 def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-untyped-def]
     """Body paragraphs and tables in document order, including those inside content
     controls (``w:sdt``, common in templates), which python-docx's own iterator skips."""
@@ -252,11 +277,12 @@ def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-
 
 class DocxExtractor:
     name = "docx"
-    version = "4"  # 2: outline levels, headings from formatting without heading styles;
+    version = "5"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
-    # repeating section; not hidden runs), and a cell merged down is shown once
+    # repeating section; not hidden runs), and a cell merged down is shown once; 5: text
+    # boxes, after the paragraph they are anchored in
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -288,10 +314,12 @@ class DocxExtractor:
                     if title:
                         out.add("#" * level + " " + title, sep="\n\n")
                         first_heading = first_heading or title
-                    continue
-                text = one_paragraph(paragraph_text(block._p))
-                if text:
-                    out.add(escape_markdown(text), sep="\n\n")
+                else:
+                    text = one_paragraph(paragraph_text(block._p))
+                    if text:
+                        out.add(escape_markdown(text), sep="\n\n")
+                for boxed in text_boxes(block._p):  # after the paragraph they sit in
+                    out.add(escape_markdown(boxed), sep="\n\n")
             elif isinstance(block, Table):
                 for tr in _rows(block._tbl):
                     line = _row_text(tr)
