@@ -143,6 +143,32 @@ def test_headings_inside_code_fences_are_not_headings():
     assert [h[2] for h in headings(text)] == ["T", "Real"]
 
 
+def test_fences_pair_as_commonmark_pairs_them():
+    """A longer fence shows a shorter one as code; ```rust inside a block is code; a
+    closing fence is the opening's character, at least as long, with nothing after."""
+    text = ("# Guide\n\n````md\nExample:\n```\n# not a heading\n```\n````\n\n## Real one\n\n"
+            "```\nfn main() {}\n```rust\n# still code\n~~~\n# still code\n```\n\n"
+            "## Last\n\n~~~~\n```\n# code\n~~~\n# code\n~~~~  \n\n### End\n\n"
+            "```inline``` is no fence\n\n#### After\n\n```\n# never closed")
+    assert [h.title for h in headings(text)] == ["Guide", "Real one", "Last", "End", "After"]
+    from citeline.sentences import split_sentences
+
+    doc = "Intro text here.\n\n````md\n```\nTwo. Sentences.\n```\n````\n\nOutro sentence here."
+    pieces = [doc[s:e] for s, e in split_sentences(doc)]
+    assert pieces[0] == "Intro text here." and pieces[-1] == "Outro sentence here."
+    assert "Two. Sentences." in next(p for p in pieces if p.startswith("````md"))  # code, whole
+
+
+def test_an_atx_heading_keeps_a_trailing_hash_that_is_no_closing_sequence():
+    text = "# Learning C#\n\n## F# basics ##\n\n## Setup ###   \n\n### #hashtag\n\n## C\\#\n"
+    assert [h.title for h in headings(text)] == [
+        "Learning C#", "F# basics", "Setup", "#hashtag", "C\\#"]
+    doc = Document(path="c.md", title="Learning C#", text="# Learning C#\n\n## Setup\n\nRun it.\n",
+                   media_type="text/markdown", extractor="text", extractor_version="1")
+    (chunk,) = chunk_document(doc)
+    assert chunk.section == "Learning C# > Setup"  # the title, not "Learning C"
+
+
 def test_setext_headings_make_sections():
     text = ("---\ntitle: front matter\n---\n\nManual\n======\n\nIntro.\n\n"
             "Care and\ncleaning\n--------\n\nRinse it.\n\n### Descaling\n\nUse vinegar.\n\n"

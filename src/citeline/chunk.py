@@ -66,8 +66,11 @@ DEFAULT_OVERLAP = 64
 # all-MiniLM-L6-v2's max_seq_length, [CLS] and [SEP] included.
 DEFAULT_WINDOW = 256
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
-_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
+# An ATX heading; a closing run of # counts only after a space ("# Learning C#" is
+# about C#, "# Setup ##" about setup), as CommonMark has it.
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.M)
+# A code fence line: a run of 3+ backticks or tildes, then the opening fence's info.
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 _PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")  # runs of lines without a blank line
 # Where a sentence may end: . ! ? (and the quotes, brackets or emphasis that close
 # after them) before whitespace, or a CJK full stop (Chinese or Japanese prose has no
@@ -101,7 +104,7 @@ class ChunkConfig:
     def signature(self) -> str:
         """Stamped on documents: a different signature means re-chunk (stale)."""
         ov = self.overlap if self.overlapping else 0
-        return f"chunk-v5:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
+        return f"chunk-v6:{self.strategy}:b{self.budget}:o{ov}:w{self.window}"
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,34 @@ def text_lines(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group()) for m in _LINE.finditer(text)]
 
 
+def fence_starts(text: str) -> list[int]:
+    r"""Where the lines that open and close ``text``'s fenced code blocks start, in
+    order, paired as CommonMark pairs them: a block opened by a run of backticks or
+    tildes closes only at a run of the same character at least as long with nothing
+    after it, so a ````` ```` ````` block may show a ```` ``` ```` example, and
+    ```` ```rust ```` inside a block is code; one never closed runs to the end (its
+    opening line is the last start). A backtick run whose info holds a backtick
+    (```` ```a``` ````) is inline code, no fence.
+
+    >>> t = "````md\n```\n# in code\n```\n````\n# out"
+    >>> [t[i:].split("\n")[0] for i in fence_starts(t)]
+    ['````md', '````']
+    """
+    out: list[int] = []
+    opened: tuple[str, int] | None = None  # the open block's character and run length
+    for m in _FENCE.finditer(text):
+        run, rest = m.group(1), m.group(2)
+        if opened is None:
+            if run[0] == "`" and "`" in rest:
+                continue
+            opened = (run[0], len(run))
+            out.append(m.start())
+        elif run[0] == opened[0] and len(run) >= opened[1] and not rest.strip():
+            opened = None
+            out.append(m.start())
+    return out
+
+
 def headings(text: str, style: str = "markdown") -> list[Heading]:
     """Every heading of ``text``, in order. ``style`` is the document's
     :attr:`~citeline.types.Document.headings`: ``markdown`` (ATX and setext,
@@ -157,12 +188,13 @@ def headings(text: str, style: str = "markdown") -> list[Heading]:
     if style == "markdown" and (fm := FRONT_MATTER.match(text)):
         skip_to = fm.end()
     out: list[Heading] = []
+    fences = set(fence_starts(text))
     in_fence = False
     para: list[tuple[int, int, str]] = []  # the paragraph above the current line
     for start, end, line in lines:
         if start < skip_to:
             continue
-        if _FENCE.match(line):
+        if start in fences:
             in_fence, para = not in_fence, []
             continue
         if in_fence:

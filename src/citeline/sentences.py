@@ -22,7 +22,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from citeline.chunk import pack_spans
+from citeline.chunk import fence_starts, pack_spans
 
 # Stamped into every document's pipeline version: a document indexed before
 # sentence vectors existed (or with another split) shows as stale, and
@@ -42,15 +42,7 @@ CODE_PIECE_CHARS = 160
 
 _PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")  # as in citeline.chunk
 _SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")  # the chapter's sentence splitter
-_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)  # as in citeline.chunk
 _LINE = re.compile(r"[^\n]*\n?")
-
-
-def fence_starts(text: str) -> list[int]:
-    """Where ``text``'s code fence lines start, in order: found once per document and
-    handed to :func:`split_sentences` for each of its chunks (each chunk finding them
-    again from the document's start made a large document quadratic: 1 MB, 38 s)."""
-    return [m.start() for m in _FENCE.finditer(text)]
 
 
 def split_sentences(text: str, start: int = 0, end: int | None = None,
