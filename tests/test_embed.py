@@ -55,3 +55,39 @@ def test_token_counting_and_embedding_from_two_threads(embedder):
     assert not errors
     for r in results:
         np.testing.assert_allclose(r, reference, atol=1e-5)
+
+
+def test_a_query_waits_for_one_group_not_a_whole_document(embedder):
+    """The model lock is held per group of LOCK_TEXTS texts: a query embedded while a big
+    document is being embedded gets its turn between two groups (the server's searches
+    timed out while an upload's thousands of texts held the lock in one call)."""
+    from citeline.embed import LOCK_TEXTS
+
+    texts = [f"paragraph {i} about descaling kettle number {i} with citric acid"
+             for i in range(12 * LOCK_TEXTS)]
+    started, done = threading.Event(), threading.Event()
+    out: dict[str, np.ndarray] = {}
+    inner = embedder.model.encode
+
+    def encode(*args, **kwargs):  # the real encode; it only says when the first one ran
+        started.set()
+        return inner(*args, **kwargs)
+
+    def document() -> None:
+        out["doc"] = embedder.embed(texts)
+        done.set()
+
+    embedder.model.encode = encode
+    try:
+        worker = threading.Thread(target=document)
+        worker.start()
+        assert started.wait(30)
+        query = embedder.embed(["how do I descale the kettle"])
+        assert not done.is_set(), "the query waited for the whole document"
+        worker.join(120)
+    finally:
+        del embedder.model.encode  # the instance attribute goes; the class's method is back
+    assert done.is_set() and out["doc"].shape == (len(texts), 384)
+    np.testing.assert_allclose(query[0], embedder.embed(["how do I descale the kettle"])[0],
+                               atol=1e-6)
+    np.testing.assert_allclose(out["doc"][:3], embedder.embed(texts[:3]), atol=1e-6)

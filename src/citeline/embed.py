@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import regex
@@ -26,6 +26,12 @@ DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 # Texts are sorted by length before batching to cut padding; measured here on
 # 2 cores, batches of 8-16 ran ~30% faster than 64 or 128 (less padding per batch).
 BATCH_SIZE = 16
+# The model is one lock's worth of work at a time: a document's texts are encoded this
+# many at once, the lock let go between, so a query (a server's search during an
+# upload) waits for one group (~1 s on 2 cores), not for a whole document (a 190 KB
+# file's chunks and sentences held searches for 30 s and more). A multiple of
+# BATCH_SIZE, so every batch but a document's last is full.
+LOCK_TEXTS = 4 * BATCH_SIZE
 _WORDLIKE = regex.compile(r"[\p{L}\p{N}]")
 
 
@@ -144,14 +150,18 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.identity.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        with self._lock:
-            vecs = self.model.encode(
-                [texts[i] for i in order],
-                batch_size=BATCH_SIZE,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=progress,
-            )
+        bar = _progress(len(texts)) if progress else None
+        parts = []
+        for at in range(0, len(order), LOCK_TEXTS):
+            group = [texts[i] for i in order[at:at + LOCK_TEXTS]]
+            with self._lock:
+                parts.append(self.model.encode(group, batch_size=BATCH_SIZE,
+                                               normalize_embeddings=True, convert_to_numpy=True))
+            if bar is not None:
+                bar.update(len(group))
+        if bar is not None:
+            bar.close()
+        vecs = np.concatenate(parts)
         out = np.empty_like(vecs, dtype=np.float32)
         out[order] = vecs
         return out
@@ -173,23 +183,29 @@ class SentenceTransformerEmbedder:
             return []
         import torch
 
-        with self._lock:
-            rows = self.model.encode(list(texts), batch_size=BATCH_SIZE, output_value=None,
-                                     convert_to_numpy=False)
-            tok = self.model.tokenizer
-            # sentence-transformers strips each text before tokenising; so do we, and
-            # shift the spans back by the stripped lead
-            encs = tok([t.strip() for t in texts], truncation=True, max_length=self.window,
-                       return_offsets_mapping=True)
+        rows: list[Any] = []
+        ids_of: list[list[int]] = []
+        offsets_of: list[list[tuple[int, int]]] = []
+        for at in range(0, len(texts), LOCK_TEXTS):  # the lock let go between groups
+            group = list(texts[at:at + LOCK_TEXTS])
+            with self._lock:
+                rows.extend(self.model.encode(group, batch_size=BATCH_SIZE, output_value=None,
+                                              convert_to_numpy=False))
+                # sentence-transformers strips each text before tokenising; so do we, and
+                # shift the spans back by the stripped lead
+                encs = self.model.tokenizer([t.strip() for t in group], truncation=True,
+                                            max_length=self.window, return_offsets_mapping=True)
+            ids_of.extend(encs["input_ids"])
+            offsets_of.extend(encs["offset_mapping"])
         out: list[tuple[np.ndarray, TokenVectors]] = []
         for j, (text, row) in enumerate(zip(texts, rows, strict=True)):
             n = int(row["attention_mask"].sum())
-            ids = encs["input_ids"][j]
+            ids = ids_of[j]
             if len(ids) != n:
                 raise RuntimeError(f"token vectors: {n} vectors for {len(ids)} tokens")
             lead = len(text) - len(text.lstrip())
             body = text.strip()
-            offsets = encs["offset_mapping"][j]
+            offsets = offsets_of[j]
             keep = [i for i, (a, b) in enumerate(offsets) if b > a and _WORDLIKE.search(body[a:b])]
             keep = keep or [next((i for i, (a, b) in enumerate(offsets) if b > a), 0)]
             vecs = row["token_embeddings"][:n].float().numpy()[keep]
@@ -211,6 +227,13 @@ class SentenceTransformerEmbedder:
         with self._lock:
             enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)
         return [len(ids) for ids in enc["input_ids"]]
+
+
+def _progress(total: int) -> Any:
+    """A progress bar over ``total`` texts (the one sentence-transformers draws per call)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="Batches", unit="text")
 
 
 def load_embedder(path: str | None = None, model_id: str | None = None) -> SentenceTransformerEmbedder:
