@@ -564,6 +564,10 @@ def test_collections_create_and_delete(env):
     assert r.status_code == 201 and r.json()["strategy"] == "C" and r.json()["threshold"] == 0.5
     assert_error(c.post("/api/collections", json={"name": "tmp1"}), 409, "conflict")
     assert_error(c.post("/api/collections", json={"name": "../up"}), 400, "bad_request")
+    for name in ("tmp2\n", "tmp2\n\n", "\ntmp2"):  # "$" matched before a final newline
+        assert_error(c.post("/api/collections", json={"name": name}), 400, "bad_request")
+    assert not (data / "tmp2\n").exists()
+    assert c.get("/api/collections/tmp1%0A").status_code == 404
     for name in ("keys.sqlite3", "keys.sqlite3-journal", "Keys.SQLite3-wal"):  # the keys' files
         err = assert_error(c.post("/api/collections", json={"name": name}), 400, "bad_request")
         assert "are the API keys' files" in err["message"], name

@@ -48,7 +48,7 @@ MEDIA_SUFFIXES = (
     ".mp4", ".m4v", ".webm", ".ogv", ".mkv", ".mov", ".avi",
 )
 # "talk.en.vtt", "talk.pt-BR.srt": a BCP 47-ish language tag before the suffix.
-_LANG_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+_LANG_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*")
 _TIME = r"(?:(\d+):)?(\d{1,2}):(\d{1,2})[.,](\d{1,3})"
 _TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}(?:\s.*)?$")
 _TIME_LIKE = re.compile(r"\d:\d\d")
@@ -207,7 +207,7 @@ def sidecar_for(media: Path) -> Path | None:
         base = p.stem.casefold()
         if base == stem:
             exact.append(p)
-        elif base.startswith(stem + ".") and _LANG_TAG.match(p.stem[len(stem) + 1 :]):
+        elif base.startswith(stem + ".") and _LANG_TAG.fullmatch(p.stem[len(stem) + 1 :]):
             tagged.append(p)
     order = {".vtt": 0, ".srt": 1}
     for group in (exact, tagged):
@@ -220,7 +220,7 @@ def media_for(transcript: Path) -> Path | None:
     """The media file that uses ``transcript`` as its sidecar, if one is present."""
     stems = {transcript.stem.casefold()}
     head, _, tag = transcript.stem.rpartition(".")
-    if head and _LANG_TAG.match(tag):
+    if head and _LANG_TAG.fullmatch(tag):
         stems.add(head.casefold())
     for p in _siblings(transcript):
         if p.suffix.lower() in MEDIA_SUFFIXES and p.stem.casefold() in stems and sidecar_for(p) == transcript:

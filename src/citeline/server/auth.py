@@ -37,7 +37,7 @@ KEYS_FILE = "keys.sqlite3"
 Scope = Literal["read", "write"]
 SCOPES: tuple[Scope, ...] = ("read", "write")
 ALL_COLLECTIONS = "*"
-_KEY_RE = re.compile(r"^cl_([0-9a-f]{8})_([A-Za-z0-9_-]{43})$")
+_KEY_RE = re.compile(r"cl_([0-9a-f]{8})_([A-Za-z0-9_-]{43})")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS keys (
@@ -130,7 +130,7 @@ class KeyStore:
 
     def revoke(self, key_id: str) -> bool:
         """Revoke by id (or by the full key); False when no active key matched."""
-        m = _KEY_RE.match(key_id)
+        m = _KEY_RE.fullmatch(key_id)
         return self._revoke(m.group(1) if m else key_id,
                             datetime.now(UTC).isoformat(timespec="seconds"))
 
@@ -144,7 +144,7 @@ class KeyStore:
 
     def verify(self, key: str) -> ApiKey | None:
         """The active key's record if ``key`` is valid, else None."""
-        m = _KEY_RE.match(key.strip())
+        m = _KEY_RE.fullmatch(key.strip())
         if m is None:
             return None
         kid, secret = m.groups()

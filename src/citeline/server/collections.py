@@ -37,7 +37,7 @@ FILES_DIR = "files"
 # (hidden, so no walk or restart takes it for an upload).
 KEPT_DIR = ".indexed"
 # Collection names become folder names and URL path segments: keep them plain.
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # whole names only: fullmatch
 # Longest file name most filesystems accept, in UTF-8 bytes.
 MAX_NAME_BYTES = 255
 
@@ -52,7 +52,7 @@ RESERVED_PREFIX = "keys.sqlite3"
 
 
 def check_collection_name(name: str) -> str:
-    if not _NAME_RE.match(name) or name.endswith("."):
+    if not _NAME_RE.fullmatch(name) or name.endswith("."):
         raise NameError_(
             f"collection name {name!r}: use 1-64 letters, digits, '_', '-', '.', "
             "starting with a letter or digit and not ending with '.'"
@@ -214,7 +214,7 @@ class Collections:
             )
         elif not self.multi:
             self.single_name = (
-                self.root.name if _NAME_RE.match(self.root.name) else "default"
+                self.root.name if _NAME_RE.fullmatch(self.root.name) else "default"
             )
 
     @property
@@ -246,7 +246,7 @@ class Collections:
             return [self.single_name]
         return sorted(
             p.name for p in self.root.iterdir()
-            if p.is_dir() and _NAME_RE.match(p.name) and (p / DB_NAME).exists()
+            if p.is_dir() and _NAME_RE.fullmatch(p.name) and (p / DB_NAME).exists()
         )
 
     def _folder(self, name: str) -> Path:
@@ -258,7 +258,7 @@ class Collections:
             if c is not None:
                 return c
             if self.multi:
-                if not _NAME_RE.match(name) or not (self.root / name / DB_NAME).exists():
+                if not _NAME_RE.fullmatch(name) or not (self.root / name / DB_NAME).exists():
                     return None
             elif name != self.single_name:
                 return None
