@@ -726,7 +726,8 @@ def test_restart_requeues_uploaded_files_the_index_never_recorded(live, embedder
         c.post("/api/collections/kb/documents/leak.txt/retry")  # not a document: nothing to do
         assert "4711" not in json.dumps(c.post("/api/collections/kb/search",
                                                json={"query": "vault code"}).json())
-    assert sorted(p.name for p in files.iterdir()) == ["kettle.md", "leak.txt"]
+    assert sorted(p.name for p in files.iterdir() if not p.is_dir()) == ["kettle.md", "leak.txt"]
+    assert not any(p.is_file() for p in files.glob(".*/*"))  # nothing kept, held or pending
 
 
 def test_restart_indexes_a_re_upload_the_stopped_server_had_queued(live, embedder, tmp_path):
@@ -759,6 +760,78 @@ def test_restart_indexes_a_re_upload_the_stopped_server_had_queued(live, embedde
         assert c.get("/api/collections/kb/documents/kettle.md/file").content == new
     assert not (files / ".indexed" / "kettle.md").exists()
     assert (files / ".indexed" / "broken.md").read_bytes().startswith(b"# Broken")
+
+
+def test_restart_indexes_a_failed_document_s_re_upload_that_was_still_queued(live, embedder,
+                                                                             tmp_path):
+    """A document failed; its fixed re-upload was accepted (202) and waited in the queue
+    when the server died. The restart must index it: the index says "failed" of the
+    upload that failed, which tells nothing of the file now in files/."""
+    data = tmp_path / "d"
+    first = live(data_dir=data, embedder=embedder)
+    url = "/api/collections/kb/documents"
+    with first.client() as c:
+        assert c.post("/api/collections", json={"name": "kb"}).status_code == 201
+        assert c.post(url, files=[("files", ("notes.md", b""))]).status_code == 202
+        assert wait_settled(c, "kb")["notes.md"]["state"] == "failed"
+        held = first.app.state.collections.get("kb").lock
+        held.acquire()  # the worker stops at its next document, as a dead server's did
+        try:
+            fixed = b"# Notes\n\nThe boiler is serviced every October by the landlord.\n"
+            assert c.post(url, files=[("files", ("notes.md", fixed))]).status_code == 202
+            # a second server on the folder, as the restarted one (the first never ends
+            # the job it holds)
+            second = live(data_dir=data, embedder=embedder)
+            with second.client() as c2:
+                doc = wait_settled(c2, "kb")["notes.md"]
+                assert doc["state"] == "indexed", doc
+                assert c2.get(url + "/notes.md/file").content == fixed
+                hits = c2.post("/api/collections/kb/search",
+                               json={"query": "when is the boiler serviced"}).json()["hits"]
+                assert hits and hits[0]["document"] == "notes.md"
+            assert not (data / "kb" / "files" / ".pending" / "notes.md").exists()
+            second.stop()
+        finally:
+            held.release()
+        wait_settled(c, "kb")
+
+
+def test_a_re_upload_during_another_s_indexing_keeps_the_file_citations_point_into(env):
+    """v2 is being indexed when v3 (not UTF-8) arrives: v2 is what the index holds after,
+    and v3 fails, so the served file must stay v2's (it was v3's: every citation's
+    quote missed the file it opened)."""
+    c = env["client"]
+    assert c.post("/api/collections", json={"name": "race"}).status_code == 201
+    url = "/api/collections/race/documents"
+    v1 = b"# Log\n\nThe first entry of the boiler log.\n"
+    assert c.post(url, files=[("files", ("log.md", v1))]).status_code == 202
+    assert wait_settled(c, "race")["log.md"]["state"] == "indexed"
+    v2 = ("# Log\n\n" + "\n\n".join(
+        f"Entry {i}: the boiler pressure read {i % 7 + 1}.{i % 10} bar at visit {i}, "
+        f"and the engineer bled radiator {i % 13} in room {i % 17}." for i in range(400))
+    ).encode()
+    assert c.post(url, files=[("files", ("log.md", v2))]).status_code == 202
+    deadline = time.monotonic() + 60
+    while c.get(url + "/log.md").json()["state"] != "indexing":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    time.sleep(0.5)  # past the file's reading: v2 is being embedded
+    assert c.post(url, files=[("files", ("log.md", b"# Log\n\n\xff\xfe not text"))]).status_code == 202
+    doc = wait_settled(c, "race", timeout=120)["log.md"]
+    assert doc["state"] == "failed" and "still searchable" in doc["reason"]
+    hit = c.post("/api/collections/race/search", json={"query": "boiler pressure at visit 399"}
+                 ).json()["hits"][0]
+    served = c.get(url + "/log.md/file").content
+    assert served == v2, served[:60]
+    start, end = hit["start"], hit["end"]
+    assert served.decode()[start:end] == hit["content"]
+    files = env["data"] / "race" / "files"
+    assert not any((files / ".indexing").glob("*"))
+    assert (files / ".indexed" / "log.md").read_bytes() == v2
+    assert c.get(url + "/.indexed/log.md/file").status_code == 404  # kept, not a document
+    assert c.delete(url + "/log.md").status_code == 200
+    assert not any(p.is_file() for p in files.rglob("*"))
+    assert c.delete("/api/collections/race").status_code == 200
 
 
 def test_a_document_indexed_through_a_link_serves_its_file(live, embedder, tmp_path):

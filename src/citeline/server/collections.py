@@ -36,6 +36,12 @@ FILES_DIR = "files"
 # Under files/: the indexed version of a document whose re-upload is not indexed yet
 # (hidden, so no walk or restart takes it for an upload).
 KEPT_DIR = ".indexed"
+# ... a link to the file an indexing run is reading (an upload meanwhile replaces the
+# file, not what the link holds: if the run's version is indexed, it is the one kept) ...
+INDEXING_DIR = ".indexing"
+# ... and an empty marker per upload whose indexing has not ended, so a restart queues
+# it again (a failed document's re-upload looks like the upload that failed).
+PENDING_DIR = ".pending"
 # Collection names become folder names and URL path segments: keep them plain.
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # whole names only: fullmatch
 # Longest file name most filesystems accept, in UTF-8 bytes.
@@ -124,14 +130,66 @@ class Collection:
             os.replace(f, kept)
 
     def drop_kept_file(self, document: str) -> None:
-        """The new upload is indexed (or the document deleted): the old file goes."""
-        (self.kept / document).unlink(missing_ok=True)
+        """The document is deleted: every file kept aside for it goes."""
+        for folder in (self.kept, self.files / INDEXING_DIR, self.files / PENDING_DIR):
+            (folder / document).unlink(missing_ok=True)
+
+    def mark_pending(self, document: str) -> None:
+        """An upload of ``document`` waits to be indexed (until :meth:`clear_pending`)."""
+        if self.files_dir is None:
+            marker = self.files / PENDING_DIR / document
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+
+    def clear_pending(self, document: str) -> None:
+        (self.files / PENDING_DIR / document).unlink(missing_ok=True)
+
+    def is_pending(self, document: str) -> bool:
+        return (self.files / PENDING_DIR / document).is_file()
+
+    def hold_indexing_file(self, path: Path, document: str) -> None:
+        """Before ``path`` (an upload) is indexed: a hard link to what it holds now."""
+        if self.files_dir is not None:
+            return
+        held = self.files / INDEXING_DIR / document
+        held.parent.mkdir(parents=True, exist_ok=True)
+        held.unlink(missing_ok=True)
+        try:
+            os.link(path, held)
+        except OSError:  # a filesystem without hard links
+            shutil.copy2(path, held)
+
+    def settle_files(self, document: str) -> None:
+        """After an indexing run of ``document``: the file the index's version came from
+        stays where citations open it. If the upload in ``files/`` is that version, the
+        kept file goes; if a newer upload replaced it during the run, the run's file
+        becomes the kept one (it is what the index holds now); else (the run failed) the
+        kept file stays."""
+        from citeline.extract import fingerprint
+
+        held = self.files / INDEXING_DIR / document
+        rec = self.index.document(document)
+        indexed = rec.content_hash if rec is not None and rec.n_chunks else None
+
+        def holds(f: Path) -> bool:
+            try:
+                return indexed is not None and f.is_file() and fingerprint(f) == indexed
+            except OSError:
+                return False
+
+        if indexed is None or holds(self.files / document):
+            self.kept.joinpath(document).unlink(missing_ok=True)
+        elif holds(held):
+            self.kept.joinpath(document).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(held, self.kept / document)
+        held.unlink(missing_ok=True)
 
     def file_of(self, document: str) -> Path | None:
         """The original file of an indexed document, confined to its root folder: the
         kept file of the indexed version while a re-upload of it waits or failed."""
-        if "\0" in document:  # no file has such a name (and resolving one raises)
-            return None
+        if "\0" in document or any(p.startswith(".") for p in Path(document).parts):
+            return None  # no document has such a name (the indexer skips hidden files;
+            # a kept, held or half-received upload is no document)
         kept = (self.kept / document).resolve()
         if kept.is_relative_to(self.kept.resolve()) and kept.is_file():
             return kept

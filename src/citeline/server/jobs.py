@@ -78,8 +78,11 @@ class IndexQueue:
 
     def submit(self, collection: str, document: str, kind: JobKind = "index") -> None:
         seq = next(self._seq)
+        c = self.collections.get(collection)
         with self._lock:
             self._states[(collection, document)] = JobState(DocState.PENDING, "", seq)
+            if c is not None:
+                c.mark_pending(document)  # under the lock: the worker clears it under it
         self._q.put((collection, document, kind, seq))
 
     def states(self, collection: str) -> dict[str, JobState]:
@@ -98,9 +101,10 @@ class IndexQueue:
             return sum(1 for s in self._states.values() if s.state != DocState.FAILED)
 
     def recover(self) -> int:
-        """Queue uploaded files the index holds no record of, and re-uploads the index
-        holds an older version of (the indexed version's file kept aside, the document not
-        failed since): a restart lost their jobs."""
+        """Queue uploaded files the index holds no record of, uploads marked pending (their
+        indexing never ended), and re-uploads the index holds an older version of (the
+        indexed version's file kept aside, the document not failed since; what a server
+        from before the markers left): a restart lost their jobs."""
         n = 0
         for name in self.collections.names():
             c = self.collections.get(name)
@@ -114,7 +118,7 @@ class IndexQueue:
                 if not f.is_file() or f.is_symlink() or f.name.startswith("."):
                     continue
                 waiting = (c.kept / f.name).is_file() and states.get(f.name) != DocState.FAILED
-                if f.name not in states or waiting:
+                if f.name not in states or waiting or c.is_pending(f.name):
                     self.submit(name, f.name)
                     n += 1
         return n
@@ -155,6 +159,10 @@ class IndexQueue:
                 log.exception("indexing %s/%s crashed", name, document)
                 result = JobState(DocState.FAILED, f"indexer crashed: {type(exc).__name__}: {exc}", seq)
             self._set(key, seq, result)
+            with self._lock:
+                cur = self._states.get(key)
+                if cur is None or cur.seq == seq:  # no newer upload of it waits
+                    c.clear_pending(document)
             if self.on_done is not None:
                 self.on_done(name, document)
 
@@ -163,16 +171,18 @@ class IndexQueue:
     ) -> JobState | None:
         with c.lock, c.doc_lock(document):
             self._set(key, seq, JobState(DocState.INDEXING, "", seq))
-            if kind == "retry":
-                report = c.index.reindex([document])
-            else:
-                path: Path = c.files / document
-                if path.is_symlink():  # not written by an upload: it may point anywhere
-                    return JobState(DocState.FAILED, "a symbolic link, not an uploaded file",
-                                    seq)
-                if not path.is_file():
-                    return JobState(DocState.FAILED, "the uploaded file is gone", seq)
-                report = c.index.index(path)
+            path: Path = c.files / document
+            if kind == "index" and path.is_symlink():  # not written by an upload: it may
+                # point anywhere
+                return JobState(DocState.FAILED, "a symbolic link, not an uploaded file", seq)
+            if kind == "index" and not path.is_file():
+                return JobState(DocState.FAILED, "the uploaded file is gone", seq)
+            if path.is_file() and not path.is_symlink():
+                c.hold_indexing_file(path, document)
+            try:
+                report = c.index.reindex([document]) if kind == "retry" else c.index.index(path)
+            finally:
+                c.settle_files(document)  # the indexed version's file where citations open it
         for rel, reason in report.skipped:
             if rel == document:
                 if is_sidecar_skip(reason):
@@ -184,8 +194,6 @@ class IndexQueue:
             "indexed %s/%s: %d chunks written, %d failed", c.name, document,
             report.chunks_written, len(report.failed),
         )
-        if document in report.indexed or document in report.unchanged:
-            c.drop_kept_file(document)  # the new file is the indexed one now
         return None  # the index's record is now the truth
 
 
