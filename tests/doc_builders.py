@@ -620,3 +620,27 @@ def latex_numbered_pdf(folder: Path) -> Path:
     body()
     c.save()
     return path
+
+
+def titled_pdf(folder: Path, name: str, title: str | bytes, text: str) -> Path:
+    """A one-page PDF whose metadata Title is ``title`` as given: a str (pypdf encodes it,
+    NUL characters too) or raw bytes (e.g. UTF-16 with a lone surrogate)."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import ByteStringObject, NameObject
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    c.drawString(72, 720, text)
+    c.showPage()
+    c.save()
+    w = PdfWriter(clone_from=PdfReader(io.BytesIO(buf.getvalue())))
+    w.add_metadata({"/Title": title if isinstance(title, str) else "x"})
+    if isinstance(title, bytes):  # written as it is, no encoding on the way
+        w._info.get_object()[NameObject("/Title")] = ByteStringObject(title)  # type: ignore[union-attr]
+    path = folder / name
+    with path.open("wb") as fh:
+        w.write(fh)
+    return path

@@ -1668,3 +1668,13 @@ def test_font_headings_bold_at_the_body_size_is_the_lowest_level():
     weighted = [pdfmod.Line(t.text, t.size, 225, False, False) for t in body]
     heading = pdfmod.Line("Configuration", 11.0, 380, False, False)
     assert pdfmod.font_headings([weighted + [heading] + weighted]) == [(1, 1, "Configuration")]
+
+
+def test_a_pdf_title_that_is_not_utf16_or_holds_a_nul(tmp_path: Path):
+    """A Title with a lone UTF-16 surrogate failed the PDF ("extractor crashed"): the file
+    name is the title then. A NUL in a Title is dropped by the pipeline (tested on both
+    stores in tests/postgres); the extractor gives it as it is."""
+    b.titled_pdf(tmp_path, "surr.pdf", b"\xfe\xff\x00A\xd8\x00\x00B",
+                 "Penguins huddle together to keep warm in winter.")
+    doc = extract(tmp_path / "surr.pdf")
+    assert doc.title == "surr" and "Penguins huddle" in doc.text

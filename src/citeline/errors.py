@@ -63,6 +63,16 @@ class StoreUnavailable(IndexError_):
     """The database behind a store URL cannot be reached, or refused a statement."""
 
 
+class DocumentRefused(IndexError_):
+    """The store refused one document's values (not the store being unreachable): that
+    document fails with ``reason``, the run goes on."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
 class LeaseLost(IndexError_):
     """A worker's lease on an indexing job expired and another worker took it over."""
 

@@ -42,6 +42,7 @@ from citeline.embed import (
 from citeline.errors import (
     CiteError,
     ConfigError,
+    DocumentRefused,
     ExtractionError,
     ModelMismatch,
     ModelUnavailable,
@@ -249,6 +250,19 @@ class SearchResult:
 
 
 
+
+
+def _without_nul(doc: Document) -> Document:
+    """``doc`` with the NUL characters a file's metadata may carry (a PDF's Title, a
+    bookmark) dropped from what is stored beside its text: no store keeps NUL in text
+    (PostgreSQL refuses it, and refused the whole run)."""
+    if "\x00" not in doc.title and not any("\x00" in w for w in doc.warnings) and not any(
+            "\x00" in h.title for h in doc.outline):
+        return doc
+    return replace(
+        doc, title=doc.title.replace("\x00", ""),
+        warnings=tuple(w.replace("\x00", "") for w in doc.warnings),
+        outline=tuple(h._replace(title=h.title.replace("\x00", "")) for h in doc.outline))
 
 class Index:
     """A citeline index: a store plus the pipeline settings it was built with."""
@@ -725,6 +739,7 @@ class Index:
             if "\x00" in doc.text:  # whatever the format: no store keeps it as text
                 raise ExtractionError(rel, "the extracted text holds NUL characters (binary "
                                            "data), not text")
+            doc = _without_nul(doc)
             chunks = chunk_document(doc, config, self.embedder.count_tokens)
             if not chunks:
                 raise ExtractionError(rel, "no text to index after extraction")
@@ -757,7 +772,11 @@ class Index:
             tokens=sum(s.tokens for s in stored),
             header_tokens=sum(s.header_tokens for s in stored),
         )
-        self.store.write_document(rec, doc.text, stored, doc.regions)
+        try:
+            self.store.write_document(rec, doc.text, stored, doc.regions)
+        except DocumentRefused as exc:  # this document's values, not the store: the run goes on
+            self._fail(rel, root, exc.reason, report)
+            return
         report.indexed.append(rec.path)
         report.chunks_written += len(stored)
         report.sentences_written += sum(len(s.sentences) for s in stored)

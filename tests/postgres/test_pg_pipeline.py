@@ -378,3 +378,39 @@ def test_a_deck_s_slide_locators_are_the_same_on_both_backends(pg_url, memo_embe
     assert any(s.locator.slides == (6,) and "upwind" in s.text for s in b.spans)
     hits = pg.search("channel for the coastguard", k=3).hits
     assert hits[0].locator.slides == (3,) and hits[0].locator.fragment == "#slide=3"
+
+
+def test_a_nul_in_a_pdf_title_is_dropped_not_a_stopped_run(pg_url, memo_embedder, tmp_path):
+    """A PDF's metadata may hold a NUL (PostgreSQL refuses it in text): the title loses it
+    on both backends, and a value PostgreSQL still refuses fails that document alone (it
+    stopped the whole run, so no later file was ever indexed)."""
+    from dataclasses import replace
+
+    import doc_builders
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    doc_builders.titled_pdf(folder, "a-stars.pdf", "Star\x00Gazer",
+                            "The observatory dome opens at dusk when the sky is clear.")
+    (folder / "b-other.md").write_text("# Other\n\nAstronomers log comets in a red notebook.\n")
+    lite = Index(tmp_path / "ix", embedder=memo_embedder)
+    pg = Index(pg_url + "?exact=1", embedder=memo_embedder)
+    for ix in (lite, pg):
+        report = ix.index(folder)
+        assert report.indexed == ["a-stars.pdf", "b-other.md"] and not report.failed
+        assert ix.store.document("a-stars.pdf").title == "StarGazer"
+    # a value no extractor cleaned: refused by PostgreSQL, named, and the run goes on
+    original = pg.store.write_document
+
+    def write(record, text, chunks, regions=()):  # type: ignore[no-untyped-def]
+        if record.path == "c-bad.md":
+            record = replace(record, title="bad\x00title")
+        return original(record, text, chunks, regions)
+
+    (folder / "c-bad.md").write_text("# Bad\n\nA title the store cannot keep.\n")
+    (folder / "d-last.md").write_text("# Last\n\nIndexed after the refused one.\n")
+    pg.store.write_document = write  # type: ignore[method-assign]
+    report = pg.index(folder)
+    assert report.indexed == ["d-last.md"], report
+    assert report.failed[0][0] == "c-bad.md" and "PostgreSQL refused a value" in report.failed[0][1]
+    assert pg.store.document("c-bad.md").state == "failed"

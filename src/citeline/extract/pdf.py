@@ -860,7 +860,7 @@ class PdfExtractor:
     def _title(pdf: pdfium.PdfDocument, path: Path) -> str:
         try:
             title = (pdf.get_metadata_dict().get("Title") or "").strip()
-        except pdfium.PdfiumError:
+        except (pdfium.PdfiumError, UnicodeDecodeError):  # a Title that is not UTF-16
             title = ""
         # Generators stamp placeholder titles; the file name says more than these.
         return title if title and title.casefold() not in ("untitled", "untitled document") else path.stem

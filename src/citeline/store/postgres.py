@@ -55,6 +55,7 @@ import numpy as np
 
 from citeline.errors import (
     ConfigError,
+    DocumentRefused,
     IndexNotFound,
     LeaseLost,
     ModelMismatch,
@@ -859,6 +860,8 @@ class PostgresStore:
                 )
                 self._add_totals(c, len(prepared) - dropped_n,
                                  sum(p[2] for p in prepared) - dropped_len)
+        except psycopg.DataError as exc:  # a value PostgreSQL cannot hold (a NUL in text)
+            raise DocumentRefused(record.path, f"PostgreSQL refused a value of it: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreUnavailable(f"{record.path}: cannot write the document: {exc}") from exc
 
