@@ -188,7 +188,8 @@ def headings(text: str, style: str = "markdown") -> list[Heading]:
     if style == "markdown" and (fm := FRONT_MATTER.match(text)):
         skip_to = fm.end()
     out: list[Heading] = []
-    fences = set(fence_starts(text))
+    # fences paired from where the body starts: a ``` in the front matter pairs with none
+    fences = {skip_to + at for at in fence_starts(text[skip_to:])}
     in_fence = False
     para: list[tuple[int, int, str]] = []  # the paragraph above the current line
     for start, end, line in lines:

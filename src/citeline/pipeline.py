@@ -249,9 +249,6 @@ class SearchResult:
         }
 
 
-
-
-
 def _without_nul(doc: Document) -> Document:
     """``doc`` with the NUL characters a file's metadata may carry (a PDF's Title, a
     bookmark) dropped from what is stored beside its text: no store keeps NUL in text
@@ -263,6 +260,7 @@ def _without_nul(doc: Document) -> Document:
         doc, title=doc.title.replace("\x00", ""),
         warnings=tuple(w.replace("\x00", "") for w in doc.warnings),
         outline=tuple(h._replace(title=h.title.replace("\x00", "")) for h in doc.outline))
+
 
 class Index:
     """A citeline index: a store plus the pipeline settings it was built with."""
