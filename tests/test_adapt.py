@@ -211,8 +211,12 @@ def test_query_map_on_a_real_index(tmp_path: Path, clean_corpus: Path, embedder,
 
     # the CLI
     code, out, _ = run("adapt", "--index", str(folder), "--query-map", "-q")
+    assert code == 0 and "held-out check, 10 heading -> section pairs" in out
+    assert "too few pairs to tell" in out and "query map NOT stored: fewer than 20 held-out " \
+        "pairs cannot show that it helps; the index is unchanged (--force stores it)" in out
+    assert json.loads(run("status", "--index", str(folder), "--json")[1])["query_map"] is None
+    code, out, _ = run("adapt", "--index", str(folder), "--query-map", "--force", "-q")
     assert code == 0 and "query map stored in the index" in out
-    assert "held-out check, 10 heading -> section pairs" in out and "too few pairs to tell" in out
     code, out, _ = run("status", "--index", str(folder), "--json")
     qm = json.loads(out)["query_map"]
     assert qm["active"] and qm["model"] == key and qm["pairs"] == report.pairs

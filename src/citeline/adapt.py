@@ -462,7 +462,7 @@ def fit_query_map(
     checked = random.Random(config.seed).sample(heading_at, min(CHECK_MAX_PAIRS, len(heading_at)))
     check = check_query_map(index, anchors, positives, pairs, checked, config)
     key = index.embedder.identity.key
-    stored = force or check.passed is not False
+    stored = force or check.passed is True  # too few pairs show nothing: not stored
     if stored:
         blob = np.ascontiguousarray(w, dtype="<f4").tobytes()
         fitted_at = datetime.now(UTC).isoformat(timespec="seconds")

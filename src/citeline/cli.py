@@ -448,7 +448,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         c = qm.check
         checked = ("" if c is None else
                    f"; held-out headings MRR {c['mrr_without']:.3f} -> {c['mrr_with']:.3f}"
-                   + ("" if c["passed"] is not False else " (stored with --force)"))
+                   + ("" if c["passed"] else " (stored with --force)"))
         print(f"query map: on, fitted {qm.fitted_at} on {qm.pairs} pairs{checked}")
     else:
         print(f"query map: fitted for {qm.model}, not this model: ignored "
@@ -699,7 +699,7 @@ def _clock(seconds: float) -> str:
 
 def _cmd_query_map(args: argparse.Namespace, idx: Index) -> int:
     """adapt --query-map / --drop-query-map: the light option, stored in the index."""
-    from citeline.adapt import drop_query_map, fit_query_map
+    from citeline.adapt import CHECK_MIN_PAIRS, drop_query_map, fit_query_map
 
     if args.drop_query_map:
         had = drop_query_map(idx.store)
@@ -724,8 +724,10 @@ def _cmd_query_map(args: argparse.Namespace, idx: Index) -> int:
     print(f"held-out check, {c.pairs} heading -> section pairs: MRR {c.mrr_without:.3f} plain, "
           f"{c.mrr_with:.3f} mapped ({c.better} ranked higher, {c.worse} lower): {verdict}")
     if not report.stored:
-        print("query map NOT stored: it ranks held-out pairs worse than the plain query, so it "
-              "would likely hurt real questions too; the index is unchanged (--force stores it)")
+        why = ("it ranks held-out pairs worse than the plain query, so it would likely hurt "
+               "real questions too" if c.passed is False else
+               f"fewer than {CHECK_MIN_PAIRS} held-out pairs cannot show that it helps")
+        print(f"query map NOT stored: {why}; the index is unchanged (--force stores it)")
         return 0
     print("query map stored in the index: search, ask and serve use it from now on with this "
           "model (nothing to re-index); `citeline adapt --drop-query-map` removes it")

@@ -715,10 +715,11 @@ def calibrate(
         # threshold up (3 of 4 documents absent: 0.9 proposed instead of 0.5)
         which = "none of the ground truth's documents" if len(missing) == len(wanted) else \
             f"{len(missing)} of the ground truth's {len(wanted)} documents"
+        verb = "is in" if len(missing) == len(wanted) else "are not in"
         raise ConfigError(
             f"{idx.location}: {which} ({', '.join(missing[:3])}"
-            f"{', ...' if len(missing) > 3 else ''}) {'is' if len(missing) == len(wanted) else 'are'}"
-            f" not in this index; index {gt.root / 'docs'} into it first")
+            f"{', ...' if len(missing) > 3 else ''}) {verb} this index; index "
+            f"{gt.root / 'docs'} into it first")
     res = _run_queries(idx, gt, queries, mode, (ASK_CANDIDATES,), ASK_CANDIDATES, progress,
                        f"calibrate/{mode}")
     report = sweep_report(mode, res["in_candidates"], res["out_candidates"],
