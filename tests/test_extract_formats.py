@@ -1678,3 +1678,34 @@ def test_a_pdf_title_that_is_not_utf16_or_holds_a_nul(tmp_path: Path):
                  "Penguins huddle together to keep warm in winter.")
     doc = extract(tmp_path / "surr.pdf")
     assert doc.title == "surr" and "Penguins huddle" in doc.text
+
+
+def test_a_wide_sheet_s_header_is_cut_so_its_rows_still_fit_the_window(tmp_path: Path, embedder):
+    """A 100-column header repeated in every chunk's embedded text filled the encoder window
+    alone: each chunk was halved down to single words (398 chunks over the window for a
+    1.6 KB file, 90 s). The repeated header is cut at a cell; the rows are whole."""
+    from citeline.chunk import HEADER_CONTEXT_CHARS, ChunkConfig
+
+    path = tmp_path / "wide.csv"
+    header = [f"column_{i}" for i in range(100)]
+    rows = [[f"r{r}c{i}" for i in range(100)] for r in range(3)]
+    path.write_text("\n".join(",".join(x) for x in [header, *rows]) + "\n")
+    doc = extract(path)
+    calls: list[int] = []
+
+    def count(texts):  # type: ignore[no-untyped-def]
+        calls.append(len(texts))
+        return embedder.count_tokens(texts)
+
+    chunks = chunk_document(doc, ChunkConfig(), count)
+    assert len(calls) < 60, len(calls)  # thousands of tokenizer calls before
+    assert all(n <= 256 for n in embedder.count_tokens([c.text for c in chunks]))
+    head = chunks[0].text.split("\n")[1]
+    assert len(head) <= HEADER_CONTEXT_CHARS and head.endswith(" | …")
+    assert head.startswith("column_0 | column_1 | ") and " | ".join(header).startswith(head[:-4])
+    # ~900 characters (~450 word pieces) a row: a few pieces each, not one per word
+    assert len(chunks) <= 24 and min(len(c.content) for c in chunks) >= 100, \
+        [len(c.content) for c in chunks]
+    assert all(c.text.startswith(f"[wide > wide]\n{head}\n") for c in chunks)
+    for c in chunks:  # every piece still cites its own row's cells
+        assert c.content == doc.text[c.start:c.end]

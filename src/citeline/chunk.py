@@ -210,7 +210,10 @@ def headings(text: str, style: str = "markdown") -> list[Heading]:
             out.append(Heading(para[0][0], 1 if line.strip()[0] == "=" else 2, title, end))
             para = []
             continue
-        para = para + [(start, end, line)] if line.strip() else []
+        # a paragraph longer than a setext title can be is never one: keep no more of it
+        # (a 160k-line log with no blank line made this copy quadratic: 87 s)
+        para = (para if len(para) > _SETEXT_MAX_LINES else para + [(start, end, line)]) \
+            if line.strip() else []
     return out
 
 
@@ -270,8 +273,30 @@ def _sheet_sections(doc: Document, rows: list[Region]) -> list[Section]:
             last = out[-1]
             out[-1] = Section(last.start, r.end, last.path, last.context)
         else:
-            out.append(Section(r.start, r.end, (r.sheet or "",), r.header or ""))
+            out.append(Section(r.start, r.end, (r.sheet or "",), header_context(r.header or "")))
     return out
+
+
+# A sheet's header row repeated in every chunk's embedded text is cut to this many
+# characters (~60-130 word pieces), at a cell: a 100-column header filled the encoder
+# window by itself, and every chunk of the sheet was halved down to single words (398
+# chunks, 90 s, for one 1.6 KB row).
+HEADER_CONTEXT_CHARS = 256
+
+
+def header_context(header: str) -> str:
+    """A sheet's header row as each of its chunks embeds it: whole, or its first cells
+    that fit :data:`HEADER_CONTEXT_CHARS`, then `` | …``.
+
+    >>> header_context("id | name")
+    'id | name'
+    >>> header_context(" | ".join(f"column_{i}" for i in range(100)))[-25:]
+    'column_19 | column_20 | …'
+    """
+    if len(header) <= HEADER_CONTEXT_CHARS:
+        return header
+    cut = header.rfind(CELL_SEP, 0, HEADER_CONTEXT_CHARS - len(CELL_SEP))
+    return (header[:cut] if cut > 0 else header[:HEADER_CONTEXT_CHARS - 4]) + CELL_SEP + "…"
 
 
 def section_label(doc: Document, path: tuple[str, ...]) -> str:
@@ -282,11 +307,12 @@ def section_label(doc: Document, path: tuple[str, ...]) -> str:
 
 
 def _units(doc: Document, sec: Section) -> list[tuple[int, int]]:
-    atomic = [
-        (r.start, r.end)
-        for r in doc.regions
-        if r.kind in (RegionKind.CUE, RegionKind.ROW) and sec.start <= r.start < sec.end
-    ]
+    regions = doc.regions  # in text order: the section's are found by bisection (a scan
+    # per section was quadratic: 200 sheets of 200 rows, 11 s)
+    lo = bisect.bisect_left(regions, sec.start, key=_region_start)
+    hi = bisect.bisect_left(regions, sec.end, key=_region_start)
+    atomic = [(r.start, r.end) for r in regions[lo:hi]
+              if r.kind in (RegionKind.CUE, RegionKind.ROW)]
     if atomic:
         return atomic
     body = doc.text[sec.start : sec.end]
@@ -612,6 +638,10 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
 
 def _region_end(r: Region) -> int:
     return r.end
+
+
+def _region_start(r: Region) -> int:
+    return r.start
 
 
 def column_letter(n: int) -> str:
