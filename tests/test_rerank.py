@@ -241,6 +241,7 @@ def test_cli_search_and_ask_rerank(run, clean_corpus: Path, tmp_path: Path, tiny
     data = json.loads(out)
     assert code == 0 and data["mode"] == "rerank" and len(data["hits"]) == 3
     assert "rerank" in data["timings_ms"]
+    assert data["fusion"] == "late"  # the shortlist's fusion (it was "")
     # the environment variable (and so the config file's setting) works the same way
     monkeypatch.setenv("CITELINE_RERANK_MODEL", str(tiny_path))
     code, out2, _ = run("search", QUERY, "--index", ix, "--mode", "rerank", "--json", "-k", "3")

@@ -121,9 +121,10 @@ def _summary(report: IndexReport, json_out: bool) -> int:
     )
     if report.sentences_written:
         print(f"sentence vectors written: {report.sentences_written} "
-              f"({report.sentences_embedded} embedded, the rest from cache); header-less "
-              f"chunk vectors: {report.bare_embedded} embedded, the rest from cache; token "
-              f"vectors: {report.tokens_embedded} chunks embedded, the rest reused")
+              f"({report.sentences_embedded} embedded, "
+              f"{report.sentences_written - report.sentences_embedded} from cache); header-less "
+              f"chunk vectors: {report.bare_embedded} embedded; token vectors: "
+              f"{report.tokens_embedded} chunks embedded, the rest reused")
     for path, reason in report.failed:
         print(f"FAILED  {path}: {reason}")
     for path, reason in report.unreadable:

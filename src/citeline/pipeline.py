@@ -235,8 +235,8 @@ class SearchResult:
     mode: Mode
     hits: tuple[Hit, ...]
     timings: dict[str, float]  # milliseconds per stage
-    # the fusion hybrid mode really used: "sentence" falls back to "rrf" on an index
-    # without sentence vectors (built before they existed, until `reindex --stale`)
+    # the fusion hybrid mode (and rerank's shortlist) really used: "sentence" falls back
+    # to "rrf" on an index without sentence vectors (until `reindex --stale`)
     fusion: str = ""
 
     def to_json(self) -> dict[str, object]:
@@ -1116,7 +1116,8 @@ class Index:
             for rank, (h, score) in enumerate([*head, *tail][:k], start=1)
         )
         timings["rerank"] = _ms(t)
-        return SearchResult(query, "rerank", hits, timings)
+        # the shortlist's fusion, as the hybrid search really used it (a fallback too)
+        return SearchResult(query, "rerank", hits, timings, fusion=fused.fusion)
 
     @property
     def generator_name(self) -> str | None:
