@@ -10,7 +10,12 @@ import numpy as np
 import psycopg
 import pytest
 
-from citeline.errors import IndexNotFound, ModelMismatch, SchemaError, StoreUnavailable
+from citeline.errors import (
+    DocumentRefused,
+    IndexNotFound,
+    ModelMismatch,
+    SchemaError,
+)
 from citeline.retrieve.bm25 import tokenize
 from citeline.store import DocRecord, StoredChunk, open_store
 from citeline.store.postgres import (
@@ -173,8 +178,9 @@ def test_a_failed_write_leaves_the_previous_version_whole(pg_url: str):
     s = PostgresStore(pg_url)
     s.write_document(_record("a.md"), "old", _chunks(["old text here", "more old"]))
     before = [(r.id, r.content) for r in s.all_chunks()]
-    # PostgreSQL text cannot hold NUL: the COPY fails half way through the transaction
-    with pytest.raises(StoreUnavailable, match="a.md"):
+    # PostgreSQL text cannot hold NUL: the COPY fails half way through the transaction;
+    # a refused value fails this document (the run goes on), not the store
+    with pytest.raises(DocumentRefused, match="a.md: PostgreSQL refused a value"):
         s.write_document(_record("a.md"), "new", _chunks(["fine chunk", "bad \x00 chunk"], seed=3))
     assert [(r.id, r.content) for r in s.all_chunks()] == before
     assert s.document_text("a.md") == "old"

@@ -789,7 +789,7 @@ def test_restart_indexes_a_failed_document_s_re_upload_that_was_still_queued(liv
                 hits = c2.post("/api/collections/kb/search",
                                json={"query": "when is the boiler serviced"}).json()["hits"]
                 assert hits and hits[0]["document"] == "notes.md"
-            assert not (data / "kb" / "files" / ".pending" / "notes.md").exists()
+            assert not (data / "kb" / ".queue" / "pending" / "notes.md").exists()
             second.stop()
         finally:
             held.release()
@@ -826,7 +826,7 @@ def test_a_re_upload_during_another_s_indexing_keeps_the_file_citations_point_in
     start, end = hit["start"], hit["end"]
     assert served.decode()[start:end] == hit["content"]
     files = env["data"] / "race" / "files"
-    assert not any((files / ".indexing").glob("*"))
+    assert not any((files.parent / ".queue" / "indexing").glob("*"))
     assert (files / ".indexed" / "log.md").read_bytes() == v2
     assert c.get(url + "/.indexed/log.md/file").status_code == 404  # kept, not a document
     assert c.delete(url + "/log.md").status_code == 200

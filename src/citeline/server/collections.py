@@ -36,12 +36,14 @@ FILES_DIR = "files"
 # Under files/: the indexed version of a document whose re-upload is not indexed yet
 # (hidden, so no walk or restart takes it for an upload).
 KEPT_DIR = ".indexed"
-# ... a link to the file an indexing run is reading (an upload meanwhile replaces the
-# file, not what the link holds: if the run's version is indexed, it is the one kept) ...
-INDEXING_DIR = ".indexing"
+# Beside files/ (not in it: the uploads folder holds uploads), the queue's own files: a
+# link to the file an indexing run is reading (an upload meanwhile replaces the file, not
+# what the link holds: if the run's version is indexed, it is the one kept) ...
+QUEUE_DIR = ".queue"
+INDEXING_DIR = "indexing"
 # ... and an empty marker per upload whose indexing has not ended, so a restart queues
 # it again (a failed document's re-upload looks like the upload that failed).
-PENDING_DIR = ".pending"
+PENDING_DIR = "pending"
 # Collection names become folder names and URL path segments: keep them plain.
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # whole names only: fullmatch
 # Longest file name most filesystems accept, in UTF-8 bytes.
@@ -129,29 +131,39 @@ class Collection:
             kept.parent.mkdir(parents=True, exist_ok=True)
             os.replace(f, kept)
 
+    @property
+    def pending(self) -> Path:
+        """Where uploads waiting to be indexed are marked (:meth:`mark_pending`)."""
+        return self.folder / QUEUE_DIR / PENDING_DIR
+
+    @property
+    def held(self) -> Path:
+        """Where the file an indexing run reads is held (:meth:`hold_indexing_file`)."""
+        return self.folder / QUEUE_DIR / INDEXING_DIR
+
     def drop_kept_file(self, document: str) -> None:
         """The document is deleted: every file kept aside for it goes."""
-        for folder in (self.kept, self.files / INDEXING_DIR, self.files / PENDING_DIR):
+        for folder in (self.kept, self.held, self.pending):
             (folder / document).unlink(missing_ok=True)
 
     def mark_pending(self, document: str) -> None:
         """An upload of ``document`` waits to be indexed (until :meth:`clear_pending`)."""
         if self.files_dir is None:
-            marker = self.files / PENDING_DIR / document
+            marker = self.pending / document
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.touch()
 
     def clear_pending(self, document: str) -> None:
-        (self.files / PENDING_DIR / document).unlink(missing_ok=True)
+        (self.pending / document).unlink(missing_ok=True)
 
     def is_pending(self, document: str) -> bool:
-        return (self.files / PENDING_DIR / document).is_file()
+        return (self.pending / document).is_file()
 
     def hold_indexing_file(self, path: Path, document: str) -> None:
         """Before ``path`` (an upload) is indexed: a hard link to what it holds now."""
         if self.files_dir is not None:
             return
-        held = self.files / INDEXING_DIR / document
+        held = self.held / document
         held.parent.mkdir(parents=True, exist_ok=True)
         held.unlink(missing_ok=True)
         try:
@@ -167,7 +179,7 @@ class Collection:
         kept file stays."""
         from citeline.extract import fingerprint
 
-        held = self.files / INDEXING_DIR / document
+        held = self.held / document
         rec = self.index.document(document)
         indexed = rec.content_hash if rec is not None and rec.n_chunks else None
 

@@ -31,7 +31,7 @@ from typing import Literal
 
 from citeline.errors import CiteError
 from citeline.extract.transcript import is_sidecar_skip
-from citeline.server.collections import PENDING_DIR, Collection, Collections
+from citeline.server.collections import Collection, Collections
 from citeline.store.jobs import JobQueue
 from citeline.types import DocState
 
@@ -113,7 +113,7 @@ class IndexQueue:
             states = {s.record.path: s.state for s in c.index.status()}
             for tmp in c.files.glob(".upload-*"):
                 tmp.unlink(missing_ok=True)  # half-received uploads of a previous run
-            for marker in c.files.glob(f"{PENDING_DIR}/*"):
+            for marker in c.pending.glob("*"):
                 if not (c.files / marker.name).is_file():  # its upload was deleted
                     marker.unlink(missing_ok=True)
             for f in sorted(c.files.iterdir()):
