@@ -185,6 +185,25 @@ def test_sentence_spans_are_exact_and_skip_headings():
     assert [block[s:e] for s, e in sentence_spans(block)] == [block]
 
 
+def test_a_code_block_is_quoted_whole_when_it_shows_a_shorter_fence():
+    """Fences pair as the chunker pairs them (CommonMark): a ```` block holding a ```
+    example, or a ``` block holding a line "```rust", closes only at its own fence. The
+    old rule closed a block at any line starting with ```, so the answer quoted
+    "````markdown\n```rust" as a code block and the example's body as prose."""
+    from citeline.answer.extractive import candidates
+    from citeline.types import Hit, Locator
+
+    outer = "````markdown\n```rust\nfn main() { println!(\"hello\"); }\n```\n````"
+    inner = "```\n```rust is how a block of Rust code opens.\n```"
+    content = (f"To show a fence, wrap it in a longer one.\n\n{outer}\n\n"
+               f"A fence line with info closes nothing.\n\n{inner}\n\nThe end of the note.")
+    hit = Hit(1, 1, "fences.md", "Fences", "Fences", 0, len(content),
+              Locator(0, len(content)), content, 0.3, 1.0)
+    assert [c.text for c in candidates([hit])] == [
+        "To show a fence, wrap it in a longer one.", outer,
+        "A fence line with info closes nothing.", inner, "The end of the note."]
+
+
 def test_text_right_under_a_heading_is_a_sentence_the_heading_is_not():
     """A heading with its text on the next line (no blank line), mid-block or first, and a
     setext title: the heading was dropped with the sentence it opened, so a one-sentence

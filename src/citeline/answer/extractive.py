@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from citeline.chunk import fence_starts
 from citeline.embed import Embedder
 from citeline.types import Hit, Locator, Span
 
@@ -47,7 +48,6 @@ HIT_LATE_WEIGHT = 0.45
 # A "sentence" shorter than this is a fragment ("Listing 3-1.", "}") not an answer.
 MIN_SENTENCE = 12
 
-_FENCE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)", re.M | re.S)
 _BLOCK = re.compile(r"[^\n]([^\n]|\n(?![ \t]*\n))*")  # lines without a blank line between
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]", re.M)
 # an underline (setext, reStructuredText): one punctuation character repeated
@@ -79,7 +79,7 @@ def sentence_spans(content: str, headings: bool = True) -> list[tuple[int, int]]
     ['Open the valve.']
     """
     spans: list[tuple[int, int, bool]] = []  # (start, end, is a code block)
-    code = [(m.start(), m.end()) for m in _FENCE.finditer(content)]
+    code = _code_blocks(content)
     pos = 0
     for cs, ce in [*code, (len(content), len(content))]:
         for m in _BLOCK.finditer(content, pos, cs):
@@ -98,6 +98,26 @@ def sentence_spans(content: str, headings: bool = True) -> list[tuple[int, int]]
         if e > s and (is_code or not headings or (not _HEADING.match(content, s)
                                                   and not _UNDERLINED.fullmatch(content, s, e))):
             out.append((s, e))
+    return out
+
+
+def _code_blocks(content: str) -> list[tuple[int, int]]:
+    """(start, end) of each fenced code block of ``content``, its fence lines included,
+    paired as the chunker pairs them (:func:`~citeline.chunk.fence_starts`); a block
+    never closed runs to the end.
+
+    >>> t = "````md\\n```\\nx\\n```\\n````\\nAfter."
+    >>> [t[s:e] for s, e in _code_blocks(t)]
+    ['````md\\n```\\nx\\n```\\n````']
+    """
+    at = fence_starts(content)
+    out = []
+    for i in range(0, len(at), 2):
+        if i + 1 == len(at):
+            out.append((at[i], len(content)))
+        else:
+            close = content.find("\n", at[i + 1])
+            out.append((at[i], len(content) if close < 0 else close))
     return out
 
 
