@@ -463,6 +463,75 @@ def test_docx_text_is_what_word_shows(tmp_path: Path):
     )
 
 
+def test_docx_symbol_font_characters_are_read(tmp_path: Path):
+    """Word stores Insert > Symbol in a symbol font as ``<w:sym w:font= w:char="F0cc"/>``
+    (no w:t): the Symbol font's Greek and math signs and Wingdings' check marks and
+    arrows become their Unicode characters, another font's code its private-use one."""
+    import docx
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    def para(add, *parts: str | tuple[str, str]):  # type: ignore[no-untyped-def]
+        p = add()
+        for part in parts:
+            if isinstance(part, str):
+                p.add_run(part)
+                continue
+            sym = OxmlElement("w:sym")
+            sym.set(qn("w:font"), part[0])
+            sym.set(qn("w:char"), part[1])
+            p.add_run()._r.append(sym)
+
+    d = docx.Document()
+    para(lambda: d.add_heading(level=1), ("Symbol", "F044"), "-Y wiring")
+    para(d.add_paragraph, "Keep the angle ", ("Symbol", "F061"), " ", ("Symbol", "F0A3"), " 30",
+         ("Symbol", "F0B0"), " and the load ", ("Symbol", "F0AE"), " 5 kN.")
+    para(d.add_paragraph, ("Wingdings", "F0FC"), " Breaker tested ", ("wingdings", "f0e8"),
+         " sign the log.")
+    para(d.add_paragraph, "Site logo ", ("Webdings", "F061"), " at the gate.")
+    path = tmp_path / "wiring.docx"
+    d.save(str(path))
+    doc = extract(path)
+    assert doc.text == (
+        "# \u0394-Y wiring\n\n"
+        "Keep the angle \u03b1 \u2264 30\u00b0 and the load \u2192 5 kN.\n\n"
+        "\u2713 Breaker tested \u2794 sign the log.\n\n"
+        "Site logo \uf061 at the gate.")
+    assert doc.title == "\u0394-Y wiring"
+    (chunk,) = chunk_document(doc)
+    assert chunk.section == "\u0394-Y wiring"
+    assert chunk.content == doc.text[chunk.start:chunk.end]
+    alpha = doc.text.index("\u03b1")
+    assert doc.text[alpha - len("angle "):alpha + 1] == "angle \u03b1"
+
+
+def test_docx_symbol_font_table_is_adobes_symbol_encoding():
+    """Against reportlab's "symbol" codec (Adobe's table, an independent copy): equal but
+    for the Greek letters taken over INCREMENT, OHM SIGN and MICRO SIGN, and the codes
+    Adobe maps to its own private-use points, which stay unmapped."""
+    import unicodedata
+
+    from reportlab.pdfbase.rl_codecs import RL_Codecs
+
+    from citeline.extract.docx import SYMBOL_FONT, symbol_char
+
+    RL_Codecs.register()
+    for code in range(0x20, 0x100):
+        adobe = unicodedata.normalize("NFC", bytes([code]).decode("symbol", errors="replace"))
+        ours = SYMBOL_FONT.get(code)
+        if code in (0x44, 0x57, 0x6D):
+            assert (adobe, ours) in (("\u2206", "\u0394"), ("\u03a9", "\u03a9"), ("\u00b5", "\u03bc"))
+        elif adobe == "\ufffd" or 0xE000 <= ord(adobe) < 0xF900:
+            assert ours is None, hex(code)
+            assert symbol_char("Symbol", f"F0{code:02X}") == chr(0xF000 + code)  # kept, unnamed
+        else:
+            assert ours == adobe, hex(code)
+    assert symbol_char("Symbol", "61") == "\u03b1"  # a writer that leaves out the F0
+    assert symbol_char("Arial", "263A") == "\u263a"  # a plain Unicode code point
+    for bad in (None, "", "zz", "D800", "0007", "110000"):
+        assert symbol_char("Symbol", bad) == "", bad
+
+
 def test_docx_not_a_word_file(tmp_path: Path):
     legacy = tmp_path / "old.docx"
     legacy.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512)  # an OLE2 .doc

@@ -20,7 +20,8 @@ applies only when no paragraph has a heading style (the author's styles are then
 the headings, and bold is emphasis), and not when such paragraphs are over
 ``HEADING_MAX_SHARE`` of the text (:func:`citeline.extract.blocks.heading_levels`).
 
-Text boxes are read after the paragraph they are anchored in. Page
+Text boxes are read after the paragraph they are anchored in, and a symbol inserted
+from a symbol font (Symbol's α, Wingdings' ✓) as its Unicode character. Page
 headers/footers, comments and footnotes are not part of the body and are not indexed; a legacy binary ``.doc`` is not a .docx and fails with that reason.
 """
 
@@ -166,12 +167,74 @@ _NOT_SHOWN = frozenset({qn("w:del"), qn("w:moveFrom"), qn("w:txbxContent"), _MC_
 _BREAKS = frozenset({qn("w:br"), qn("w:cr")})
 
 
+def _glyphs(first: int, row: str) -> dict[int, str]:
+    """A font's codes from ``first`` on, one character each; a space is a code with no
+    Unicode equivalent (kept as its private-use character, see :func:`symbol_char`)."""
+    return {first + i: c for i, c in enumerate(row) if c != " " or first + i == 0x20}
+
+
+# The Symbol font's codes as Unicode: Adobe's Symbol encoding (the Unicode
+# Consortium's MAPPINGS/VENDORS/ADOBE/symbol.txt; reportlab's "symbol" codec is the
+# same table, checked in the tests). Left out are the pieces of tall brackets, the
+# radical and arrow extenders and the registered/copyright/trademark variants, which
+# Adobe maps to its own private-use code points. For 0x44, 0x57 and 0x6D symbol.txt
+# gives both the Greek letter and INCREMENT / OHM SIGN / MICRO SIGN; the letter is
+# taken, as it is what a reader types when searching for it; the angle brackets
+# (0xE1, 0xF1) are written as U+3008/U+3009, the NFC form of symbol.txt's U+2329/U+232A.
+SYMBOL_FONT = {
+    **_glyphs(0x20, " !∀#∃%&∋()∗+,−./0123456789:;<=>?"),
+    **_glyphs(0x40, "≅ΑΒΧΔΕΦΓΗΙϑΚΛΜΝΟΠΘΡΣΤΥςΩΞΨΖ[∴]⊥_"),
+    **_glyphs(0x61, "αβχδεφγηιϕκλμνοπθρστυϖωξψζ{|}∼"),
+    **_glyphs(0xA0, "€ϒ′≤⁄∞ƒ♣♦♥♠↔←↑→↓°±″≥×∝∂•÷≠≡≈…  ↵"),
+    **_glyphs(0xC0, "ℵℑℜ℘⊗⊕∅∩∪⊃⊇⊄⊂⊆∈∉∠∇   ∏√⋅¬∧∨⇔⇐⇑⇒⇓"),
+    **_glyphs(0xE0, "◊〈   ∑"),
+    **_glyphs(0xF1, "〉∫⌠ ⌡"),
+}
+# Wingdings' bullets, arrows and check marks, as Alan Wood's Wingdings table
+# (alanwood.net/demos/wingdings.html) maps them; its pictures (folders, clocks,
+# hands, zodiac signs) are left as private-use characters.
+WINGDINGS_FONT = {
+    0x6C: "●", 0x6E: "■", 0x6F: "□", 0x71: "❑", 0x72: "❒", 0x75: "◆", 0x76: "❖",
+    0x9F: "•", 0xA7: "▪", 0xA8: "◻", 0xAB: "★", 0xD8: "➢", 0xE8: "➔",
+    0xEF: "⇦", 0xF0: "⇨", 0xF1: "⇧", 0xF2: "⇩",
+    0xFB: "✗", 0xFC: "✓", 0xFD: "☒", 0xFE: "☑",
+}
+# w:sym's w:font (casefolded) -> its codes' Unicode characters; a font not here
+# (Wingdings 2 and 3, Webdings, ...) keeps its private-use characters.
+SYMBOL_FONTS: dict[str, dict[int, str]] = {"symbol": SYMBOL_FONT, "wingdings": WINGDINGS_FONT}
+# Word writes a symbol font's code c as w:char="F0cc", in the private-use area.
+_SYMBOL_AREA = range(0xF000, 0xF100)
+
+
+def symbol_char(font: str | None, char: str | None) -> str:
+    """The character a ``w:sym`` shows: ``w:char`` is hex, a symbol font's code plus
+    0xF000 (``<w:sym w:font="Symbol" w:char="F061"/>`` is the Symbol font's 0x61, α).
+
+    Fonts in :data:`SYMBOL_FONTS` give the Unicode character where one is known; any
+    other code is kept as the private-use character Word stores (``chr(0xF0cc)``), so a
+    symbol is never silently dropped, only left unnamed. A code below 0x100 is read as
+    the font's code too (some writers leave out the F0). A ``w:char`` that is missing,
+    not hex or no printable character (a control code, a surrogate) gives nothing."""
+    try:
+        code = int(char or "", 16)
+    except ValueError:
+        return ""
+    glyphs = SYMBOL_FONTS.get((font or "").strip().casefold())
+    if code in _SYMBOL_AREA or (glyphs is not None and 0x20 <= code < 0x100):
+        own = code & 0xFF
+        return (glyphs or {}).get(own) or chr(0xF000 + own)
+    if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code < 0xE000 or code > 0x10FFFF:
+        return ""
+    return chr(code)
+
+
 def paragraph_text(p) -> str:  # type: ignore[no-untyped-def]
     """The text Word shows for a paragraph element (``w:p``): python-docx's
     ``Paragraph.text`` reads only its direct runs and links, and leaves out what sits
     inside tracked insertions (``w:ins``), inline content controls (``w:sdt``), simple
-    fields' results (``w:fldSimple``) and smart tags. Hidden runs (``w:vanish``) are
-    left out, as Word leaves them off the page."""
+    fields' results (``w:fldSimple``) and smart tags, and every symbol inserted from a
+    symbol font (``w:sym``, read by :func:`symbol_char`). Hidden runs (``w:vanish``) are left out,
+    as Word leaves them off the page."""
     out: list[str] = []
 
     def walk(el) -> None:  # type: ignore[no-untyped-def]
@@ -187,6 +250,8 @@ def paragraph_text(p) -> str:  # type: ignore[no-untyped-def]
                 out.append("\n")
             elif tag == qn("w:noBreakHyphen"):
                 out.append("-")
+            elif tag == qn("w:sym"):
+                out.append(symbol_char(child.get(qn("w:font")), child.get(qn("w:char"))))
             elif tag == qn("w:r") and _hidden(child):
                 continue
             else:
@@ -277,12 +342,12 @@ def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-
 
 class DocxExtractor:
     name = "docx"
-    version = "5"  # 2: outline levels, headings from formatting without heading styles;
+    version = "6"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
     # repeating section; not hidden runs), and a cell merged down is shown once; 5: text
-    # boxes, after the paragraph they are anchored in
+    # boxes, after the paragraph they are anchored in; 6: symbol-font characters (w:sym)
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:
