@@ -442,6 +442,48 @@ def test_file_names_are_sanitised_or_refused(env):
     wait_settled(c, "other")
 
 
+def test_a_filename_star_names_the_upload(env):
+    """A part named by ``filename*=UTF-8''...`` only (RFC 6266's encoding, which some
+    clients send for a non-ASCII name though RFC 7578 says not to) is that file,
+    percent-decoded (it was answered "no file"); beside a plain ``filename`` it wins, as
+    RFC 6266 says; a malformed one is a 400 naming the field."""
+    c = env["client"]
+    assert c.post("/api/collections", json={"name": "names"}).status_code == 201
+    url = "/api/collections/names/documents"
+
+    def send(disposition: bytes) -> httpx.Response:
+        # a raw body: httpx writes only filename="..."
+        body = (b'--XyZ\r\nContent-Disposition: form-data; name="files"; ' + disposition
+                + b"\r\nContent-Type: text/plain\r\n\r\n# Rates\n\nThe euro rate is fixed "
+                b"every morning.\r\n--XyZ--\r\n")
+        return c.post(url, content=body,
+                      headers={"Content-Type": "multipart/form-data; boundary=XyZ"})
+
+    for disposition, name in (
+        (b"filename*=UTF-8''%E2%82%AC%20rates.txt", "€ rates.txt"),
+        (b"filename=\"EUR rates.md\"; filename*=utf-8'en'%E2%82%AC%20rates.md", "€ rates.md"),
+        (b"filename*=UTF-8''%C2%A3%20rates.md; filename=\"GBP rates.md\"", "£ rates.md"),
+        (b"filename*=ISO-8859-1''caf%E9.md", "café.md"),
+    ):
+        r = send(disposition)
+        assert r.status_code == 202, (disposition, r.text)
+        assert [d["document"] for d in r.json()["documents"]] == [name]
+    files = env["data"] / "names" / "files"
+    assert sorted(p.name for p in files.iterdir()) == ["café.md", "£ rates.md", "€ rates.md",
+                                                       "€ rates.txt"]
+    with no_leftovers(files):
+        for bad in (b"filename*=UTF-8''%E2%82.md",  # cut UTF-8
+                    b"filename*=UTF-8''rates%2.md",  # a '%' without two hex digits
+                    b"filename*=%E2%82%AC.md",  # no charset'language'
+                    b"filename*=KOI8-R''rates.md",  # a charset not UTF-8 or ISO-8859-1
+                    b"filename=\"ok.md\"; filename*=UTF-8'rates.md"):  # it wins, malformed
+            err = assert_error(send(bad), 400, "bad_request")
+            assert err["detail"] == {"field": "filename*"} and "filename*" in err["message"]
+    docs = wait_settled(c, "names")
+    assert docs["€ rates.txt"]["state"] == "indexed"
+    assert c.delete("/api/collections/names").status_code == 200
+
+
 def test_concurrent_asks_while_indexing(env):
     c, admin = env["client"], env["admin"]
     s = env["server"]

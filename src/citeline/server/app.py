@@ -903,6 +903,50 @@ def _sse_live(index: Any, question: str, mode: str, collection: str) -> Iterator
 
 
 _BROWSER_ESCAPES = re.compile(r"%(22|0[AD])", re.IGNORECASE)
+# One parameter of a Content-Disposition header: a name, then a quoted string (its ';'
+# and escaped '"' inside it) or a token up to the next ';'.
+_DISPOSITION_PARAM = re.compile(r';\s*([^\s=;]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)')
+# The charsets RFC 8187 (section 3.2.1) says every recipient of an extended value must
+# take, by their names there (matched without case), as Python's codecs.
+_EXTENDED_CHARSETS = {"utf-8": "utf-8", "iso-8859-1": "latin-1"}
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+def _extended_filename(disposition: bytes) -> str | None:
+    """The file name a part's ``filename*`` parameter gives, or None if it has none.
+
+    ``filename*=UTF-8''%E2%82%AC%20rates.txt`` -> ``"€ rates.txt"``: RFC 8187's
+    ``charset'language'percent-encoded bytes`` (the language is ignored). RFC 7578
+    says multipart/form-data senders should not use it, and python-multipart drops
+    it, but some clients name a non-ASCII file only this way; RFC 6266 (4.3) makes it
+    win over a plain ``filename`` beside it. A malformed one is a 400, not a guess.
+    """
+    text = disposition.decode("latin-1")  # as python-multipart reads the header
+    value = next((v for k, v in _DISPOSITION_PARAM.findall(text) if k.lower() == "filename*"),
+                 None)
+    if value is None:
+        return None
+
+    def malformed(why: str) -> ApiError:
+        return ApiError(400, f"file name (filename*) {why}", {"field": "filename*"})
+
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]  # quoted: not RFC 8187's syntax, but its meaning is plain
+    charset, sep, rest = value.partition("'")
+    _language, sep2, encoded = rest.partition("'")
+    if not (sep and sep2):
+        raise malformed("is not charset'language'value (RFC 8187), e.g. UTF-8''na%C3%AFve.md")
+    codec = _EXTENDED_CHARSETS.get(charset.lower())
+    if codec is None:
+        raise malformed(f"has the charset {charset!r}: send UTF-8 or ISO-8859-1")
+    if "%" in _PERCENT.sub("", encoded):
+        raise malformed("has a '%' that is not followed by two hex digits")
+    raw = _PERCENT.sub(lambda m: chr(int(m.group(1), 16)), encoded).encode("latin-1")
+    try:
+        return raw.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise malformed(f"is not {charset} once percent-decoded") from exc
 
 
 def _check_room(folder: Path, coming: int, keep: int, name: str | None = None) -> None:
@@ -953,21 +997,26 @@ async def _receive_files(request: Request, c: Collection,
         header["field"], header["value"] = b"", b""
 
     def on_headers_finished() -> None:
-        _, disp = parse_options_header(cur["headers"].get("content-disposition", b""))
-        raw = disp.get(b"filename")
-        if raw is None:
+        disposition = cur["headers"].get("content-disposition", b"")
+        _, disp = parse_options_header(disposition)
+        raw, extended = disp.get(b"filename"), _extended_filename(disposition)
+        if raw is None and extended is None:
             return  # a plain form field: ignored
         field = disp.get(b"name", b"").decode("utf-8", "replace")
         if field != "files":
             raise ApiError(400, f"a file in the form field '{field}': send files in the field "
                            "'files'", {"field": field})
-        try:
-            raw_name = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ApiError(400, "file name is not UTF-8", {"field": "filename"}) from exc
-        # a browser sends '"', CR and LF in a file name as %22, %0D, %0A (the HTML
-        # standard's multipart form encoding; '%' itself is sent as it is)
-        raw_name = _BROWSER_ESCAPES.sub(lambda m: chr(int(m.group(1), 16)), raw_name)
+        if extended is not None:
+            raw_name = extended
+        else:
+            assert raw is not None  # a part with neither name returned above
+            try:
+                raw_name = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ApiError(400, "file name is not UTF-8", {"field": "filename"}) from exc
+            # a browser sends '"', CR and LF in a file name as %22, %0D, %0A (the HTML
+            # standard's multipart form encoding; '%' itself is sent as it is)
+            raw_name = _BROWSER_ESCAPES.sub(lambda m: chr(int(m.group(1), 16)), raw_name)
         try:
             name = sanitize_filename(raw_name)
         except NameError_ as exc:
