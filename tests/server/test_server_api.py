@@ -994,3 +994,40 @@ def test_a_reupload_keeps_the_indexed_version_s_file_until_it_is_indexed(env):
     assert "three litres" in c.get(url + "/pump.md/text").json()["text"]
     assert not any((env["data"] / "versions" / "files" / ".indexed").glob("*"))
     assert c.delete("/api/collections/versions").status_code == 200
+
+
+def test_a_collection_counts_the_documents_its_list_shows_while_one_is_pending(env):
+    """A collection's counts are those of its document list: an upload waiting in the
+    queue is listed as pending and counted, with each state's own count, in
+    /api/collections and /api/collections/{c} alike (they counted indexed documents only,
+    so the page said "1 documents" over a list of two)."""
+    c = env["client"]
+    assert c.post("/api/collections", json={"name": "counts"}).status_code == 201
+    url = "/api/collections/counts/documents"
+    assert c.post(url, files=[("files", ("kettle.md", KETTLE))]).status_code == 202
+    assert wait_settled(c, "counts")["kettle.md"]["state"] == "indexed"
+
+    def infos() -> list[dict]:
+        listed = [x for x in c.get("/api/collections").json()["collections"]
+                  if x["name"] == "counts"]
+        return [c.get("/api/collections/counts").json(), *listed]
+
+    held = env["server"].app.state.collections.get("counts").lock
+    held.acquire()  # the worker waits at the next document: the upload stays pending
+    try:
+        assert c.post(url, files=[("files", ("notes.txt", NOTES))]).status_code == 202
+        docs = c.get(url).json()["documents"]
+        assert [(d["document"], d["state"]) for d in docs] == [("kettle.md", "indexed"),
+                                                               ("notes.txt", "pending")]
+        for info in infos():
+            assert info["documents"] == len(docs) == 2, info
+            assert info["states"] == {"pending": 1, "indexing": 0, "indexed": 1, "failed": 0,
+                                      "stale": 0}
+            assert info["chunks"] == sum(d["chunks"] for d in docs) > 0
+    finally:
+        held.release()
+    docs = list(wait_settled(c, "counts").values())
+    for info in infos():
+        assert info["documents"] == 2 and info["states"]["indexed"] == 2
+        assert info["chunks"] == sum(d["chunks"] for d in docs)
+    assert c.delete("/api/collections/counts").status_code == 200

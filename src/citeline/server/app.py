@@ -27,6 +27,7 @@ import shutil
 import sqlite3
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -608,7 +609,7 @@ def create_app(
             if rec is None or rec.allows(name, "read"):
                 c = collections.get(name)
                 if c is not None:  # can_write: the page offers Retry and delete only then
-                    out.append({**c.info(), "can_write": rec is None or rec.allows(name, "write")})
+                    out.append({**info(c), "can_write": rec is None or rec.allows(name, "write")})
         # creating takes a '*' write key (or an open server): offer it only then
         may_create = rec is None or rec.allows(None, "write")
         return {"collections": out, "can_create": collections.multi and may_create}
@@ -623,11 +624,11 @@ def create_app(
             raise ApiError(409, f"collection '{body.name}' already exists") from exc
         except NameError_ as exc:
             raise ApiError(400, str(exc), {"field": "name"}) from exc
-        return c.info()
+        return info(c)
 
     @app.get("/api/collections/{name}", tags=["collections"], summary="one collection")
     def get_collection(name: str, request: Request) -> dict:
-        return collection(request, name, "read").info()
+        return info(collection(request, name, "read"))
 
     @app.delete("/api/collections/{name}", tags=["collections"],
                 summary="delete a collection, its index and its uploaded files")
@@ -654,6 +655,19 @@ def create_app(
             if doc not in out:
                 out[doc] = {**_EMPTY_DOC, "document": doc, "state": q.state, "reason": q.reason}
         return [out[k] for k in sorted(out)]
+
+    def info(c: Collection) -> dict:
+        """A collection's settings and the counts of its document list: counted from
+        :func:`documents`, so an upload is counted as soon as it is listed (pending),
+        not only once indexed. ``chunks`` are the searchable ones (a re-upload waiting
+        counts its indexed version's)."""
+        docs = documents(c)
+        by_state = Counter(d["state"] for d in docs)
+        return {
+            "name": c.name, "strategy": c.index.strategy, "threshold": c.index.threshold,
+            "documents": len(docs), "states": {s.value: by_state[s.value] for s in DocState},
+            "chunks": sum(d["chunks"] for d in docs),
+        }
 
     @app.get("/api/collections/{name}/documents", tags=["documents"],
              summary="every document with state, reason, chunk count and versions")

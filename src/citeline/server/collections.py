@@ -231,16 +231,6 @@ class Collection:
         root = Path(rec.root)
         return root.resolve() != self.files.resolve() and (root / document).is_file()
 
-    def info(self) -> dict[str, object]:
-        docs = self.index.status()
-        return {
-            "name": self.name,
-            "strategy": self.index.strategy,
-            "threshold": self.index.threshold,
-            "documents": len(docs),
-            "chunks": sum(d.record.n_chunks for d in docs),
-        }
-
 
 class Collections:
     """The registry of open collections (one Index each, shared by all threads)."""
