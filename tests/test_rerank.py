@@ -356,7 +356,37 @@ def test_status_says_whether_the_stage_is_on(run, clean_corpus: Path, tmp_path: 
     code, out, _ = run("status", "--index", ix, "--json", "--rerank-model", str(tiny_path))
     assert json.loads(out)["rerank"] == f"on for --mode rerank: {tiny_path}"
     code, out, _ = run("status", "--index", ix, "--rerank-model", str(tmp_path / "none"))
-    assert f"rerank: off: {tmp_path / 'none'} is neither a cross-encoder folder nor a causal LM" in out
+    assert f"rerank: off: --rerank-model {tmp_path / 'none'}: does not exist" in out
+
+
+def test_status_and_search_word_a_bad_rerank_model_alike(run, clean_corpus: Path,
+                                                          tmp_path: Path):
+    """Why a --rerank-model path holds no reranker is worded by one function: `status`
+    shows it as "rerank: off: ...", a search or ask fails with it. They differed ("is
+    neither a cross-encoder folder nor a causal LM" against "no config.json there"), and
+    status said "on" for a folder of two GGUF files that a search refused."""
+    ix = str(tmp_path / "ix")
+    assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "weights.bin").write_bytes(b"x")
+    two = tmp_path / "two-ggufs"
+    two.mkdir()
+    (two / "a.gguf").write_bytes(b"x")
+    (two / "b.gguf").write_bytes(b"x")
+    said = {}
+    for bad in (tmp_path / "nope", tmp_path / "empty", tmp_path / "weights.bin", two):
+        code, out, _ = run("status", "--index", ix, "--json", "--rerank-model", str(bad))
+        assert code == 0 and json.loads(out)["rerank"].startswith("off: "), bad
+        said[bad.name] = json.loads(out)["rerank"].removeprefix("off: ")
+        code, out, _ = run("status", "--index", ix, "--rerank-model", str(bad))
+        assert f"rerank: off: {said[bad.name]}\n" in out
+        for command in ("search", "ask"):
+            code, out, err = run(command, QUERY, "--index", ix, "--mode", "rerank",
+                                 "--rerank-model", str(bad))
+            assert (code, out, err) == (2, "", f"citeline: error: {said[bad.name]}\n"), command
+    assert said["nope"] == f"--rerank-model {tmp_path / 'nope'}: does not exist; {NOT_BUNDLED}"
+    assert said["empty"].startswith(f"--rerank-model {tmp_path / 'empty'}: no config.json")
+    assert said["two-ggufs"] == f"--rerank-model {two}: 2 .gguf files; pass --rerank-model to one of them"
 
 
 # --- the query-likelihood reranker (a causal LM) ---------------------------------------
@@ -472,7 +502,7 @@ def test_a_causal_lm_folder_is_loaded_as_a_query_likelihood_reranker(tmp_path: P
         f"on for --mode rerank: {folder} (query likelihood, fused with retrieval order)")
     assert rerank_state(ce) == f"on for --mode rerank: {ce}"
     (tmp_path / "empty").mkdir()
-    assert "is neither a cross-encoder folder nor a causal LM" in rerank_state(tmp_path / "empty")
+    assert "no config.json there" in rerank_state(tmp_path / "empty")
     two = tmp_path / "two-ggufs"
     two.mkdir()
     (two / "a.gguf").write_bytes(b"x")
@@ -481,7 +511,7 @@ def test_a_causal_lm_folder_is_loaded_as_a_query_likelihood_reranker(tmp_path: P
         load_reranker(two)
     lone = tmp_path / "weights.bin"
     lone.write_bytes(b"x")
-    assert "is neither" in rerank_state(lone)
+    assert "is a file but not a GGUF file" in rerank_state(lone)
 
 
 def test_smollm2_by_name_needs_the_package(monkeypatch: pytest.MonkeyPatch):

@@ -287,22 +287,43 @@ def _weights_hash_or_raise(path: Path) -> str:
         raise ModelUnavailable(f"--rerank-model {exc}") from exc
 
 
-def _model_kind(p: Path) -> Literal["cross-encoder", "causal-lm"] | None:
-    """What a --rerank-model path holds, from its files alone (nothing is loaded):
-    a GGUF file or a folder of one is a causal LM; a transformers folder is one when
-    its config names a ``*ForCausalLM`` architecture, and a cross-encoder otherwise."""
-    if p.is_file():
-        return "causal-lm" if p.suffix == ".gguf" else None
-    if not p.is_dir():
+def not_a_model(p: Path) -> str | None:
+    """Why the --rerank-model path ``p`` holds no reranker, from its files alone
+    (nothing is loaded), or None when it may hold one. The one wording of it: `status`
+    shows it as "off: ...", and :func:`load_reranker` (a search, ask or eval) raises it.
+    A folder with a config.json passes: whether its weights load is known only by
+    loading them."""
+    if not p.exists():
+        what = "does not exist"
+    elif p.is_file():
+        if p.suffix == ".gguf":
+            return None
+        what = "is a file but not a GGUF file (a cross-encoder is a folder)"
+    elif (p / "config.json").is_file():
         return None
+    else:
+        ggufs = len(list(p.glob("*.gguf")))
+        if ggufs == 1:
+            return None
+        if ggufs > 1:
+            return f"--rerank-model {p}: {ggufs} .gguf files; pass --rerank-model to one of them"
+        what = ("no config.json there (a cross-encoder or *ForCausalLM transformers folder) "
+                "and no .gguf file")
+    return f"--rerank-model {p}: {what}; {NOT_BUNDLED}"
+
+
+def _model_kind(p: Path) -> Literal["cross-encoder", "causal-lm"]:
+    """What a --rerank-model path that passed :func:`not_a_model` holds, from its files
+    alone: a GGUF file or a folder of one is a causal LM; a transformers folder is one
+    when its config names a ``*ForCausalLM`` architecture, and a cross-encoder otherwise."""
     config = p / "config.json"
-    if config.is_file():
+    if p.is_dir() and config.is_file():
         try:
             arch = json.loads(config.read_text(encoding="utf-8")).get("architectures") or []
         except (OSError, ValueError, AttributeError):
             return "cross-encoder"  # let the cross-encoder loader say what is wrong
         return "causal-lm" if any(str(a).endswith("ForCausalLM") for a in arch) else "cross-encoder"
-    return "causal-lm" if any(p.glob("*.gguf")) else None
+    return "causal-lm"
 
 
 def _resolve_name(path: str | Path) -> Path:
@@ -329,11 +350,9 @@ def rerank_state(path: str | Path | None) -> str:
         p = _resolve_name(path)
     except ModelUnavailable as exc:
         return f"off: {exc}"
-    kind = _model_kind(p)
-    if kind is None:
-        return (f"off: {p} is neither a cross-encoder folder nor a causal LM "
-                "(GGUF file, or a transformers *ForCausalLM folder)")
-    if kind == "causal-lm":
+    if problem := not_a_model(p):
+        return f"off: {problem}"
+    if _model_kind(p) == "causal-lm":
         return f"on for --mode rerank: {p} (query likelihood, fused with retrieval order)"
     return f"on for --mode rerank: {p}"
 
@@ -355,4 +374,7 @@ def load_reranker(path: str | Path | None) -> CrossEncoderReranker | QueryLikeli
     """
     if path is None or not str(path).strip():
         raise ModelUnavailable(f"mode rerank needs a reranker on local disk; {NOT_BUNDLED}")
-    return _load(str(_resolve_name(path).resolve()))
+    p = _resolve_name(path)
+    if problem := not_a_model(p):
+        raise ModelUnavailable(problem)
+    return _load(str(p.resolve()))
