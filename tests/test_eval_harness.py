@@ -8,6 +8,7 @@ q05 straddle the 512-character boundary), structure-aware E destroys none.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -228,6 +229,40 @@ def test_cli_eval_proposes_no_threshold_without_unanswerable_questions(
     assert "Proposed threshold" not in md and "separates" not in md
 
 
+def _assert_columns_aligned(table: list[str]) -> None:
+    """Every row has as many columns as the header, the names start where "run" does
+    and every figure ends where its header does (they are right-aligned)."""
+    def columns(line: str) -> list[tuple[int, int]]:
+        return [m.span() for m in re.finditer(r"\S+", line)]
+
+    head = columns(table[0])
+    for line in table[1:]:
+        cells = columns(line)
+        assert len(cells) == len(head), line
+        assert cells[0][0] == head[0][0] and [e for _, e in cells[1:]] == [
+            e for _, e in head[1:]], "\n".join(table)
+
+
+def test_the_console_table_widens_to_the_longest_run_name():
+    from citeline.eval.report import console_table
+
+    def run(recall: float, mrr: float, chunks: int = 40) -> dict:
+        return {"chunks": chunks, "destroyed": 2, "mrr": mrr,
+                "recall": {str(k): {"value": recall} for k in KS}}
+
+    data = {"config": {"ks": list(KS)}, "runs": {
+        "E/dense": run(0.5, 0.25), "E/hybrid+late+query-map": run(1.0, 0.875, chunks=12345),
+        "A/bm25": run(0.0, 0.0)}}
+    table = console_table(data)
+    assert len(table) == 4 and table[0].split() == ["run", "chunks", "destr", "R@1", "R@4",
+                                                     "R@8", "R@20", "MRR"]
+    assert table[2].split() == ["E/hybrid+late+query-map", "12345", "2", *["1.000"] * 4, "0.875"]
+    _assert_columns_aligned(table)
+    # short names keep the old widths
+    assert console_table({"config": {"ks": [4]}, "runs": {"E/dense": run(0.5, 0.25)}}) == [
+        "run        chunks destr    R@4    MRR", "E/dense        40     2  0.500  0.250"]
+
+
 def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):
     out = tmp_path / "report"
     out.mkdir()
@@ -239,6 +274,11 @@ def test_cli_eval_and_calibrate(evaluated, embedder, tmp_path: Path, capsys):
     assert code == 0, stdout
     assert "E/hybrid vs E/dense @ R@4: +" in stdout and "report: " in stdout
     data = json.loads((out / "report.json").read_text())
+    lines = stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("run "))
+    table = lines[at : at + 1 + len(data["runs"])]
+    assert [line.split()[0] for line in table[1:]] == list(data["runs"])
+    _assert_columns_aligned(table)  # "E/hybrid+section" is longer than "E/hybrid"
     assert data["config"]["ks"] == [1, 4] and [c["label"] for c in data["comparisons"]] == [
         parse_comparison("E/hybrid:E@4").label]
 

@@ -630,7 +630,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         parse_strategies,
         run_eval,
     )
-    from citeline.eval.report import write_report
+    from citeline.eval.report import console_table, write_report
     from citeline.rerank import load_reranker
 
     settings = load_settings()
@@ -656,12 +656,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     embedder = load_embedder(args.model or settings.model_path or None, settings.model_id or None)
     data = run_eval(args.gt_dir, config, embedder=embedder, reranker=reranker)
     paths = write_report(data, args.out)
-    ks = config.ks
-    print(f"{'run':<10} {'chunks':>6} {'destr':>5} " + " ".join(f"{'R@' + str(k):>6}" for k in ks)
-          + f" {'MRR':>6}")
-    for rid, r in data["runs"].items():
-        print(f"{rid:<10} {r['chunks']:>6} {r['destroyed']:>5} "
-              + " ".join(f"{r['recall'][str(k)]['value']:>6.3f}" for k in ks) + f" {r['mrr']:>6.3f}")
+    print("\n".join(console_table(data)))
     for c in data["comparisons"]:
         n = c["by_needle"]
         print(f"{c['label']}: +{c['wins']}/-{c['losses']}, p = {c['p']:.4f} "

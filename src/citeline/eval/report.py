@@ -29,6 +29,39 @@ def write_report(data: dict[str, Any], out: str | Path) -> list[Path]:
     return paths
 
 
+# --- console ---------------------------------------------------------------------------
+
+# The console table's narrowest columns (run name, chunks, destroyed, each R@k, MRR):
+# as wide as a plain run name ("E/hybrid") or figure needs, so short tables stay compact.
+_CONSOLE_WIDTHS = (10, 6, 5, 6, 6)
+
+
+def console_table(data: dict[str, Any]) -> list[str]:
+    """The table `citeline eval` prints: per run, its chunks, destroyed needles, R@k and
+    MRR. A column is as wide as its widest cell, so a long run name
+    ("E/hybrid+late+qmap") pushes the figures right instead of out of their columns.
+
+    >>> data = {"config": {"ks": [4]}, "runs": {
+    ...     "E/dense": {"chunks": 12, "destroyed": 0, "recall": {"4": {"value": 0.5}}, "mrr": 0.25},
+    ...     "E/hybrid+late+qmap": {"chunks": 12, "destroyed": 0, "recall": {"4": {"value": 1}},
+    ...                            "mrr": 0.75}}}
+    >>> print("\\n".join(console_table(data)))
+    run                chunks destr    R@4    MRR
+    E/dense                12     0  0.500  0.250
+    E/hybrid+late+qmap     12     0  1.000  0.750
+    """
+    ks = data["config"]["ks"]
+    header = ["run", "chunks", "destr", *(f"R@{k}" for k in ks), "MRR"]
+    rows = [[rid, str(r["chunks"]), str(r["destroyed"]),
+             *(f"{r['recall'][str(k)]['value']:.3f}" for k in ks), f"{r['mrr']:.3f}"]
+            for rid, r in data["runs"].items()]
+    least = [*_CONSOLE_WIDTHS[:3], *(_CONSOLE_WIDTHS[3] for _ in ks), _CONSOLE_WIDTHS[4]]
+    widths = [max(w, *(len(c) for c in col)) for w, col in zip(least, zip(header, *rows))]
+    return [" ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                     for i, (c, w) in enumerate(zip(line, widths)))
+            for line in (header, *rows)]
+
+
 # --- markdown ----------------------------------------------------------------------------
 
 
