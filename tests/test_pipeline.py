@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citeline.errors import ConfigError, ModelMismatch
-from citeline.pipeline import Index, IndexReport
+from citeline.pipeline import MODEL_PATH_SETTING, Index, IndexReport
 from citeline.store.sqlite import DB_NAME
 
 
@@ -48,6 +48,23 @@ def test_reindex_only_changed_and_removes_missing(index: Index, clean_corpus: Pa
     assert 0 < third.embedded < third.chunks_written + 1
     assert {d.record.path for d in index.status()} == {"kettle.md", "guides/bicycle.md"}
     assert index.search("dry cloth base", k=1).hits[0].document == "kettle.md"
+
+
+def test_an_unchanged_run_does_not_load_the_model(tmp_path: Path, embedder, clean_corpus: Path):
+    """Deciding that a file is unchanged needs the model's identity (from its files),
+    not the model: a re-run over an unchanged folder, as a cron job or the server's
+    restart does, costs no model load. The first changed file loads it."""
+    assert Index(tmp_path / "index", embedder=embedder).index(clean_corpus).ok
+    fresh = Index(tmp_path / "index")  # no embedder handed in: it would load one
+    again = fresh.index(clean_corpus)
+    assert len(again.unchanged) == 3 and again.embedded == 0
+    assert fresh._embedder is None
+    assert not fresh.store.get_setting(MODEL_PATH_SETTING)  # still the bundled model
+    (clean_corpus / "kettle.md").write_text("# Kettle\n\nDescale it monthly.\n")
+    third = fresh.index(clean_corpus)
+    assert third.indexed == ["kettle.md"] and fresh._embedder is not None
+    assert fresh._embedder.identity == fresh.identity
+    assert [s.state for s in fresh.status()] == ["indexed"] * 3  # none stale
 
 
 def test_compact_drops_only_the_vectors_no_document_uses(index: Index, clean_corpus: Path):

@@ -683,7 +683,9 @@ class Index:
         progress: bool,
         force: bool = False,
     ) -> None:
-        ident = self.embedder.identity
+        # the identity from the model's files: a run whose documents are all unchanged
+        # never loads the model (~5-10 s of imports), which only chunking and embedding need
+        ident = self.identity
         switched = self._check_model_setting(ident)
         if switched:
             report.model_switch = switched
@@ -900,7 +902,10 @@ class Index:
         documents of the old one are still in it (a run that forgot --model)."""
         # the folder is remembered for the next run that names none (an embedder
         # handed in that names no folder leaves it as it was)
-        path = getattr(self.embedder, "model_path", None)
+        if self._embedder is not None:
+            path = getattr(self._embedder, "model_path", None)
+        else:  # the folder `embedder` would load, without loading it
+            path = self.model_path or DEFAULT_MODEL_WORD
         if path is not None:
             custom = custom_model_path(path)
             remembered = str(custom.resolve()) if custom is not None else ""
