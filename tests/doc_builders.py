@@ -160,6 +160,69 @@ def corrupt_pdf(folder: Path) -> Path:
     return path
 
 
+# One page per /Rotate (0, 90, 180, 270), each read upright: two paragraphs, then a table.
+ROTATED_PAGES = [
+    (0, ["The survey team measured the north dyke in April and found it sound.",
+         "Seepage at the pumping station stayed under two litres per minute."],
+     ["A second survey in June found the crest settled by four centimetres.",
+      "The settlement is within the tolerance set by the water board."],
+     [("Gauge", "Site", "Level"), ("G1", "North dyke", "4.20 m"), ("G2", "Crest", "4.16 m")]),
+    (90, ["The sluice gates on the east canal were greased and tested in May.",
+          "Gate three still sticks when the tide stands above four metres."],
+         ["A diver inspected the gate seals and found one cracked hinge pin.",
+          "The spare pin is on order from the foundry in Delfzijl."],
+     [("Gate", "Opened", "Closed"), ("E1", "06:10", "06:14"), ("E3", "06:20", "06:31")]),
+    (180, ["Pump house two ran on its standby diesel during the March storm.",
+           "Fuel use came to three hundred litres over the eleven hours."],
+          ["The main feeder cable was replaced by the grid operator on Friday.",
+           "Both pumps returned to mains power the following morning."],
+     [("Pump", "Hours", "Fuel"), ("P1", "11", "300 l"), ("P2", "0", "0 l")]),
+    (270, ["Reed beds along the west polder were mown in late September.",
+           "The cuttings went to the composting site near the ferry landing."],
+          ["Mowing next year starts a fortnight later to spare nesting birds.",
+           "The ecologist will walk the banks before the contractor arrives."],
+     [("Bed", "Area", "Mown"), ("W1", "2.4 ha", "yes"), ("W2", "1.1 ha", "no")]),
+]
+
+
+def rotated_pdf(folder: Path) -> Path:
+    """ROTATED_PAGES: an A4 portrait page per entry with that /Rotate, its content drawn
+    turned the other way so a viewer shows it upright (a landscape page at 90 and 270,
+    as scanners and ps2pdf store one), each line laid out from the shown top left.
+    pypdf sets /Rotate: reportlab's setPageRotation swaps the MediaBox's sides too."""
+    from pypdf import PdfReader, PdfWriter
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    path = folder / "dyke-survey.pdf"
+    c = canvas.Canvas(str(path), pagesize=A4)
+    w, h = A4
+    # (translation, turn) mapping the shown page's coordinates to the stored page's
+    turns = {0: ((0, 0), 0), 90: ((w, 0), 90), 180: ((w, h), 180), 270: ((0, h), -90)}
+    for rotation, first, second, table in ROTATED_PAGES:
+        (dx, dy), turn = turns[rotation]
+        shown_height = w if rotation in (90, 270) else h
+        c.translate(dx, dy)
+        c.rotate(turn)
+        y = shown_height - 72
+        for paragraph in (first, second):
+            for line in paragraph:
+                c.drawString(72, y, line)
+                y -= 14
+            y -= 14  # paragraph spacing: a blank line
+        for row in table:
+            for x, cell in zip((72, 220, 370), row, strict=True):
+                c.drawString(x, y, cell)
+            y -= 14
+        c.showPage()
+    c.save()
+    writer = PdfWriter(clone_from=PdfReader(str(path)))
+    for page, (rotation, *_) in zip(writer.pages, ROTATED_PAGES, strict=True):
+        page.rotate(rotation)
+    writer.write(str(path))
+    return path
+
+
 def pdf_page_texts(path: Path) -> list[str]:
     """An INDEPENDENT reader (pypdf, not PDFium) for checking #page= locators."""
     from pypdf import PdfReader

@@ -105,6 +105,47 @@ def test_pdf_line_end_hyphen_is_kept_as_printed_and_does_not_break_the_paragraph
     assert contains_words(b.pdf_page_texts(path)[0], extract(path).text)
 
 
+def test_pdf_rotated_pages_read_as_shown(tmp_path: Path):
+    """/Rotate 90, 180 and 270: PDFium's char boxes are in the stored page's coordinates,
+    where a shown line runs up, left or down; paragraphs and table rows are read as shown."""
+    from pypdf import PdfReader
+
+    path = b.rotated_pdf(tmp_path)
+    # The fixture is what a viewer shows upright: pypdf reads each page's text in the
+    # orientation of its /Rotate only (drawn turned against it), and PDFium's render,
+    # which honours /Rotate, puts the ink at the shown page's top left.
+    reader = PdfReader(str(path))
+    with pdfmod.pdfium.PdfDocument(str(path)) as pdf:
+        for i, (rotation, first, _, _) in enumerate(b.ROTATED_PAGES):
+            page = reader.pages[i]
+            assert page.rotation == rotation
+            assert contains_words(page.extract_text(orientations=(rotation,)), first[0])
+            assert not any(page.extract_text(orientations=(o,)).strip()
+                           for o in (0, 90, 180, 270) if o != rotation)
+            image = pdf[i].render(scale=0.5).to_pil().convert("L")
+            assert (image.width > image.height) == (rotation in (90, 270))
+            left, top, _, _ = image.point(lambda v: 255 if v < 200 else 0).getbbox()
+            assert left < image.width / 6 and top < image.height / 6
+    doc = extract(path)
+    assert [r.page for r in doc.regions] == [1, 2, 3, 4] and not doc.warnings
+    for r, (_, first, second, table) in zip(doc.regions, b.ROTATED_PAGES, strict=True):
+        # lines in reading order, a blank line between the paragraphs and between rows
+        rows = [" ".join(row) for row in table]
+        assert doc.text[r.start : r.end] == "\n\n".join(["\n".join(first), "\n".join(second), *rows])
+        assert contains_words(b.pdf_page_texts(path)[r.page - 1], doc.text[r.start : r.end])
+    for c in chunk_document(doc):  # every chunk's words are on the pages its locator lists
+        loc = locate(doc, c.start, c.end)
+        assert loc.pages and loc.fragment == f"#page={loc.pages[0]}"
+        assert contains_words(" ".join(b.pdf_page_texts(path)[p - 1] for p in loc.pages), c.content)
+    # a box turned four times by 90 degrees is where it started; 180 is 90 twice
+    box = (1.0, 2.0, 3.0, 5.0)
+    assert pdfmod.shown_box(box, 0) == box
+    twice = pdfmod.shown_box(pdfmod.shown_box(box, 90), 90)
+    assert twice == pdfmod.shown_box(box, 180)
+    assert pdfmod.shown_box(pdfmod.shown_box(twice, 90), 90) == box
+    assert pdfmod.shown_box(pdfmod.shown_box(box, 90), 270) == box
+
+
 def test_pdf_chunk_across_a_page_break_records_both_pages(tmp_path: Path):
     doc = extract(b.two_column_pdf(tmp_path))
     first, second = doc.regions[0], doc.regions[1]

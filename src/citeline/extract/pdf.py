@@ -54,7 +54,9 @@ records both pages — it never spans one silently).
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
 
 Text is PDFium's, in content-stream order (which is reading order for what
-word processors and LaTeX write, columns included); a hyphen PDFium marks as
+word processors and LaTeX write, columns included); the layout (paragraph
+spacing, column gaps) is read as a viewer shows the page, turned by its
+``/Rotate`` (:func:`shown_box`); a hyphen PDFium marks as
 a line-end hyphen is kept as printed (``-`` plus the line break), so the
 quote matches what a reader sees on the page.
 """
@@ -223,12 +225,45 @@ def column_gaps(textpage: pdfium.PdfTextPage) -> list[bool] | None:
     raw = textpage.get_text_range()
     if len(raw) != textpage.count_chars():
         return None
+    rotation = textpage.page.get_rotation()
     out = []
     pos = 0
     for line in raw.split("\r\n"):
-        out.append(_has_column_gap(textpage, line, pos))
+        out.append(_has_column_gap(textpage, line, pos, rotation))
         pos += len(line) + 2
     return out
+
+
+Box = tuple[float, float, float, float]  # left, bottom, right, top
+
+
+def shown_box(box: Box, rotation: int) -> Box:
+    """A box in the page's own coordinates (PDFium's char boxes) -> as a viewer shows
+    the page, turned clockwise by its ``/Rotate`` of ``rotation`` degrees (pure).
+
+    The layout rules (baselines go down the page, words go right along a line) read
+    shown coordinates: a landscape page stored as a portrait one with ``/Rotate 90``
+    (scanners, ps2pdf, "rotate page" in a viewer) has its text drawn upwards in its
+    own coordinates, where each line's baseline would be a column of constant x.
+    Coordinates are the shown page's up to a shift (the layout only takes
+    differences): ``(x, y)`` turned by 90 degrees is ``(y, -x)``.
+
+    >>> shown_box((60.0, 72.0, 74.0, 79.0), 90)
+    (72.0, -74.0, 79.0, -60.0)
+    """
+    left, bottom, right, top = box
+    if rotation == 90:
+        return bottom, -right, top, -left
+    if rotation == 180:
+        return -right, -top, -left, -bottom
+    if rotation == 270:
+        return -top, left, -bottom, right
+    return box
+
+
+def _char_box(textpage: pdfium.PdfTextPage, index: int, rotation: int) -> Box:
+    """Character ``index``'s loose box (the font's full height) as the page is shown."""
+    return shown_box(textpage.get_charbox(index, loose=True), rotation)
 
 
 def paragraph_text(textpage: pdfium.PdfTextPage, tabular: list[bool] | None = None) -> str:
@@ -247,13 +282,14 @@ def paragraph_text(textpage: pdfium.PdfTextPage, tabular: list[bool] | None = No
     tabular = tabular if tabular is not None else column_gaps(textpage) or []
     # Baseline of each line's first and last visible character: a line PDFium
     # joined across a line-end hyphen starts on one visual line and ends on the next.
+    rotation = textpage.page.get_rotation()
     first_y: list[float | None] = []
     last_y: list[float | None] = []
     pos = 0
     for line in lines:
         seen = [j for j, ch in enumerate(line) if not ch.isspace()]
-        first_y.append(textpage.get_charbox(pos + seen[0], loose=True)[1] if seen else None)
-        last_y.append(textpage.get_charbox(pos + seen[-1], loose=True)[1] if seen else None)
+        first_y.append(_char_box(textpage, pos + seen[0], rotation)[1] if seen else None)
+        last_y.append(_char_box(textpage, pos + seen[-1], rotation)[1] if seen else None)
         pos += len(line) + 2
     # A run of two or more lines with column gaps is a table: one paragraph per row,
     # so the chunker packs whole rows instead of cutting at a decimal point.
@@ -493,16 +529,16 @@ def place_headings(found: list[tuple[int, int, str]], text: str,
     return tuple(out[k] for k in sorted(out))
 
 
-def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int) -> bool:
-    """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap.
-    The wide space after a leading section number (LaTeX's ``1<quad>Introduction``)
-    is not one."""
+def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int, rotation: int) -> bool:
+    """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap,
+    on a page shown turned by ``rotation`` degrees. The wide space after a leading
+    section number (LaTeX's ``1<quad>Introduction``) is not one."""
     label = _LEADING_LABEL.match(line)
     after_label = label.end() if label else -1  # the space right after it
     for j in range(1, len(line) - 1):
         if line[j] == " " and line[j - 1] != " " and line[j + 1] != " " and j != after_label:
-            left = textpage.get_charbox(pos + j - 1, loose=True)
-            right = textpage.get_charbox(pos + j + 1, loose=True)
+            left = _char_box(textpage, pos + j - 1, rotation)
+            right = _char_box(textpage, pos + j + 1, rotation)
             height = left[3] - left[1]
             if height > 0 and right[0] - left[2] > COLUMN_GAP_EM * height:
                 return True
@@ -724,7 +760,7 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
 
 class PdfExtractor:
     name = "pdf"
-    version = "6"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "7"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -733,7 +769,8 @@ class PdfExtractor:
     # furniture, a bare number is a page number only if it counts with the pages,
     # headers and footers are each looked for at their own edge; 6: lines that differ
     # only in digits are furniture only if a number counts with the pages, and
-    # furniture never takes more than two thirds of the text
+    # furniture never takes more than two thirds of the text; 7: paragraphs and table
+    # rows of a page with /Rotate are read from its layout as shown (shown_box)
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
