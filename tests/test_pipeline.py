@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citeline.errors import ConfigError, ModelMismatch
+from citeline.errors import ConfigError, IndexingCancelled, ModelMismatch
 from citeline.pipeline import MODEL_PATH_SETTING, Index, IndexReport
 from citeline.store.sqlite import DB_NAME
 
@@ -347,6 +347,39 @@ def test_a_folder_run_keeps_what_another_run_indexed_meanwhile(tmp_path: Path, e
     assert done and "zz-new.md" not in done[0].removed
     assert "zz-new.md" in {d.path for d in other.store.documents()}
     other.close()
+
+
+def test_a_stop_check_ends_a_run_between_files_and_between_embedding_groups(tmp_path: Path,
+                                                                             embedder):
+    """``stop`` is called before each file and each group of texts embedded; when it
+    raises, the run ends there: the documents written before stay, the one being
+    embedded is not written (what a server deleting the collection relies on)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nThe kettle is descaled with vinegar.\n")
+    (docs / "b.md").write_text("# B\n\n" + "".join(
+        f"Valve {i} of pump {i % 9} is checked every {i % 5 + 1} weeks.\n\n" for i in range(200)))
+    ix = Index(tmp_path / "ix", embedder=embedder)
+
+    def stop_in_a_group_of_b() -> None:
+        if ix.document("a.md") is not None:
+            calls.append(1)
+            if len(calls) == 2:  # the first was before b.md; this one, before its first group
+                raise IndexingCancelled("stopped")
+
+    calls: list[int] = []
+    with pytest.raises(IndexingCancelled):
+        ix.index(docs, stop=stop_in_a_group_of_b)
+    assert [r.path for r in ix.store.documents()] == ["a.md"]
+
+    def stop_now() -> None:
+        raise IndexingCancelled("stopped")
+
+    with pytest.raises(IndexingCancelled):  # before the first file: nothing changes
+        ix.reindex(["a.md"], stop=stop_now)
+    assert ix.document("a.md").state == "indexed"
+    report = ix.index(docs)  # a later run does the rest
+    assert report.indexed == ["b.md"] and report.unchanged == ["a.md"]
 
 
 def test_newer_schema_is_refused(tmp_path: Path):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -32,7 +33,29 @@ BATCH_SIZE = 16
 # file's chunks and sentences held searches for 30 s and more). A multiple of
 # BATCH_SIZE, so every batch but a document's last is full.
 LOCK_TEXTS = 4 * BATCH_SIZE
+# This thread's check before each group (see stopped_between_groups).
+_group_check = threading.local()
 _WORDLIKE = regex.compile(r"[\p{L}\p{N}]")
+
+
+@contextmanager
+def stopped_between_groups(stop: Callable[[], None] | None) -> Iterator[None]:
+    """While the block runs, call ``stop`` before each group of :data:`LOCK_TEXTS` texts
+    this thread embeds: a ``stop`` that raises ends a long document's embedding (minutes
+    for a big PDF) within one group, never inside the model. Per thread: a search
+    embedding its query on another thread meanwhile is never stopped."""
+    outer = getattr(_group_check, "stop", None)
+    _group_check.stop = stop
+    try:
+        yield
+    finally:
+        _group_check.stop = outer
+
+
+def _between_groups() -> None:
+    stop = getattr(_group_check, "stop", None)
+    if stop is not None:
+        stop()
 
 
 @dataclass(frozen=True)
@@ -153,6 +176,7 @@ class SentenceTransformerEmbedder:
         bar = _progress(len(texts)) if progress else None
         parts = []
         for at in range(0, len(order), LOCK_TEXTS):
+            _between_groups()
             group = [texts[i] for i in order[at:at + LOCK_TEXTS]]
             with self._lock:
                 parts.append(self.model.encode(group, batch_size=BATCH_SIZE,
@@ -187,6 +211,7 @@ class SentenceTransformerEmbedder:
         ids_of: list[list[int]] = []
         offsets_of: list[list[tuple[int, int]]] = []
         for at in range(0, len(texts), LOCK_TEXTS):  # the lock let go between groups
+            _between_groups()
             group = list(texts[at:at + LOCK_TEXTS])
             with self._lock:
                 rows.extend(self.model.encode(group, batch_size=BATCH_SIZE, output_value=None,

@@ -10,6 +10,7 @@
     │   ├── ModelMismatch          vectors of another model would be compared
     │   ├── StoreUnavailable       the database cannot be reached or refused a statement
     │   └── LeaseLost              an indexing job was taken over by another worker
+    ├── IndexingCancelled          its caller stopped an indexing run at a safe point
     ├── ModelUnavailable           weights are not on local disk
     ├── GeneratorError             the answer generator failed (the citations are kept)
     │   ├── GeneratorUnavailable   endpoint unreachable, or it answered with an error
@@ -75,6 +76,12 @@ class DocumentRefused(IndexError_):
 
 class LeaseLost(IndexError_):
     """A worker's lease on an indexing job expired and another worker took it over."""
+
+
+class IndexingCancelled(CiteError):
+    """An indexing run was stopped by its caller's ``stop`` check (the server deleting
+    the collection being indexed), between files or between groups of embedded texts:
+    the document being read is not written; those written before stay."""
 
 
 class ModelUnavailable(CiteError):

@@ -38,6 +38,7 @@ from citeline.embed import (
     custom_model_path,
     load_embedder,
     model_identity,
+    stopped_between_groups,
 )
 from citeline.errors import (
     CiteError,
@@ -462,10 +463,14 @@ class Index:
     def index(
         self, path: str | Path, strategy: str | None = None, progress: bool = False,
         budget: int | None = None, sentences: bool | None = None,
+        stop: Callable[[], None] | None = None,
     ) -> IndexReport:
         """Index a folder (recursively) or one file; see :class:`IndexReport`.
         ``budget`` (characters per chunk) and ``sentences`` (store sentence vectors
-        for ``fusion="sentence"``) are stored as the index's settings."""
+        for ``fusion="sentence"``) are stored as the index's settings. ``stop`` is
+        called before each file and each group of texts embedded: one that raises
+        (:class:`~citeline.errors.IndexingCancelled`) ends the run there, the file
+        being read unwritten (a server deleting the collection being indexed)."""
         t0 = time.perf_counter()
         # every check before the first setting is stored: a rejected run changes nothing
         root = existing_path(path)
@@ -498,9 +503,10 @@ class Index:
             files, base = self.listed(root, report), root
         seen = {rel for _, rel in files}
         own, kept_key, moving = self.keys(files, base, records)
-        self._index_files(_supported(own, report), str(base), report, progress)
+        self._index_files(_supported(own, report), str(base), report, progress, stop=stop)
         for outer_root, pairs in kept_key.items():
-            self._index_files(_supported(pairs, report), outer_root, report, progress)
+            self._index_files(_supported(pairs, report), outer_root, report, progress,
+                              stop=stop)
         self._moved(moving, base, report)
         if root.is_dir():
             unlisted = tuple("" if f == "./" else f for f, _ in report.unreadable)  # "sub/"
@@ -596,13 +602,16 @@ class Index:
         """Re-index every document whose model, pipeline or extractor version is out of date."""
         return self._redo([s.record for s in self.status() if s.state == DocState.STALE], progress)
 
-    def reindex(self, paths: Sequence[str], progress: bool = False) -> IndexReport:
+    def reindex(self, paths: Sequence[str], progress: bool = False,
+                stop: Callable[[], None] | None = None) -> IndexReport:
         """Re-index the named documents from their original files, whatever their state.
 
-        Unknown paths are ignored; the server's per-document "retry" uses this.
+        Unknown paths are ignored; the server's per-document "retry" uses this. ``stop``:
+        as :meth:`index`'s.
         """
         wanted = set(paths)
-        return self._redo([r for r in self.store.documents() if r.path in wanted], progress)
+        return self._redo([r for r in self.store.documents() if r.path in wanted], progress,
+                          stop)
 
     def remove(self, path: str) -> bool:
         """Remove one document and its chunks from the index; False if it was not there."""
@@ -631,14 +640,15 @@ class Index:
         """The canonical text every offset of ``path``'s chunks refers to (None if unknown)."""
         return self.store.document_text(path)
 
-    def _redo(self, records: Sequence[DocRecord], progress: bool) -> IndexReport:
+    def _redo(self, records: Sequence[DocRecord], progress: bool,
+              stop: Callable[[], None] | None = None) -> IndexReport:
         t0 = time.perf_counter()
         report = IndexReport()
         by_root: dict[str, list[tuple[Path, str]]] = {}
         for r in records:
             by_root.setdefault(r.root, []).append((Path(r.root) / r.path, r.path))
         for root, files in by_root.items():
-            self._index_files(files, root, report, progress, force=True)
+            self._index_files(files, root, report, progress, force=True, stop=stop)
         report.seconds = time.perf_counter() - t0
         return report
 
@@ -682,6 +692,7 @@ class Index:
         report: IndexReport,
         progress: bool,
         force: bool = False,
+        stop: Callable[[], None] | None = None,
     ) -> None:
         # the identity from the model's files: a run whose documents are all unchanged
         # never loads the model (~5-10 s of imports), which only chunking and embedding need
@@ -696,9 +707,12 @@ class Index:
         # is interrupted, and holds one document in memory, not the whole folder's
         bar = _progress(len(files), progress)
         try:
-            for f, rel in files:
-                self._index_file(f, rel, root, report, ident, pv, versions, force)
-                bar.update(1)
+            with stopped_between_groups(stop):
+                for f, rel in files:
+                    if stop is not None:
+                        stop()
+                    self._index_file(f, rel, root, report, ident, pv, versions, force)
+                    bar.update(1)
         finally:
             bar.close()
 

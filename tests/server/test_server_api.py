@@ -15,6 +15,7 @@ import pytest
 from citeline import cli
 from citeline.pipeline import Index
 from citeline.server.auth import KeyStore
+from citeline.store.sqlite import DB_NAME
 from server_live import FIXTURES, no_leftovers, wait_settled
 
 KETTLE = (FIXTURES / "corpus" / "kettle.md").read_bytes()
@@ -971,6 +972,65 @@ def test_deleting_a_pending_document_does_not_wait_for_another_being_indexed(env
     assert not (env["data"] / "busy" / "files" / "tiny.md").exists()
     assert wait_settled(c, "busy")["big.md"]["state"] == "indexed"
     assert c.delete("/api/collections/busy").status_code == 200
+
+
+def test_deleting_a_collection_stops_the_indexing_of_its_big_upload(live, embedder, tmp_path):
+    """DELETE of a collection whose big upload is being embedded answers in seconds: it
+    waited for the whole document (minutes for a big PDF, past any client's timeout).
+    The worker stops at its next group of texts, the collection's queued uploads are
+    dropped, another collection is not touched (its queued upload is indexed next), and a
+    new collection of the same name starts empty and works."""
+    data = tmp_path / "d"
+    srv = live(data_dir=data, embedder=embedder)
+    with srv.client() as c:
+        for name in ("doomed", "keep"):
+            assert c.post("/api/collections", json={"name": name}).status_code == 201
+        assert c.post("/api/collections/keep/documents",
+                      files=[("files", ("kettle.md", KETTLE))]).status_code == 202
+        kept = wait_settled(c, "keep")["kettle.md"]
+        assert kept["state"] == "indexed"
+        # ~390 KB, ~3000 chunks: minutes of embedding on two cores, one group ~2-4 s
+        big = "# Ledger\n\n" + "".join(
+            f"## Part {i}\n\nThe ledger entry {i} records a delivery of {i * 7} crates to "
+            f"the north depot, checked by the night clerk on shift {i % 11}.\n\n"
+            for i in range(3000))
+        url = "/api/collections/doomed/documents"
+        assert c.post(url, files=[("files", ("big.md", big)),
+                                  ("files", ("queued.md", "# Queued\n\nIt waits.\n"))]
+                      ).status_code == 202
+        deadline = time.monotonic() + 60
+        while c.get(url + "/big.md").json()["state"] != "indexing":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(1.0)  # past reading the file: it is being chunked or embedded
+        later = b"# Later\n\nThe descaler is stored under the sink.\n"
+        assert c.post("/api/collections/keep/documents",
+                      files=[("files", ("later.md", later))]).status_code == 202
+        t0 = time.monotonic()
+        r = c.delete("/api/collections/doomed", timeout=30)
+        took = time.monotonic() - t0
+        assert r.status_code == 200 and r.json() == {"deleted": "doomed"}
+        assert took < 15, f"the delete waited {took:.1f} s"
+        assert not (data / "doomed").exists()
+        assert_error(c.get("/api/collections/doomed"), 404, "not_found")
+        docs = wait_settled(c, "keep")  # the other collection's upload is indexed next
+        assert docs["later.md"]["state"] == "indexed" and docs["kettle.md"] == kept
+        assert (data / "keep" / "files" / "kettle.md").read_bytes() == KETTLE
+        assert srv.app.state.jobs.busy() == 0 and srv.app.state.jobs.states("doomed") == {}
+        # the same name again: empty, and the worker (alive) indexes into it
+        assert c.post("/api/collections", json={"name": "doomed"}).status_code == 201
+        assert c.get(url).json()["documents"] == []
+        assert [p for p in (data / "doomed").rglob("*")  # its index alone, no old file
+                if p.is_file() and not p.name.startswith(DB_NAME)] == []
+        assert c.post(url, files=[("files", ("fresh.md", later))]).status_code == 202
+        docs = wait_settled(c, "doomed")
+        assert set(docs) == {"fresh.md"} and docs["fresh.md"]["state"] == "indexed"
+        hits = c.post("/api/collections/doomed/search",
+                      json={"query": "where is the descaler stored"}).json()["hits"]
+        assert hits and {h["document"] for h in hits} == {"fresh.md"}
+        time.sleep(0.5)  # nothing of the old run lands in the new folder afterwards
+        assert not (data / "doomed" / "files" / "big.md").exists()
+        assert not any((data / "doomed" / ".queue").rglob("big.md"))
 
 
 def test_a_reupload_keeps_the_indexed_version_s_file_until_it_is_indexed(env):

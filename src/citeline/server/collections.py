@@ -24,11 +24,12 @@ import re
 import shutil
 import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from citeline.embed import Embedder
-from citeline.errors import ConfigError
+from citeline.errors import ConfigError, IndexingCancelled
 from citeline.pipeline import Index
 from citeline.store.sqlite import DB_NAME
 
@@ -98,9 +99,13 @@ class Collection:
     folder: Path
     index: Index
     # Held while this collection is written (indexing, reopening it with the loaded
-    # model, deleting the collection): that delete waits for the document being indexed
-    # instead of racing it. Deleting one document takes its doc_lock only.
+    # model, deleting the collection): that delete waits for the indexing run to stop
+    # (see `deleting`) instead of racing it. Deleting one document takes its doc_lock only.
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # Set once the collection is being deleted: an indexing run stops at its next safe
+    # point (stop_if_deleted: within one group of embedded texts, not at the end of a
+    # document that takes minutes), and nothing more is written into its folder.
+    deleting: threading.Event = field(default_factory=threading.Event)
     files_dir: Path | None = None  # shared-store mode: the shared uploads folder
     # One lock per document, held while it is indexed: deleting a document waits for
     # that document only, never for another one being indexed (minutes, for a big file).
@@ -110,6 +115,11 @@ class Collection:
     def doc_lock(self, document: str) -> threading.Lock:
         with self._doc_locks_guard:
             return self._doc_locks.setdefault(document, threading.Lock())
+
+    def stop_if_deleted(self) -> None:
+        """An indexing run's ``stop`` check (:meth:`citeline.pipeline.Index.index`)."""
+        if self.deleting.is_set():
+            raise IndexingCancelled(f"collection '{self.name}' is being deleted")
 
     @property
     def files(self) -> Path:
@@ -263,6 +273,7 @@ class Collections:
         self.rerank_model = rerank_model  # the model of mode "rerank", if any
         self.rerank_candidates = rerank_candidates  # None: the reranker's own default
         self._open: dict[str, Collection] = {}
+        self._deleting: set[str] = set()  # names being deleted: not found, not creatable
         self._lock = threading.Lock()
         if self.multi or store_url is not None:
             self.root.mkdir(parents=True, exist_ok=True)
@@ -288,7 +299,8 @@ class Collections:
             opened = list(self._open.values())
         for c in opened:
             with c.lock:
-                c.index = self._index(c.folder, create=True)
+                if not c.deleting.is_set():  # create=True would make its folder again
+                    c.index = self._index(c.folder, create=True)
 
     @property
     def shared(self) -> bool:
@@ -314,6 +326,8 @@ class Collections:
 
     def get(self, name: str) -> Collection | None:
         with self._lock:
+            if name in self._deleting:
+                return None
             c = self._open.get(name)
             if c is not None:
                 return c
@@ -333,7 +347,9 @@ class Collections:
             raise ConfigError("collections: this server serves one collection (--index or --store); start it with --data DIR to create collections")
         check_collection_name(name)
         folder = self.root / name
-        if (folder / DB_NAME).exists():
+        with self._lock:
+            deleting = name in self._deleting
+        if deleting or (folder / DB_NAME).exists():
             raise FileExistsError(name)
         if folder.exists() and not folder.is_dir():
             raise NameError_(f"collection name {name!r}: the data folder has a file of that name")
@@ -357,15 +373,34 @@ class Collections:
             self._open[name] = c
         return c
 
-    def delete(self, name: str) -> bool:
+    def delete(self, name: str, forget: Callable[[str], None] | None = None) -> bool:
+        """Delete collection ``name`` with its index and files; False if there is none.
+
+        A document of it being indexed stops at its next safe point (within one group
+        of embedded texts: :meth:`Collection.stop_if_deleted`), so this takes seconds,
+        not the rest of a big document. ``forget(name)`` is called once the indexing
+        has let go and before the name is free again: the queue drops the collection's
+        jobs there (its queued uploads), and never a new collection's of the same name.
+        Meanwhile the collection is not found and its name cannot be created."""
         if not self.multi:
             raise ConfigError("collections: this server serves one collection (--index or --store); it cannot be deleted over HTTP")
         c = self.get(name)
         if c is None:
             return False
-        with c.lock:
+        with self._lock:
+            if name in self._deleting:  # another request is deleting it
+                return False
+            self._deleting.add(name)
+        try:
+            c.deleting.set()
+            with c.lock:
+                with self._lock:
+                    self._open.pop(name, None)
+                c.index.close()
+                if forget is not None:
+                    forget(name)
+                shutil.rmtree(c.folder)
+        finally:
             with self._lock:
-                self._open.pop(name, None)
-            c.index.close()
-            shutil.rmtree(c.folder)
+                self._deleting.discard(name)
         return True

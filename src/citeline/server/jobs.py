@@ -16,6 +16,10 @@ listed on its own.
 Each queued entry carries a sequence number: a document re-uploaded while it
 is being indexed stays ``pending`` (the newer job), and the finishing older
 job does not clear it.
+
+Deleting a collection stops the document of it being indexed at the run's next
+safe point (:class:`~citeline.errors.IndexingCancelled`): the job ends without
+a state or a file written, and the collection's queued jobs are forgotten.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from citeline.errors import CiteError
+from citeline.errors import CiteError, IndexingCancelled
 from citeline.extract.transcript import is_sidecar_skip
 from citeline.server.collections import Collection, Collections
 from citeline.store.jobs import JobQueue
@@ -156,16 +160,21 @@ class IndexQueue:
                 continue
             try:
                 result = self._index_one(c, document, kind, key, seq)
+            except IndexingCancelled as exc:  # its collection is being deleted
+                log.info("indexing %s/%s stopped: %s", name, document, exc)
+                result = None
             except CiteError as exc:
                 result = JobState(DocState.FAILED, str(exc), seq)
             except Exception as exc:  # the worker must survive any one document
                 log.exception("indexing %s/%s crashed", name, document)
                 result = JobState(DocState.FAILED, f"indexer crashed: {type(exc).__name__}: {exc}", seq)
             self._set(key, seq, result)
-            with self._lock:
+            # under the collection's lock: a delete of it is then not between the check
+            # and the unlink (of a marker in a new collection's folder of the name)
+            with c.lock, self._lock:
                 cur = self._states.get(key)
-                if cur is None or cur.seq == seq:  # no newer upload of it waits
-                    c.clear_pending(document)
+                if not c.deleting.is_set() and (cur is None or cur.seq == seq):
+                    c.clear_pending(document)  # no newer upload of it waits
             if self.on_done is not None:
                 self.on_done(name, document)
 
@@ -173,6 +182,7 @@ class IndexQueue:
         self, c: Collection, document: str, kind: JobKind, key: tuple[str, str], seq: int
     ) -> JobState | None:
         with c.lock, c.doc_lock(document):
+            c.stop_if_deleted()  # deleted while this job waited for the lock
             self._set(key, seq, JobState(DocState.INDEXING, "", seq))
             path: Path = c.files / document
             if kind == "index" and path.is_symlink():  # not written by an upload: it may
@@ -183,9 +193,11 @@ class IndexQueue:
             if path.is_file() and not path.is_symlink():
                 c.hold_indexing_file(path, document)
             try:
-                report = c.index.reindex([document]) if kind == "retry" else c.index.index(path)
+                report = (c.index.reindex([document], stop=c.stop_if_deleted) if kind == "retry"
+                          else c.index.index(path, stop=c.stop_if_deleted))
             finally:
-                c.settle_files(document)  # the indexed version's file where citations open it
+                if not c.deleting.is_set():  # its folder goes: nothing to settle there
+                    c.settle_files(document)  # the indexed version's file where citations open it
         for rel, reason in report.skipped:
             if rel == document:
                 if is_sidecar_skip(reason):
