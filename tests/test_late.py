@@ -205,10 +205,65 @@ def test_the_evaluations_caching_embedder_passes_token_vectors_on(tmp_path: Path
     np.testing.assert_array_equal(qt.vectors, want_qt.vectors)
     (tv,) = cached.embed_tokens(["descaling vinegar"])
     assert tv.spans == want_qt.spans
+    # the pooled vectors an index's contents get along with their tokens are cached too
+    ((pooled, both),) = cached.embed_with_tokens(["descale with citric acid"])
+    np.testing.assert_array_equal(both.vectors, embedder.embed_tokens(["descale with citric acid"])[0].vectors)
+    hits = cached.hits
+    np.testing.assert_array_equal(cached.embed(["descale with citric acid"])[0], pooled)
+    assert cached.hits == hits + 1
     # so an index built and searched through it runs the late fusion, not its fallback
     idx = Index(tmp_path / "i", embedder=cached)
     idx.index(FIXTURES_CORPUS / "kettle.md")
     assert idx.search("descaling vinegar").fusion == "late"
+    idx.close()
+
+
+class _Reading:
+    """The real model, keeping every text it is asked to read (what a test counts)."""
+
+    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+        self.inner, self.read = inner, []
+        self.identity, self.window, self.model_path = inner.identity, inner.window, inner.model_path
+
+    def embed(self, texts, progress: bool = False):  # type: ignore[no-untyped-def]
+        self.read.extend(texts)
+        return self.inner.embed(texts, progress)
+
+    def embed_with_tokens(self, texts):  # type: ignore[no-untyped-def]
+        self.read.extend(texts)
+        return self.inner.embed_with_tokens(texts)
+
+    def embed_tokens(self, texts):  # type: ignore[no-untyped-def]
+        self.read.extend(texts)
+        return self.inner.embed_tokens(texts)
+
+    def embed_query(self, text):  # type: ignore[no-untyped-def]
+        return self.inner.embed_query(text)
+
+    def count_tokens(self, texts):  # type: ignore[no-untyped-def]
+        return self.inner.count_tokens(texts)
+
+
+def test_a_chunks_content_is_read_once_for_its_vector_and_its_tokens(
+        tmp_path: Path, clean_corpus: Path, embedder):
+    """The header-less vector and the token vectors are both the content's: one forward
+    pass gives both, so indexing reads each content once, not twice."""
+    reading = _Reading(embedder)
+    idx = Index(tmp_path / "i", embedder=reading)
+    report = idx.index(clean_corpus)
+    con = sqlite3.connect(tmp_path / "i" / DB_NAME)
+    rows = con.execute("SELECT id, content, bare_vector FROM chunks").fetchall()
+    contents = {content for _, content, _ in rows}
+    assert all(reading.read.count(c) == 1 for c in contents)
+    assert report.bare_embedded == report.tokens_embedded == len(contents)
+    key = embedder.identity.key
+    stored = idx.store.token_vectors([i for i, _, _ in rows], key)
+    for (i, _, bare), alone, tv in zip(
+            rows, embedder.embed([c for _, c, _ in rows]),
+            embedder.embed_tokens([c for _, c, _ in rows]), strict=True):
+        np.testing.assert_allclose(np.frombuffer(bare, dtype=np.float32), alone, atol=1e-5)
+        np.testing.assert_array_equal(stored[i], late.quantize(tv.vectors))
+    con.close()
     idx.close()
 
 

@@ -70,6 +70,11 @@ class ModelIdentity:
 
 
 class Embedder(Protocol):
+    """What indexing and search need of a model. The late fusion's token vectors come
+    from optional methods an embedder may add (``embed_with_tokens``, ``embed_tokens``,
+    ``embed_query``: see :class:`SentenceTransformerEmbedder`); an index built without
+    them searches by "section"."""
+
     identity: ModelIdentity
     window: int  # max word pieces per input, special tokens included
 
@@ -195,14 +200,18 @@ class SentenceTransformerEmbedder:
         unit length, with their character spans in the text; special tokens and
         pieces without a letter or digit are dropped (one is kept if none is left).
         The "late" fusion's input (citeline.retrieve.late)."""
-        return [tv for _, tv in self._encode_with_tokens(texts)]
+        return [tv for _, tv in self.embed_with_tokens(texts)]
 
     def embed_query(self, text: str) -> tuple[np.ndarray, TokenVectors]:
         """``embed([text])[0]`` and ``embed_tokens([text])[0]`` from one forward pass
         (what a "late" search needs of its query)."""
-        return self._encode_with_tokens([text])[0]
+        return self.embed_with_tokens([text])[0]
 
-    def _encode_with_tokens(self, texts: Sequence[str]) -> list[tuple[np.ndarray, TokenVectors]]:
+    def embed_with_tokens(self, texts: Sequence[str]) -> list[tuple[np.ndarray, TokenVectors]]:
+        """Each text's pooled vector (as :meth:`embed` gives it) and its token vectors
+        (as :meth:`embed_tokens`), from one forward pass: what indexing a chunk's
+        content needs (its header-less vector and the late list's tokens), at the
+        cost of one of the two."""
         if not texts:
             return []
         import torch

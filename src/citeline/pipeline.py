@@ -822,13 +822,8 @@ class Index:
         tokens: list[np.ndarray | None] = [None for _ in chunks]
         if self.sentence_vectors:
             sentences = self._embed_sentences(doc, chunks, ident, report)
-            # a chunk without a header has its own vector as its header-less one
-            known = dict(zip(hashes, vectors, strict=True))
-            bare_list, bare_hashes, n = self._embed_through_cache(
-                [c.content for c in chunks], ident, known)
-            bare = list(bare_list)
-            report.bare_embedded += n
-            tokens = self._embed_tokens(chunks, hashes, ident, report)
+            bare, bare_hashes, tokens = self._embed_contents(chunks, hashes, vectors, ident,
+                                                             report)
         return [
             StoredChunk(
                 chunk=c,
@@ -848,23 +843,43 @@ class Index:
             )
         ]
 
-    def _embed_tokens(
-        self, chunks: list, hashes: list[str], ident: ModelIdentity, report: IndexReport
-    ) -> list[np.ndarray | None]:
-        """Each chunk's content token vectors (int8), reused from any stored chunk with
-        the same embedded text (so the same content); None for all when the embedder
-        cannot give token vectors (the index then searches by "section")."""
-        embed_tokens = getattr(self.embedder, "embed_tokens", None)
-        if embed_tokens is None:
-            return [None for _ in chunks]
-        known = self.store.cached_token_vectors(hashes, ident.key)
-        todo = list(dict.fromkeys(h for h in hashes if h not in known))
-        if todo:
-            first = {h: i for i, h in reversed(list(enumerate(hashes)))}
-            fresh = embed_tokens([chunks[first[h]].content for h in todo])
-            known.update((h, late.quantize(tv.vectors)) for h, tv in zip(todo, fresh, strict=True))
-            report.tokens_embedded += len(todo)
-        return [known[h] for h in hashes]
+    def _embed_contents(
+        self, chunks: list, hashes: list[str], vectors: list[np.ndarray], ident: ModelIdentity,
+        report: IndexReport,
+    ) -> tuple[list[np.ndarray | None], list[str], list[np.ndarray | None]]:
+        """Each chunk's content embedded without its header: (header-less vectors, their
+        content hashes, token vectors as int8). Both come from one forward pass over a
+        content where the embedder gives both (``embed_with_tokens``); each is reused
+        where the index has it: a header-less vector by its content's hash (a chunk with
+        no header has its own vector as its header-less one), token vectors by the
+        embedded text's hash (so the same content). Token vectors are None for all when
+        the embedder cannot give them (the index then searches by "section")."""
+        contents = [c.content for c in chunks]
+        bare_hashes = [text_hash(t) for t in contents]
+        bare = {**self.store.cached_vectors(bare_hashes, ident.key),
+                **dict(zip(hashes, vectors, strict=True))}
+        with_tokens = getattr(self.embedder, "embed_with_tokens", None)
+        tokens = {} if with_tokens is None else self.store.cached_token_vectors(hashes, ident.key)
+        need = [i for i, (b, h) in enumerate(zip(bare_hashes, hashes, strict=True))
+                if b not in bare or (with_tokens is not None and h not in tokens)]
+        first = {bare_hashes[i]: i for i in reversed(need)}  # a content read once
+        todo = list(first)
+        if with_tokens is None:
+            bare.update(zip(todo, self.embedder.embed([contents[first[b]] for b in todo]),
+                            strict=True))
+            report.bare_embedded += len(todo)
+        elif todo:
+            fresh = dict(zip(todo, with_tokens([contents[first[b]] for b in todo]), strict=True))
+            for b, (vec, _) in fresh.items():
+                if b not in bare:
+                    bare[b] = vec
+                    report.bare_embedded += 1
+            for i in need:
+                if hashes[i] not in tokens:
+                    tokens[hashes[i]] = late.quantize(fresh[bare_hashes[i]][1].vectors)
+                    report.tokens_embedded += 1
+        return ([bare[b] for b in bare_hashes], bare_hashes,
+                [tokens.get(h) for h in hashes])
 
     def _embed_sentences(
         self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport

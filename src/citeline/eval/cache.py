@@ -49,10 +49,13 @@ class CachingEmbedder:
             raise CiteError(f"{self.path}: cannot open the embedding cache: {exc}") from exc
         # Token vectors (the late fusion's) are not cached: an index stores and reuses
         # its own. The inner model's methods are passed on where it has them, so an
-        # index sees exactly what the model can do.
+        # index sees exactly what the model can do; embed_with_tokens also keeps the
+        # pooled vectors it computes, as embed would.
         for name in ("embed_tokens", "embed_query"):
             if hasattr(inner, name):
                 setattr(self, name, getattr(inner, name))
+        if hasattr(inner, "embed_with_tokens"):
+            self.embed_with_tokens = self._embed_with_tokens
         self.hits = 0  # texts served from the cache
         self.misses = 0  # texts the model embedded
         self.model_seconds = 0.0  # time spent inside the model on misses
@@ -69,18 +72,30 @@ class CachingEmbedder:
             fresh = self.inner.embed([texts[first[h]] for h in todo], progress=progress)
             self.model_seconds += time.perf_counter() - t0
             self.misses += len(todo)
-            with self._db:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO vectors (text_hash, model_key, vector) VALUES (?, ?, ?)",
-                    [(h, self.identity.key, v.astype(np.float32).tobytes())
-                     for h, v in zip(todo, fresh, strict=True)],
-                )
+            self._store(todo, fresh)
             found.update(zip(todo, fresh, strict=True))
         self.hits += len(hashes) - len(todo)
         return np.vstack([found[h] for h in hashes]).astype(np.float32)
 
+    def _embed_with_tokens(self, texts: Sequence[str]) -> list:
+        t0 = time.perf_counter()
+        out = self.inner.embed_with_tokens(texts)  # type: ignore[attr-defined]
+        self.model_seconds += time.perf_counter() - t0
+        self.misses += len(texts)
+        self._store([hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts],
+                    [vec for vec, _ in out])
+        return out
+
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return self.inner.count_tokens(texts)
+
+    def _store(self, hashes: Sequence[str], vectors: Sequence[np.ndarray]) -> None:
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO vectors (text_hash, model_key, vector) VALUES (?, ?, ?)",
+                [(h, self.identity.key, np.asarray(v, dtype=np.float32).tobytes())
+                 for h, v in zip(hashes, vectors, strict=True)],
+            )
 
     def _lookup(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
