@@ -1033,6 +1033,55 @@ def test_deleting_a_collection_stops_the_indexing_of_its_big_upload(live, embedd
         assert not any((data / "doomed" / ".queue").rglob("big.md"))
 
 
+def test_an_upload_streaming_while_its_collection_is_deleted_is_404_and_keeps_nothing(
+        live, embedder, tmp_path):
+    """A collection deleted while an upload's body streams: the upload is answered 404
+    (the collection is gone) and writes nothing, neither into the deleted folder (a
+    files/ made again there refused a new collection of the name: 'not a collection')
+    nor into a new collection of the same name created before the body ends; the
+    DELETE does not wait for the upload. It was a 500 (its received file was gone)."""
+    data = tmp_path / "d"
+    srv = live(data_dir=data, embedder=embedder)
+    url, boundary = "/api/collections/late/documents", "citelineboundary"
+    resume = threading.Event()
+    answer: dict[str, httpx.Response] = {}
+
+    def body():  # type: ignore[no-untyped-def]
+        yield (f"--{boundary}\r\ncontent-disposition: form-data; name=\"files\"; "
+               "filename=\"late.md\"\r\n\r\n# Late\n\nThe first half, ").encode()
+        if resume.wait(10):  # else the test has failed: end the body anyway
+            yield b"then the rest of it.\n"
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    def upload() -> None:
+        with srv.client() as up:
+            answer["r"] = up.post(url, content=body(), headers={
+                "content-type": f"multipart/form-data; boundary={boundary}"})
+
+    with srv.client() as c:
+        assert c.post("/api/collections", json={"name": "late"}).status_code == 201
+        sender = threading.Thread(target=upload)
+        sender.start()
+        try:
+            deadline = time.monotonic() + 10  # the first half is in its temporary file
+            while not any((data / "late" / "files").glob(".upload-*")):
+                assert time.monotonic() < deadline, "the upload never started its file"
+                time.sleep(0.01)
+            assert c.delete("/api/collections/late", timeout=10).status_code == 200
+            assert not (data / "late").exists()
+            assert c.post("/api/collections", json={"name": "late"}).status_code == 201
+        finally:
+            resume.set()
+            sender.join(10)
+        assert not sender.is_alive()
+        err = assert_error(answer["r"], 404, "not_found")
+        assert "late" in err["message"]
+        assert c.get(url).json()["documents"] == []
+        assert [p for p in (data / "late").rglob("*")  # its index alone
+                if p.is_file() and not p.name.startswith(DB_NAME)] == []
+        assert srv.app.state.jobs.states("late") == {}
+
+
 def test_a_reupload_keeps_the_indexed_version_s_file_until_it_is_indexed(env):
     c = env["client"]
     assert c.post("/api/collections", json={"name": "versions"}).status_code == 201

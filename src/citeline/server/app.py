@@ -60,7 +60,13 @@ from citeline.errors import (
 from citeline.extract import supported
 from citeline.extract.transcript import MEDIA_SUFFIXES, companion, sidecar_for
 from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
-from citeline.server.collections import Collection, Collections, NameError_, sanitize_filename
+from citeline.server.collections import (
+    Collection,
+    CollectionDeleted,
+    Collections,
+    NameError_,
+    sanitize_filename,
+)
 from citeline.server.jobs import IndexQueue, SharedQueue
 from citeline.types import MODES, STRATEGIES, DocState
 
@@ -682,21 +688,25 @@ def create_app(
         c = collection(request, name, "write")
         c.index.store.get_setting("generation")  # 404 if its index was removed meanwhile,
         # before the files folder is made again under it
-        saved = await _receive_files(request, c, config)
         out = []
-        for doc, size in saved:
-            jobs.submit(name, doc)
-            out.append({"document": doc, "state": DocState.PENDING, "bytes": size,
-                        "url": f"/api/collections/{quote(name)}/documents/{quote(doc)}"})
-        # A transcript uploaded after its recording, or a recording after its transcript,
-        # changes what the other one is: index that one again too (in its own job, so its
-        # listed state is its own: the recording's "no transcript" failure goes).
-        uploaded = {doc for doc, _ in saved}
-        for doc in sorted(uploaded):
-            other = companion(c.files / doc)
-            if other is not None and other.name not in uploaded:
-                uploaded.add(other.name)
-                jobs.submit(name, other.name)
+
+        def accept(saved: list[tuple[str, int]]) -> None:
+            for doc, size in saved:
+                jobs.submit(name, doc)
+                out.append({"document": doc, "state": DocState.PENDING, "bytes": size,
+                            "url": f"/api/collections/{quote(name)}/documents/{quote(doc)}"})
+            # A transcript uploaded after its recording, or a recording after its
+            # transcript, changes what the other one is: index that one again too (in its
+            # own job, so its listed state is its own: the recording's "no transcript"
+            # failure goes).
+            uploaded = {doc for doc, _ in saved}
+            for doc in sorted(uploaded):
+                other = companion(c.files / doc)
+                if other is not None and other.name not in uploaded:
+                    uploaded.add(other.name)
+                    jobs.submit(name, other.name)
+
+        await _receive_files(request, c, config, accept)
         return {"collection": name, "documents": out}
 
     def find_doc(c: Collection, document: str) -> dict:
@@ -976,22 +986,28 @@ def _check_room(folder: Path, coming: int, keep: int, name: str | None = None) -
                         **({"file": name} if name else {})})
 
 
-async def _receive_files(request: Request, c: Collection,
-                         config: ServerConfig) -> list[tuple[str, int]]:
+def _deleted_during_upload(c: Collection) -> ApiError:
+    return ApiError(404, f"no collection named '{c.name}': it was deleted during the "
+                    "upload; nothing was kept")
+
+
+async def _receive_files(request: Request, c: Collection, config: ServerConfig,
+                         accept: Callable[[list[tuple[str, int]]], None]) -> None:
     """Stream a multipart body to ``<collection>/files/``, enforcing the upload limit
-    per file, the disk's free-space reserve, and the idle timeout.
+    per file, the disk's free-space reserve, and the idle timeout; then ``accept`` the
+    received files (name, size).
 
     Each file goes to a hidden temporary name first and is renamed only when the
-    whole request was accepted, so a refused upload never replaces a good file.
+    whole request was accepted, so a refused upload never replaces a good file. The
+    collection deleted meanwhile is a 404 with nothing kept: each step that writes
+    into its folder, and the renames with their queueing, check that under its
+    :meth:`~citeline.server.collections.Collection.receiving` lock.
     """
     limit, keep = config.max_upload_bytes, config.min_free_bytes
     ctype, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if ctype != b"multipart/form-data" or not boundary:
         raise ApiError(415, "upload files as multipart/form-data (field 'files')")
-    c.files.mkdir(parents=True, exist_ok=True)
-    length = request.headers.get("content-length", "")
-    _check_room(c.files, int(length) if length.isdigit() else 0, keep)  # before a byte
     unchecked = [0]  # bytes written since the disk was last looked at
     parts: list[dict[str, Any]] = []
     cur: dict[str, Any] = {}
@@ -1048,7 +1064,8 @@ async def _receive_files(request: Request, c: Collection,
             raise ApiError(413, f"at most {MAX_FILES_PER_UPLOAD} files per upload")
         tmp = c.files / f".upload-{secrets.token_hex(8)}"
         cur["name"], cur["tmp"] = name, tmp
-        cur["fh"] = open(tmp, "wb")  # noqa: SIM115 - closed in on_part_end or cleanup
+        with c.receiving():
+            cur["fh"] = open(tmp, "wb")  # noqa: SIM115 - closed in on_part_end or cleanup
         parts.append(cur.copy())
 
     def on_part_data(data: bytes, start: int, end: int) -> None:
@@ -1086,6 +1103,10 @@ async def _receive_files(request: Request, c: Collection,
     idle = config.upload_idle_seconds
     body = request.stream().__aiter__()
     try:
+        with c.receiving():
+            c.files.mkdir(parents=True, exist_ok=True)
+        length = request.headers.get("content-length", "")
+        _check_room(c.files, int(length) if length.isdigit() else 0, keep)  # before a byte
         while True:
             try:
                 chunk = await asyncio.wait_for(body.__anext__(), idle)
@@ -1094,6 +1115,8 @@ async def _receive_files(request: Request, c: Collection,
             except TimeoutError as exc:
                 raise ApiError(408, f"the upload sent nothing for {idle:g} s",
                                {"idle_seconds": idle}) from exc
+            if c.deleting.is_set():  # its folder goes: receive no more of the body
+                raise CollectionDeleted(c.name)
             parser.write(chunk)
         parser.finalize()
         if not parts:
@@ -1102,12 +1125,18 @@ async def _receive_files(request: Request, c: Collection,
             raise ApiError(400, f"malformed multipart upload: the body ends before its closing "
                            f"boundary ({parts[-1]['name']} may be cut short); nothing was kept",
                            {"file": parts[-1]["name"]})
-        saved = []
-        for p in parts:
-            c.keep_indexed_file(p["name"])  # citations of the indexed version still open it
-            os.replace(p["tmp"], c.files / p["name"])
-            saved.append((p["name"], p["size"]))
-        return saved
+        # a delete of the collection comes before these renames or after their queueing
+        with c.receiving():
+            for p in parts:
+                c.keep_indexed_file(p["name"])  # citations of the indexed version still open it
+                os.replace(p["tmp"], c.files / p["name"])
+            accept([(p["name"], p["size"]) for p in parts])
+    except CollectionDeleted as exc:
+        raise _deleted_during_upload(c) from exc
+    except FileNotFoundError as exc:  # its folder removed between a check and a write
+        if not c.deleting.is_set():
+            raise
+        raise _deleted_during_upload(c) from exc
     except MultipartParseError as exc:
         raise ApiError(400, f"malformed multipart upload: {exc}") from exc
     except ClientDisconnect as exc:

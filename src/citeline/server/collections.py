@@ -24,7 +24,8 @@ import re
 import shutil
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +54,10 @@ MAX_NAME_BYTES = 255
 
 class NameError_(ConfigError):  # noqa: N801 - trailing underscore avoids the builtin
     """A collection or file name is not acceptable."""
+
+
+class CollectionDeleted(Exception):
+    """An upload would write into a collection that is being (or was) deleted."""
 
 
 # The API keys' file lives in the data folder beside the collections: a collection of
@@ -106,6 +111,10 @@ class Collection:
     # point (stop_if_deleted: within one group of embedded texts, not at the end of a
     # document that takes minutes), and nothing more is written into its folder.
     deleting: threading.Event = field(default_factory=threading.Event)
+    # Held while an upload writes into the folder (see `receiving`), for a moment each
+    # time; never while a document is indexed, as `lock` is, so an upload waits for no
+    # indexing. A delete sets `deleting` under it.
+    upload_lock: threading.Lock = field(default_factory=threading.Lock)
     files_dir: Path | None = None  # shared-store mode: the shared uploads folder
     # One lock per document, held while it is indexed: deleting a document waits for
     # that document only, never for another one being indexed (minutes, for a big file).
@@ -120,6 +129,20 @@ class Collection:
         """An indexing run's ``stop`` check (:meth:`citeline.pipeline.Index.index`)."""
         if self.deleting.is_set():
             raise IndexingCancelled(f"collection '{self.name}' is being deleted")
+
+    @contextmanager
+    def receiving(self) -> Iterator[None]:
+        """Hold while an upload writes into this collection's folder (makes ``files/``,
+        opens a received file there, moves the received files in and queues them).
+        Raises :class:`CollectionDeleted` once a delete has begun: that delete set the
+        flag under the same lock, so an upload either ends its step before the folder is
+        removed or writes nothing, neither into the deleted folder (a ``files/`` made
+        there again refused a new collection of the name) nor into a new collection's
+        of the same name (this object's flag stays set)."""
+        with self.upload_lock:
+            if self.deleting.is_set():
+                raise CollectionDeleted(self.name)
+            yield
 
     @property
     def files(self) -> Path:
@@ -381,7 +404,8 @@ class Collections:
         not the rest of a big document. ``forget(name)`` is called once the indexing
         has let go and before the name is free again: the queue drops the collection's
         jobs there (its queued uploads), and never a new collection's of the same name.
-        Meanwhile the collection is not found and its name cannot be created."""
+        Meanwhile the collection is not found and its name cannot be created; an upload
+        to it still streaming writes nothing more (:meth:`Collection.receiving`)."""
         if not self.multi:
             raise ConfigError("collections: this server serves one collection (--index or --store); it cannot be deleted over HTTP")
         c = self.get(name)
@@ -392,7 +416,8 @@ class Collections:
                 return False
             self._deleting.add(name)
         try:
-            c.deleting.set()
+            with c.upload_lock:  # an upload's step of writing into the folder ends first;
+                c.deleting.set()  # each later one sees the flag (Collection.receiving)
             with c.lock:
                 with self._lock:
                     self._open.pop(name, None)
