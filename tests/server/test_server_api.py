@@ -443,6 +443,17 @@ def test_file_names_are_sanitised_or_refused(env):
     wait_settled(c, "other")
 
 
+def test_a_document_name_longer_than_the_filesystem_allows_is_404(env):
+    # schemathesis: GET .../documents/<300 characters>/file was a 500 (stat raised
+    # ENAMETOOLONG); no document can have that name
+    c = env["client"]
+    for name in ("a" * 300, "é" * 200 + ".md", "dir/" + "b" * 256 + ".md"):
+        for path in ("/file", "/text", ""):
+            assert_error(c.get(f"/api/collections/kb/documents/{name}{path}"), 404, "not_found")
+        assert_error(c.post(f"/api/collections/kb/documents/{name}/retry"), 404, "not_found")
+        assert_error(c.delete(f"/api/collections/kb/documents/{name}"), 404, "not_found")
+
+
 def test_a_filename_star_names_the_upload(env):
     """A part named by ``filename*=UTF-8''...`` only (RFC 6266's encoding, which some
     clients send for a non-ASCII name though RFC 7578 says not to) is that file,

@@ -19,6 +19,7 @@ server only ever goes through :class:`citeline.pipeline.Index`.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -232,6 +233,14 @@ class Collection:
     def file_of(self, document: str) -> Path | None:
         """The original file of an indexed document, confined to its root folder: the
         kept file of the indexed version while a re-upload of it waits or failed."""
+        try:
+            return self._file_of(document)
+        except OSError as exc:
+            if exc.errno != errno.ENAMETOOLONG:
+                raise
+            return None  # a name the filesystem cannot hold is no file (stat raises)
+
+    def _file_of(self, document: str) -> Path | None:
         if "\0" in document or any(p.startswith(".") for p in Path(document).parts):
             return None  # no document has such a name (the indexer skips hidden files;
             # a kept, held or half-received upload is no document)
