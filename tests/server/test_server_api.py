@@ -177,6 +177,24 @@ def test_search_and_ask_return_the_cli_json(env, embedder):
     assert streamed["error"]["message"] == err["message"]
 
 
+def test_a_json_body_the_parser_cannot_read_is_a_validation_error_saying_why(env):
+    # schemathesis: bytes that are not UTF-8, or arrays nested past the parser's depth,
+    # got FastAPI's 400 "There was an error parsing the body", naming nothing; they are
+    # bodies that are not JSON, as b'{bad' is
+    c = env["client"]
+    json_type = {"content-type": "application/json"}
+    for body, why in ((b'\xff{"query": "x"}', "not UTF-8 text (byte 0xff at byte 0)"),
+                      (b'{"query": "caf\xe9"}', "not UTF-8 text (byte 0xe9 at byte 14)"),
+                      (b"[" * 100_000 + b"]" * 100_000, "nested deeper")):
+        for path in ("/api/collections/kb/search", "/api/collections/kb/ask", "/api/collections"):
+            err = assert_error(c.post(path, content=body, headers=json_type), 422,
+                               "validation_error")
+            assert err["message"] == "invalid request: body", path
+            [d] = err["detail"]
+            assert d["field"] == "" and d["type"] == "json_invalid", path
+            assert d["message"].startswith("the body is not valid JSON: ") and why in d["message"]
+
+
 def test_ask_streams_citations_then_text_then_done(env):
     c = env["client"]
     with c.stream("POST", "/api/collections/kb/ask", json={"question": WARRANTY, "stream": True}) as r:

@@ -489,6 +489,9 @@ def create_app(
                 caller(request)
             except ApiError as denied:
                 return await _api_error(request, denied)
+        unreadable = _unreadable_json(exc)
+        if unreadable is not None:  # FastAPI's bare "There was an error parsing the body"
+            return _error(422, "invalid request: body", [unreadable])
         msg = exc.detail if isinstance(exc.detail, str) else _STATUS_CODES.get(exc.status_code, "error")
         if exc.status_code == 404 and msg == "Not Found":
             msg = f"no such endpoint: {request.method} {request.url.path}"
@@ -838,6 +841,24 @@ def _invalid_json(e: dict) -> dict[str, str]:
     where = f" at character {at[0]}" if at else ""
     return {"field": "", "message": f"the body is not valid JSON{where}: {why}".rstrip(": "),
             "type": "json_invalid"}
+
+
+def _unreadable_json(exc: StarletteHTTPException) -> dict[str, str] | None:
+    """A JSON body FastAPI's parser could not read, as :func:`_invalid_json` words a body
+    that is not JSON: ``json.loads`` raised no ``JSONDecodeError`` but a
+    ``UnicodeDecodeError`` (bytes that are not UTF-8) or a ``RecursionError`` (arrays
+    nested past its depth), which FastAPI answers as a 400 saying only "There was an
+    error parsing the body"."""
+    cause = exc.__cause__
+    if exc.status_code != 400:
+        return None
+    if isinstance(cause, UnicodeDecodeError):
+        why = f"it is not UTF-8 text (byte {cause.object[cause.start]:#04x} at byte {cause.start})"
+    elif isinstance(cause, RecursionError):
+        why = "its arrays or objects are nested deeper than the parser reads"
+    else:
+        return None
+    return {"field": "", "message": f"the body is not valid JSON: {why}", "type": "json_invalid"}
 
 
 def _writable(folder: Path) -> bool:
