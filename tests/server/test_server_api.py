@@ -68,6 +68,28 @@ def test_health_ready_version_openapi(env, embedder):
         assert_error(anon.get("/no/such/thing"), 404, "not_found")
 
 
+def test_the_openapi_document_declares_the_bodies_the_server_sends_and_takes(env):
+    # schemathesis: every 4xx but FastAPI's 422 was undocumented, and that 422 was
+    # declared as FastAPI's {detail: [...]}, not the {error: {code, message, detail}}
+    # sent; an upload declared no body, and ask no event stream
+    spec = env["client"].get("/openapi.json").json()
+    error = {"$ref": "#/components/schemas/ErrorBody"}
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            for status in ("4XX", "5XX"):
+                assert op["responses"][status]["content"]["application/json"]["schema"] == error, \
+                    (method, path)
+            assert "422" not in op["responses"], (method, path)
+    upload = spec["paths"]["/api/collections/{name}/documents"]["post"]["requestBody"]
+    form = upload["content"]["multipart/form-data"]["schema"]
+    assert form["required"] == ["files"] and form["properties"]["files"]["type"] == "array"
+    ask = spec["paths"]["/api/collections/{name}/ask"]["post"]["responses"]["200"]["content"]
+    assert set(ask) == {"application/json", "text/event-stream"}
+    file = spec["paths"]["/api/collections/{name}/documents/{document}/file"]["get"]
+    assert "*/*" in file["responses"]["200"]["content"]
+
+
 def test_upload_answers_pending_then_indexer_states(env):
     c, data = env["client"], env["data"]
     r = c.post("/api/collections/kb/documents", files=[

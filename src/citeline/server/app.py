@@ -222,6 +222,33 @@ class AskBody(BaseModel):
     stream: bool = Field(False, description="answer as Server-Sent Events")
 
 
+class ErrorDetail(BaseModel):
+    code: str = Field(description="e.g. not_found, validation_error, timeout")
+    message: str
+    detail: Any = Field(None, description="validation_error: the failing fields")
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx/5xx answer's body (the OpenAPI document's, for every route)."""
+    error: ErrorDetail
+
+
+# Declared on every route: also replaces FastAPI's 422 schema, which is not this shape.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    "4XX": {"model": ErrorBody, "description": "refused; `error.code` says why"},
+    "5XX": {"model": ErrorBody, "description": "not ready, unavailable, or timed out"},
+}
+# An upload is read as it streams (not by FastAPI), so its body is declared by hand.
+UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["files"],
+    "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}},
+}}}}}
+FILE_ANY = {200: {"description": "the file, as its own type",
+                  "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}}}
+ASK_STREAM = {200: {"description": "the answer; Server-Sent Events with stream=true",
+                    "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
+
+
 assert set(MODES) == {"dense", "bm25", "hybrid"} and set(STRATEGIES) == set("ABCDEF")
 
 
@@ -461,6 +488,7 @@ def create_app(
         docs_url=None,  # Swagger UI loads from a CDN; the page must work offline
         redoc_url=None,
         dependencies=[Depends(caller)],
+        responses=ERROR_RESPONSES,
     )
     app.state.collections = collections
     app.state.jobs = jobs
@@ -686,7 +714,8 @@ def create_app(
         return {"collection": name, "documents": documents(c)}
 
     @app.post("/api/collections/{name}/documents", status_code=202, tags=["documents"],
-              summary="upload one or many files (multipart field 'files'); indexing runs in the background")
+              summary="upload one or many files (multipart field 'files'); indexing runs in the background",
+              openapi_extra=UPLOAD_BODY)
     async def upload(name: str, request: Request) -> dict:
         c = collection(request, name, "write")
         c.index.store.get_setting("generation")  # 404 if its index was removed meanwhile,
@@ -731,7 +760,7 @@ def create_app(
 
     @app.head("/api/collections/{name}/documents/{document:path}/file", include_in_schema=False)
     @app.get("/api/collections/{name}/documents/{document:path}/file", tags=["documents"],
-             summary="the original file (PDF and media open at #page= / #t=)")
+             responses=FILE_ANY, summary="the original file (PDF and media open at #page= / #t=)")
     def document_file(name: str, document: str, request: Request) -> FileResponse:
         c = collection(request, name, "read")
         f = c.file_of(document)
@@ -794,7 +823,7 @@ def create_app(
             hit["url"] = h.locator.url(h.document)
         return JSONResponse(_served_urls(out, name))
 
-    @app.post("/api/collections/{name}/ask", tags=["retrieval"],
+    @app.post("/api/collections/{name}/ask", tags=["retrieval"], responses=ASK_STREAM,
               summary="cited answer or refusal (the CLI's ask --json); SSE with stream=true")
     def ask(name: str, body: AskBody, request: Request) -> Response:
         c = collection(request, name, "read")
