@@ -90,6 +90,23 @@ def test_the_openapi_document_declares_the_bodies_the_server_sends_and_takes(env
     assert "*/*" in file["responses"]["200"]["content"]
 
 
+def test_a_method_a_path_does_not_take_is_405_naming_every_method_it_does(env):
+    # schemathesis: OPTIONS /api/collections/kb answered 405 with "Allow: GET" (the first
+    # route of the path only), hiding its DELETE, and a message naming nothing
+    c = env["client"]
+    for method, path, allowed in (
+            ("OPTIONS", "/api/collections/kb", "DELETE, GET"),
+            ("PUT", "/api/collections", "GET, POST"),
+            ("PATCH", "/api/collections/kb/documents/kettle.md", "DELETE, GET"),
+            # (a DELETE there is routed too: to the document 'kettle.md/file', a 404)
+            ("POST", "/api/collections/kb/documents/kettle.md/file", "DELETE, GET, HEAD"),
+            ("GET", "/api/collections/kb/search", "POST")):
+        r = c.request(method, path)
+        err = assert_error(r, 405, "method_not_allowed")
+        assert r.headers["allow"] == allowed, (method, path)
+        assert err["message"] == f"{method} is not allowed on {path}; it takes {allowed}"
+
+
 def test_upload_answers_pending_then_indexer_states(env):
     c, data = env["client"], env["data"]
     r = c.post("/api/collections/kb/documents", files=[

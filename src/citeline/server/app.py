@@ -45,6 +45,7 @@ from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.routing import Match
 
 from citeline import __version__
 from citeline.embed import Embedder, load_embedder, model_identity
@@ -521,9 +522,25 @@ def create_app(
         if unreadable is not None:  # FastAPI's bare "There was an error parsing the body"
             return _error(422, "invalid request: body", [unreadable])
         msg = exc.detail if isinstance(exc.detail, str) else _STATUS_CODES.get(exc.status_code, "error")
+        headers = getattr(exc, "headers", None)
         if exc.status_code == 404 and msg == "Not Found":
             msg = f"no such endpoint: {request.method} {request.url.path}"
-        return _error(exc.status_code, msg, None, headers=getattr(exc, "headers", None))
+        if exc.status_code == 405:
+            # Starlette's Allow names the methods of the first route of the path only
+            # (GET of /api/collections/{name}, not its DELETE)
+            allowed = ", ".join(allowed_methods(request))
+            msg = f"{request.method} is not allowed on {request.url.path}; it takes {allowed}"
+            headers = {**(headers or {}), "Allow": allowed}
+        return _error(exc.status_code, msg, None, headers=headers)
+
+    def allowed_methods(request: Request) -> list[str]:
+        """Every method some route of ``request``'s path takes."""
+        methods: set[str] = set()
+        for route in app.router.routes:
+            match, _ = route.matches(request.scope)
+            if match is not Match.NONE:
+                methods |= getattr(route, "methods", None) or set()
+        return sorted(methods)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
