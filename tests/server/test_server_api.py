@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import threading
@@ -84,8 +85,20 @@ def test_the_openapi_document_declares_the_bodies_the_server_sends_and_takes(env
     upload = spec["paths"]["/api/collections/{name}/documents"]["post"]["requestBody"]
     form = upload["content"]["multipart/form-data"]["schema"]
     assert form["required"] == ["files"] and form["properties"]["files"]["type"] == "array"
+    assert form["properties"]["files"]["minItems"] == 1
     ask = spec["paths"]["/api/collections/{name}/ask"]["post"]["responses"]["200"]["content"]
     assert set(ask) == {"application/json", "text/event-stream"}
+    # schemathesis checks each event against the stream's schema: it is an event, not a string
+    event = ask["text/event-stream"]["schema"]
+    assert event["properties"]["event"]["enum"] == ["citations", "answer", "done", "error"]
+    # a collection's name rule is in the schema (the server's 400 names the field)
+    pattern = spec["components"]["schemas"]["CreateCollection"]["properties"]["name"]["pattern"]
+    for name, ok in (("kb", True), ("a.b-c_d", True), ("a" * 64, True), ("", False),
+                     ("a" * 65, False), ("x.", False), ("-x", False), ("../up", False)):
+        assert bool(re.fullmatch(pattern, name)) is ok, name
+    # a blank question is refused, and the schema says so
+    question = spec["components"]["schemas"]["AskBody"]["properties"]["question"]
+    assert not re.search(question["pattern"], " \t\n") and re.search(question["pattern"], " a")
     file = spec["paths"]["/api/collections/{name}/documents/{document}/file"]["get"]
     assert "*/*" in file["responses"]["200"]["content"]
 

@@ -62,6 +62,7 @@ from citeline.extract import supported
 from citeline.extract.transcript import MEDIA_SUFFIXES, companion, sidecar_for
 from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
 from citeline.server.collections import (
+    COLLECTION_NAME_PATTERN,
     Collection,
     CollectionDeleted,
     Collections,
@@ -193,8 +194,9 @@ def _not_blank(text: str) -> str:
     return text
 
 
-# A question or query: JSON strings only, not blank.
-QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS),
+# A question or query: JSON strings only, not blank (the schema's pattern says so too).
+QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                                 json_schema_extra={"pattern": r"\S"}),
                       AfterValidator(_not_blank)]
 # Bodies take JSON's own types: "5" is not a number, true is not 1, "yes" is not true.
 STRICT = ConfigDict(strict=True)
@@ -202,7 +204,9 @@ STRICT = ConfigDict(strict=True)
 
 class CreateCollection(BaseModel):
     model_config = STRICT
-    name: str = Field(description="1-64 letters, digits, '_', '-', '.'")
+    name: str = Field(description="1-64 letters, digits, '_', '-', '.', starting with a letter "
+                      "or digit and not ending with '.'",
+                      json_schema_extra={"pattern": COLLECTION_NAME_PATTERN})
     strategy: Literal["A", "B", "C", "D", "E", "F"] = Field("E", description="chunking strategy")
     threshold: float | None = Field(
         None, gt=0, le=2, description="refusal threshold (cosine distance); default 0.675"
@@ -242,12 +246,17 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 # An upload is read as it streams (not by FastAPI), so its body is declared by hand.
 UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "required": ["files"],
-    "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}},
+    "properties": {"files": {"type": "array", "minItems": 1, "maxItems": MAX_FILES_PER_UPLOAD,
+                             "items": {"type": "string", "format": "binary"}}},
 }}}}}
 FILE_ANY = {200: {"description": "the file, as its own type",
                   "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}}}
+# One event, as OpenAPI 3.2's itemSchema for text/event-stream has it; data is JSON.
+SSE_EVENT = {"type": "object", "required": ["event", "data"], "properties": {
+    "event": {"enum": ["citations", "answer", "done", "error"]},
+    "data": {"type": "string", "contentMediaType": "application/json"}}}
 ASK_STREAM = {200: {"description": "the answer; Server-Sent Events with stream=true",
-                    "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
+                    "content": {"text/event-stream": {"schema": SSE_EVENT}}}}
 
 
 assert set(MODES) == {"dense", "bm25", "hybrid"} and set(STRATEGIES) == set("ABCDEF")

@@ -48,7 +48,10 @@ INDEXING_DIR = "indexing"
 # it again (a failed document's re-upload looks like the upload that failed).
 PENDING_DIR = "pending"
 # Collection names become folder names and URL path segments: keep them plain.
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # whole names only: fullmatch
+# 1-64 characters, starting with a letter or digit and not ending with '.'; the API's
+# schema publishes the same pattern.
+COLLECTION_NAME_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,62}[A-Za-z0-9_-])?$"
+_NAME_RE = re.compile(COLLECTION_NAME_PATTERN)
 # Longest file name most filesystems accept, in UTF-8 bytes.
 MAX_NAME_BYTES = 255
 
@@ -67,7 +70,7 @@ RESERVED_PREFIX = "keys.sqlite3"
 
 
 def check_collection_name(name: str) -> str:
-    if not _NAME_RE.fullmatch(name) or name.endswith("."):
+    if not _NAME_RE.fullmatch(name):
         raise NameError_(
             f"collection name {name!r}: use 1-64 letters, digits, '_', '-', '.', "
             "starting with a letter or digit and not ending with '.'"
