@@ -513,6 +513,8 @@ def test_a_stream_cut_off_leaves_neither_its_text_nor_its_sources(page, site, mo
         server.drop_connections()  # the server goes while the answer is written
         pg.locator("#answer").wait_for(state="hidden", timeout=10_000)
         assert pg.locator("#citations").is_hidden() and pg.locator("#error").is_visible()
+        assert pg.locator("#error").text_content() == (
+            "the connection to the server was lost while the answer arrived")
 
 
 def test_the_document_list_keeps_the_keyboard_s_place_while_it_polls(page, site):
@@ -589,3 +591,61 @@ def test_another_site_s_page_calls_the_api_with_a_key(site, browser, tmp_path):
         ctx.close()
         other.shutdown()
         other.server_close()
+
+
+
+def _on_port(app, port: int = 0):  # type: ignore[no-untyped-def]
+    """A LiveServer of ``app`` on ``port`` (0: a free one), its socket reusable, so that a
+    second server can take the port of a stopped one as a restarted process does."""
+    import socket
+    import threading
+
+    from server_live import LiveServer
+
+    s = LiveServer(app)
+    s.sock.close()
+    s.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.sock.bind(("127.0.0.1", port))
+    s.port = s.sock.getsockname()[1]
+    s.url = f"http://127.0.0.1:{s.port}"
+    s.thread = threading.Thread(target=s.server.run, kwargs={"sockets": [s.sock]}, daemon=True)
+    return s.start()
+
+
+def test_a_server_that_goes_away_is_named_and_the_page_recovers_when_it_is_back(
+        embedder, browser, tmp_path):
+    """The page said 'Failed to fetch' when its server stopped, and kept saying it after
+    the server was back and the list polled fine again."""
+    from citeline.server.app import create_app
+
+    data = tmp_path / "data"
+    data.mkdir()
+    app = create_app(data_dir=data, embedder=embedder)
+    server = _on_port(app)
+    with server.client() as c:
+        assert c.post("/api/collections", json={"name": "flaky"}).status_code == 201
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(server.url + "/")
+        pg.wait_for_selector("#collection option[value=flaky]", state="attached")
+        server.stop()
+        err = pg.locator("#error")
+        err.wait_for(timeout=15_000)  # the next poll of the document list
+        expected = f"cannot reach the server at 127.0.0.1:{server.port}: is it running?"
+        assert err.text_content() == expected
+        pg.fill("#question", "Is anyone there?")
+        pg.click("#ask-btn")
+        pg.locator('#answer[data-state="done"]').wait_for(state="attached")
+        assert err.text_content() == expected and pg.locator("#answer").is_hidden()
+        server = _on_port(app, server.port)
+        err.wait_for(state="hidden", timeout=15_000)  # a poll that succeeds clears it
+        assert pg.locator("#collection-info").text_content().startswith("strategy E")
+    finally:
+        ctx.close()
+        server.stop()
+    assert errors == []
+

@@ -12,6 +12,7 @@ let pollTimer = null;
 let currentInfo = null; // the selected collection's settings
 let asking = null; // the AbortController of the answer being written, if one is
 let shownDocs = ""; // the document list as last drawn (redrawn only when it changes)
+let pollError = ""; // the error a failed poll showed: the next poll that succeeds clears it
 
 function showInfo(documents, chunks) {
   $("#collection-info").textContent = currentInfo
@@ -53,12 +54,42 @@ function errorText(e) {
   return e.message + " — " + e.detail.map((d) => (d.field ? d.field + ": " : "") + d.message).join("; ");
 }
 
+// fetch() rejects with a bare "Failed to fetch" when no answer came at all (the server
+// is stopped, restarting or unreachable): say that, naming the server.
+function unreachable() {
+  const err = new Error(`cannot reach the server at ${location.host}: is it running?`);
+  err.network = true;
+  return err;
+}
+
+async function send(path, opts) {
+  try {
+    return await fetch(path, opts);
+  } catch (e) {
+    if (e.name === "AbortError") throw e;
+    throw unreachable();
+  }
+}
+
+// A body's bytes; a connection lost while they arrive is said as such ("network error").
+async function received(promise, what) {
+  try {
+    return await promise;
+  } catch (e) {
+    if (e.name === "AbortError") throw e;
+    const err = new Error(`the connection to the server was lost while ${what} arrived`);
+    err.network = true;
+    throw err;
+  }
+}
+
 async function api(path, opts = {}) {
-  const res = await fetch(path, { ...opts, headers: headers(opts.headers || {}) });
+  const res = await send(path, { ...opts, headers: headers(opts.headers || {}) });
   const type = res.headers.get("content-type") || "";
-  const body = type.includes("application/json") ? await res.json() : null;
+  const body = type.includes("application/json") ? await received(res.json(), "the answer") : null;
   if (!res.ok) {
-    const e = body && body.error ? body.error : { code: String(res.status), message: res.statusText };
+    const e = body && body.error ? body.error
+      : { code: String(res.status), message: `HTTP ${res.status} ${res.statusText}`.trim() };
     const err = new Error(errorText(e));
     err.status = res.status;
     err.code = e.code;
@@ -87,9 +118,14 @@ async function loadCollections(select) {
   } catch (e) {
     showError(e.status === 401 ? "This server needs an API key: paste it above." : e.message);
     if (e.status === 401) forgetShown();
+    else if (e.network) {  // the server is down: the page comes back when it does
+      clearTimeout(pollTimer);
+      pollTimer = setTimeout(() => loadCollections(select), POLL_IDLE_MS);
+    }
     return;
   }
   showError("");
+  pollError = "";
   const sel = $("#collection");
   sel.replaceChildren();
   for (const c of data.collections) sel.append(el("option", { value: c.name }, c.name));
@@ -142,10 +178,14 @@ async function loadDocuments() {
     data = await api(colUrl(current) + "/documents");
   } catch (e) {
     showError(e.message);
+    pollError = e.message;
     if (e.status === 401) forgetShown();  // the key was revoked: show nothing, poll nothing
     else pollTimer = setTimeout(loadDocuments, POLL_IDLE_MS);
     return;
   }
+  // the server answers again: the error a failed poll showed is over (any other stays)
+  if (pollError && $("#error").textContent === pollError) showError("");
+  pollError = "";
   const busy = data.documents.some((d) => d.state === "pending" || d.state === "indexing");
   const drawn = JSON.stringify([current, currentInfo && currentInfo.can_write, data.documents]);
   if (drawn !== shownDocs) drawDocuments(tbody, data.documents);
@@ -271,7 +311,7 @@ async function readEvents(res, onEvent) {
   const decoder = new TextDecoder();
   let buf = "";
   for (;;) {
-    const { value, done } = await reader.read();
+    const { value, done } = await received(reader.read(), "the answer");
     if (done) break;
     buf += decoder.decode(value, { stream: true });
     let cut;
@@ -357,13 +397,15 @@ async function ask(ev) {
     // Streamed: the citations show as soon as retrieval has kept them, the text as
     // the generator writes it; the final "done" answer replaces the streamed text
     // (it is authoritative: markers that match no source are removed at the end).
-    const res = await fetch(colUrl(current) + "/ask", {
+    const res = await send(colUrl(current) + "/ask", {
       method: "POST", body: JSON.stringify({ question: q, stream: true }), signal: ctl.signal,
       headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
     });
     if (!res.ok) {
-      const body = (res.headers.get("content-type") || "").includes("application/json") ? await res.json() : null;
-      const err = new Error(body && body.error ? errorText(body.error) : `HTTP ${res.status}`);
+      const json = (res.headers.get("content-type") || "").includes("application/json");
+      const body = json ? await received(res.json(), "the answer") : null;
+      const err = new Error(body && body.error ? errorText(body.error)
+        : `HTTP ${res.status} ${res.statusText}`.trim());
       err.status = res.status;
       throw err;
     }
@@ -411,13 +453,13 @@ function clearAnswer() {
 // --- document view --------------------------------------------------------------------------
 
 async function fetchBlob(doc, allowed) {
-  const res = await fetch(colUrl(current) + "/documents/" + docPath(doc) + "/file", { headers: headers() });
+  const res = await send(colUrl(current) + "/documents/" + docPath(doc) + "/file", { headers: headers() });
   if (!res.ok) throw new Error(`cannot open ${doc} (HTTP ${res.status})`);
   const type = (res.headers.get("content-type") || "").split(";")[0];
   if (!allowed(type)) throw new Error(`${doc}: unexpected file type ${type}`);
   // The blob's type is set here, from an allow-list: a blob: URL is same-origin,
   // so it must never be something the browser would run as a page.
-  return URL.createObjectURL(new Blob([await res.arrayBuffer()], { type }));
+  return URL.createObjectURL(new Blob([await received(res.arrayBuffer(), doc)], { type }));
 }
 
 const MEDIA = /\.(mp3|wav|m4a|aac|flac|ogg|oga|opus|weba|mp4|m4v|webm|ogv|mkv|mov|avi)$/i;
