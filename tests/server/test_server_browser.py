@@ -649,3 +649,29 @@ def test_a_server_that_goes_away_is_named_and_the_page_recovers_when_it_is_back(
         server.stop()
     assert errors == []
 
+
+def test_a_stream_that_ends_without_done_is_not_shown_as_the_answer(page):
+    """The server's real stream, ended before its done event as a proxy that times out
+    ends it: the page showed the streamed text as the whole answer, unchecked."""
+    pg = page
+    upload(pg, "anchor.md", "# Anchors\n\nThe bower anchor is weighed every spring.\n")
+    wait_indexed(pg, "anchor.md")
+    cut: list[str] = []
+
+    def end_early(route):  # type: ignore[no-untyped-def]
+        resp = route.fetch()
+        body = resp.text()
+        cut.append(body[body.index("event: done"):])
+        route.fulfill(response=resp, body=body[:body.index("event: done")])
+
+    pg.route("**/ask", end_early)
+    pg.fill("#question", "When is the bower anchor weighed?")
+    pg.click("#ask-btn")
+    pg.locator('#answer[data-state="done"]').wait_for(state="attached")
+    assert cut and '"refused": false' in cut[0]  # a real answer was cut
+    assert pg.locator("#answer").is_hidden() and pg.locator("#citations").is_hidden()
+    assert pg.locator("#error").text_content() == (
+        "the answer was cut off: its stream ended before the server finished it")
+    pg.unroute("**/ask")
+    row = cited_row(pg, "When is the bower anchor weighed?", "bower anchor")  # whole again
+    assert row.is_visible() and pg.locator("#error").is_hidden()

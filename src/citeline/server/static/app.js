@@ -410,6 +410,7 @@ async function ask(ev) {
       throw err;
     }
     let streamed = "";
+    let ended = false;  // a done or an error event came: the stream is whole
     await readEvents(res, (name, data) => {
       if (ctl.signal.aborted) return;
       if (name === "citations") {
@@ -418,11 +419,18 @@ async function ask(ev) {
         streamed += data.text;
         box.textContent = streamed;
       } else if (name === "done") {
+        ended = true;
         renderAnswer(box, data);
       } else if (name === "error") {
+        ended = true;
         throw new Error(data.error.message);
       }
     });
+    // A body that ends with neither (a proxy's timeout, a server stopped) holds part of
+    // an answer whose markers were never checked: it is not shown as the answer.
+    if (!ended && !ctl.signal.aborted) {
+      throw new Error("the answer was cut off: its stream ended before the server finished it");
+    }
     showError("");
   } catch (e) {
     if (ctl.signal.aborted) return;  // replaced by a newer question, or the collection changed
