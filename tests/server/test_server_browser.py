@@ -674,4 +674,6 @@ def test_a_stream_that_ends_without_done_is_not_shown_as_the_answer(page):
         "the answer was cut off: its stream ended before the server finished it")
     pg.unroute("**/ask")
     row = cited_row(pg, "When is the bower anchor weighed?", "bower anchor")  # whole again
+    pg.locator('#answer[data-state="done"]').wait_for()
     assert row.is_visible() and pg.locator("#error").is_hidden()
+
