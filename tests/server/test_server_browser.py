@@ -677,3 +677,28 @@ def test_a_stream_that_ends_without_done_is_not_shown_as_the_answer(page):
     pg.locator('#answer[data-state="done"]').wait_for()
     assert row.is_visible() and pg.locator("#error").is_hidden()
 
+
+def test_a_collection_deleted_by_another_client_leaves_the_page(page, site):
+    """The page kept the deleted collection selected and listed, and polled it for a 404
+    every five seconds ('no collection named ...') until the user pressed reload."""
+    pg = page
+    server, key = site
+    with server.client(key) as c:
+        assert c.post("/api/collections", json={"name": "doomed"}).status_code == 201
+    pg.click("#refresh")
+    pg.wait_for_selector("#collection option[value=doomed]", state="attached")
+    pg.select_option("#collection", "doomed")
+    pg.locator("#collection-info", has_text="· 0 documents").wait_for()
+    polls: list[str] = []
+    pg.on("request", lambda r: polls.append(r.url) if "/doomed/" in r.url else None)
+    with server.client(key) as c:
+        assert c.delete("/api/collections/doomed").status_code == 200
+    err = pg.locator("#error")
+    err.wait_for(timeout=15_000)
+    assert err.text_content() == "the collection 'doomed' no longer exists: it was deleted"
+    assert pg.locator("#collection option[value=doomed]").count() == 0
+    assert pg.locator("#collection").input_value() == "manuals"
+    seen = len(polls)
+    pg.wait_for_timeout(6000)
+    assert len(polls) == seen  # nothing more asked of it
+    assert err.text_content() == "the collection 'doomed' no longer exists: it was deleted"

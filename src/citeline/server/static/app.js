@@ -173,10 +173,12 @@ async function loadDocuments() {
   clearTimeout(pollTimer);
   const tbody = $("#docs tbody");
   if (!current) { tbody.replaceChildren(); return; }
+  const asked = current;
   let data;
   try {
-    data = await api(colUrl(current) + "/documents");
+    data = await api(colUrl(asked) + "/documents");
   } catch (e) {
+    if (e.status === 404 && asked === current && await collectionGone(asked)) return;
     showError(e.message);
     pollError = e.message;
     if (e.status === 401) forgetShown();  // the key was revoked: show nothing, poll nothing
@@ -192,6 +194,25 @@ async function loadDocuments() {
   shownDocs = drawn;
   showInfo(data.documents.length, data.documents.reduce((n, d) => n + (d.chunks || 0), 0));
   pollTimer = setTimeout(loadDocuments, busy ? POLL_BUSY_MS : POLL_IDLE_MS);
+}
+
+// A 404 for the shown collection's list: when the server no longer lists it (another
+// client deleted it), the page drops it and shows another, saying why, instead of
+// polling it and failing every few seconds. When it is still listed (its index folder
+// is being built anew), the page goes on polling it.
+async function collectionGone(name) {
+  let listed;
+  try {
+    listed = (await api("/api/collections")).collections.map((c) => c.name);
+  } catch (e) {
+    return false;
+  }
+  if (listed.includes(name) || name !== current) return false;
+  clearAnswer();  // its citations point into the deleted collection's documents
+  if (sessionStorage.getItem("citeline.collection") === name) sessionStorage.removeItem("citeline.collection");
+  await loadCollections();
+  showError(`the collection '${name}' no longer exists: it was deleted`);
+  return true;
 }
 
 // The rows of the document list; the control that had the keyboard's focus (a name, a
