@@ -702,3 +702,43 @@ def test_a_collection_deleted_by_another_client_leaves_the_page(page, site):
     pg.wait_for_timeout(6000)
     assert len(polls) == seen  # nothing more asked of it
     assert err.text_content() == "the collection 'doomed' no longer exists: it was deleted"
+
+
+def test_a_collection_is_created_and_deleted_from_the_page(page, site, browser):
+    """The page could create a collection but not delete one: a '*' write key now gets
+    a Delete button, confirmed first; a key for some collections only gets none."""
+    pg = page
+    server, key = site
+    pg.click("#create-box summary")
+    pg.fill("#new-name", "scratch")
+    pg.click("#create-form button")
+    pg.wait_for_selector("#collection option[value=scratch]", state="attached")
+    assert pg.locator("#collection").input_value() == "scratch"
+    upload(pg, "scrap.md", "# Scrap\n\nA scrap of paper about tide tables.\n")
+    wait_indexed(pg, "scrap.md")
+    messages: list[str] = []
+    pg.once("dialog", lambda d: (messages.append(d.message), d.dismiss()))
+    pg.get_by_role("button", name="Delete", exact=True).click()
+    pg.wait_for_timeout(300)
+    assert messages == ["Delete the collection scratch: its index and its 1 document(s), "
+                        "uploaded files and all?"]
+    assert pg.locator("#collection option[value=scratch]").count() == 1  # "no" keeps it
+    pg.once("dialog", lambda d: d.accept())
+    pg.get_by_role("button", name="Delete", exact=True).click()
+    pg.wait_for_selector("#collection option[value=scratch]", state="detached")
+    assert pg.locator("#collection").input_value() == "manuals"
+    assert pg.locator("#error").is_hidden()
+    with server.client(key) as c:
+        assert "scratch" not in [x["name"] for x in c.get("/api/collections").json()["collections"]]
+    assert not (server.data_dir / "scratch").exists()
+    # a write key for one collection may not delete it: no button
+    one_key, _ = KeyStore(server.data_dir).create(("manuals",), "write", "one collection")
+    ctx = browser.new_context()
+    other = ctx.new_page()
+    other.goto(server.url + "/")
+    other.fill("#api-key", one_key)
+    other.click("#key-form button")
+    other.locator("#collection-info", has_text="strategy E").wait_for()
+    assert other.locator("#collection").input_value() == "manuals"
+    assert other.locator("#delete-collection").is_hidden()
+    ctx.close()

@@ -135,6 +135,7 @@ async function loadCollections(select) {
   current = names.includes(want) ? want : names[0] || null;
   if (current) sel.value = current;
   currentInfo = data.collections.find((c) => c.name === current) || null;
+  $("#delete-collection").hidden = !(data.can_create && current);  // deleting takes a '*' write key too
   showInfo(currentInfo ? currentInfo.documents : 0, currentInfo ? currentInfo.chunks : 0);
   await loadDocuments();
 }
@@ -147,6 +148,7 @@ function forgetShown() {
   currentInfo = null;
   shownDocs = "";
   $("#collection").replaceChildren();
+  $("#delete-collection").hidden = true;
   $("#docs tbody").replaceChildren();
   showInfo(0, 0);
   clearAnswer();
@@ -165,6 +167,24 @@ async function createCollection(ev) {
     showError("");
     await loadCollections(body.name);
   } catch (e) { showError(e.message); }
+}
+
+// The shown collection, its index and its uploaded files, once the user confirms.
+async function deleteCollection() {
+  const name = current;
+  if (!name) return;
+  const n = $("#docs tbody").rows.length;
+  if (!window.confirm(`Delete the collection ${name}: its index and its ${n} document(s), uploaded files and all?`)) return;
+  try {
+    await api(colUrl(name), { method: "DELETE" });
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  clearAnswer();  // its citations point into the deleted documents
+  if (sessionStorage.getItem("citeline.collection") === name) sessionStorage.removeItem("citeline.collection");
+  if (current === name) current = null;
+  await loadCollections();
 }
 
 // --- documents ----------------------------------------------------------------------------
@@ -564,6 +584,7 @@ document.addEventListener("DOMContentLoaded", () => {
     loadCollections(current);
   });
   $("#refresh").addEventListener("click", () => loadCollections());
+  $("#delete-collection").addEventListener("click", deleteCollection);
   $("#create-form").addEventListener("submit", createCollection);
   $("#ask-form").addEventListener("submit", ask);
   $("#viewer-close").addEventListener("click", () => { $("#viewer").hidden = true; });
