@@ -742,3 +742,21 @@ def test_a_collection_is_created_and_deleted_from_the_page(page, site, browser):
     assert other.locator("#collection").input_value() == "manuals"
     assert other.locator("#delete-collection").is_hidden()
     ctx.close()
+
+
+def test_a_question_over_the_limit_is_refused_whole_not_cut_and_answered(page):
+    """The question box cut a pasted question to its first 4000 characters, silently,
+    and the page answered that part: the user got an answer to a question they did
+    not ask. Now the whole question is sent and the server's limit is shown."""
+    pg = page
+    question = "Which note says when the cookies are baked? " + "Please answer carefully. " * 200
+    assert len(question) > 4000
+    pg.locator("#question").focus()
+    pg.keyboard.insert_text(question)  # what a paste does
+    assert pg.input_value("#question") == question
+    pg.click("#ask-btn")
+    err = pg.locator("#error")
+    err.wait_for()
+    assert err.text_content() == (
+        "invalid request: question — question: String should have at most 4000 characters")
+    assert pg.locator("#answer").is_hidden() and pg.locator("#citations").is_hidden()
