@@ -760,3 +760,31 @@ def test_a_question_over_the_limit_is_refused_whole_not_cut_and_answered(page):
     assert err.text_content() == (
         "invalid request: question — question: String should have at most 4000 characters")
     assert pg.locator("#answer").is_hidden() and pg.locator("#citations").is_hidden()
+
+
+def test_a_late_document_list_is_not_drawn_under_the_collection_picked_since(page, site):
+    """A slow answer to the list of one collection, arriving after the user picked
+    another, was drawn under the new one's name, its delete buttons acting on it."""
+    pg = page
+    server, key = site
+    with server.client(key) as c:
+        c.post("/api/collections", json={"name": "quiet"})
+    upload(pg, "bilge.md", "# Bilge\n\nPump the bilge dry after every storm.\n")
+    wait_indexed(pg, "bilge.md")
+    pg.click("#refresh")
+    pg.wait_for_selector("#collection option[value=quiet]", state="attached")
+    held: list = []
+    pg.route("**/api/collections/manuals/documents",  # the next poll's answer is held
+             lambda route: route.continue_() if held else held.append(route))
+    pg.wait_for_timeout(5500)
+    assert held
+    with pg.expect_response("**/api/collections/quiet/documents"):
+        pg.select_option("#collection", "quiet")  # quiet's list is drawn (no rows)
+    pg.wait_for_timeout(300)
+    held[0].continue_()  # manuals' list arrives now
+    pg.wait_for_timeout(1000)
+    assert pg.locator("#collection").input_value() == "quiet"
+    assert pg.locator("#docs tbody tr").count() == 0
+    assert pg.locator("#collection-info").text_content().endswith("· 0 documents · 0 chunks")
+    pg.unroute("**/api/collections/manuals/documents")
+    pg.select_option("#collection", "manuals")

@@ -198,13 +198,17 @@ async function loadDocuments() {
   try {
     data = await api(colUrl(asked) + "/documents");
   } catch (e) {
-    if (e.status === 404 && asked === current && await collectionGone(asked)) return;
+    if (asked !== current) return;  // another collection is shown (and polled) meanwhile
+    if (e.status === 404 && await collectionGone(asked)) return;
     showError(e.message);
     pollError = e.message;
     if (e.status === 401) forgetShown();  // the key was revoked: show nothing, poll nothing
     else pollTimer = setTimeout(loadDocuments, POLL_IDLE_MS);
     return;
   }
+  // another collection was picked while this list was on its way: it is not drawn
+  // under that one's name (its rows' buttons would act on the other collection)
+  if (asked !== current) return;
   // the server answers again: the error a failed poll showed is over (any other stays)
   if (pollError && $("#error").textContent === pollError) showError("");
   pollError = "";
