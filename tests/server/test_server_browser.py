@@ -788,3 +788,42 @@ def test_a_late_document_list_is_not_drawn_under_the_collection_picked_since(pag
     assert pg.locator("#collection-info").text_content().endswith("· 0 documents · 0 chunks")
     pg.unroute("**/api/collections/manuals/documents")
     pg.select_option("#collection", "manuals")
+
+
+def test_the_viewer_shows_the_last_document_clicked_and_close_stops_a_recording(page):
+    """A slow document (a big PDF's bytes) that arrived after a later click replaced
+    the later document under the later one's title; Close only hid the viewer, so a
+    recording kept playing, and no file's blob: URL was ever freed."""
+    pg = page
+    upload(pg, "slow-one.md", "# Slow\n\nThe slow note is about barnacles.\n")
+    upload(pg, "quick-one.md", "# Quick\n\nThe quick note is about limpets.\n")
+    wait_indexed(pg, "slow-one.md")
+    wait_indexed(pg, "quick-one.md")
+    held: list = []
+    pg.route("**/documents/slow-one.md/text", lambda route: held.append(route))
+    pg.get_by_role("button", name="slow-one.md", exact=True).click()
+    pg.wait_for_timeout(300)
+    assert held
+    pg.get_by_role("button", name="quick-one.md", exact=True).click()
+    pg.locator("#doc-text", has_text="limpets").wait_for()
+    held[0].continue_()  # the first document's text arrives last
+    pg.wait_for_timeout(1000)
+    assert "limpets" in pg.locator("#doc-text").text_content()
+    assert pg.locator("#viewer-title").text_content() == "quick-one.md"
+    pg.unroute("**/documents/slow-one.md/text")
+
+    pg.set_input_files("#file-input", files=[
+        {"name": "harbour.wav", "mimeType": "audio/wav", "buffer": _silent_wav(9)},
+        {"name": "harbour.vtt", "mimeType": "text/vtt", "buffer": VTT.encode()},
+    ])
+    wait_indexed(pg, "harbour.wav")
+    cited_row(pg, "How often should the sourdough starter be fed?", "harbour.wav").click()
+    pg.locator("#viewer-body audio").wait_for()
+    src = pg.locator("#viewer-body audio").get_attribute("src").split("#")[0]
+    probe = ("new Promise((done) => { const a = new Audio(); a.onloadedmetadata = () => "
+             f"done('read'); a.onerror = () => done('gone'); a.src = {json.dumps(src)}; }})")
+    assert pg.evaluate(probe) == "read"
+    pg.click("#viewer-close")
+    assert pg.locator("#viewer").is_hidden()
+    assert pg.locator("audio, video").count() == 0  # nothing left playing
+    assert pg.evaluate(probe) == "gone"  # the file's memory is freed

@@ -499,11 +499,26 @@ function clearAnswer() {
   box.hidden = true;
   $("#citations").hidden = true;
   $("#citations tbody").replaceChildren();
-  $("#viewer").hidden = true;
-  $("#viewer-body").replaceChildren();
+  closeViewer();
 }
 
 // --- document view --------------------------------------------------------------------------
+
+let viewing = 0; // the latest view asked for: a slower, earlier one that arrives later is dropped
+let viewUrl = null; // the blob: URL of the file shown, freed once the viewer shows anything else
+
+function showView(nodes, url = null) {
+  if (viewUrl) URL.revokeObjectURL(viewUrl);
+  viewUrl = url;
+  $("#viewer-body").replaceChildren(...nodes);
+}
+
+// Closing empties the viewer: a recording stops playing, its file's memory is freed.
+function closeViewer() {
+  viewing++;
+  showView([]);
+  $("#viewer").hidden = true;
+}
 
 async function fetchBlob(doc, allowed) {
   const res = await send(colUrl(current) + "/documents/" + docPath(doc) + "/file", { headers: headers() });
@@ -534,24 +549,32 @@ function utf16Index(text, point, from, at) {
 
 async function openDocument(doc, c) {
   const viewer = $("#viewer");
-  const body = $("#viewer-body");
+  const mine = ++viewing;
+  const stale = (url) => {  // a later click (or a close) took the viewer meanwhile
+    if (mine === viewing) return false;
+    if (url) URL.revokeObjectURL(url);
+    return true;
+  };
   viewer.hidden = false;
   $("#viewer-title").textContent = c ? c.title || doc : doc;
   $("#viewer-where").textContent = c ? `${doc} ${c.locator} · ${c.section}` : doc;
-  body.replaceChildren(el("p", { class: "muted" }, "loading…"));
+  showView([el("p", { class: "muted" }, "loading…")]);
   const loc = c ? c.location : null;
   try {
     if (loc && loc.pages) {
       const url = await fetchBlob(doc, (t) => t === "application/pdf");
-      body.replaceChildren(el("iframe", { src: url + "#page=" + loc.pages[0], title: doc }));
+      if (stale(url)) return;
+      showView([el("iframe", { src: url + "#page=" + loc.pages[0], title: doc })], url);
     } else if (loc && loc.t && MEDIA.test(doc)) {  // a recording; a .vtt/.srt shows as text
       const url = await fetchBlob(doc, (t) => t.startsWith("audio/") || t.startsWith("video/"));
+      if (stale(url)) return;
       const kind = /\.(mp3|wav|ogg|oga|m4a|flac|opus)$/i.test(doc) ? "audio" : "video";
       const media = el(kind, { controls: "", src: `${url}#t=${loc.t[0]},${loc.t[1]}` });
       media.addEventListener("loadedmetadata", () => { media.currentTime = loc.t[0]; });
-      body.replaceChildren(media);
+      showView([media], url);
     } else {
       const data = await api(colUrl(current) + "/documents/" + docPath(doc) + "/text");
+      if (stale(null)) return;
       const pre = el("pre", { id: "doc-text" });
       if (loc && loc.char) {
         const s = utf16Index(data.text, loc.char[0], 0, 0);
@@ -559,16 +582,16 @@ async function openDocument(doc, c) {
         const mark = el("mark", { id: "highlight" }, data.text.slice(s, e));
         pre.append(document.createTextNode(data.text.slice(0, s)), mark,
           document.createTextNode(data.text.slice(e)));
-        body.replaceChildren(pre);
+        showView([pre]);
         mark.scrollIntoView({ block: "center" });
       } else {
         pre.textContent = data.text;
-        body.replaceChildren(pre);
+        showView([pre]);
       }
     }
     viewer.scrollIntoView({ block: "nearest" });
   } catch (e) {
-    body.replaceChildren(el("p", { class: "error" }, e.message));
+    if (!stale(null)) showView([el("p", { class: "error" }, e.message)]);
   }
 }
 
@@ -591,7 +614,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#delete-collection").addEventListener("click", deleteCollection);
   $("#create-form").addEventListener("submit", createCollection);
   $("#ask-form").addEventListener("submit", ask);
-  $("#viewer-close").addEventListener("click", () => { $("#viewer").hidden = true; });
+  $("#viewer-close").addEventListener("click", closeViewer);
   setupDrop();
   loadVersion();
   loadCollections();
