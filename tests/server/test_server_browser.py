@@ -827,3 +827,24 @@ def test_the_viewer_shows_the_last_document_clicked_and_close_stops_a_recording(
     assert pg.locator("#viewer").is_hidden()
     assert pg.locator("audio, video").count() == 0  # nothing left playing
     assert pg.evaluate(probe) == "gone"  # the file's memory is freed
+
+
+def test_the_new_collection_form_takes_what_the_server_takes(page, site):
+    """The form refused a threshold off its 0.005 grid (a calibrated 0.6725: 'enter a
+    valid value', nothing sent), and let through a name ending in '.' for the server
+    to refuse; it now checks the server's own rules."""
+    pg = page
+    server, key = site
+    pg.click("#create-box summary")
+    pg.fill("#new-name", "tides.")
+    pg.click("#create-form button")
+    assert pg.evaluate("document.querySelector('#new-name').validity.patternMismatch")
+    pg.fill("#new-name", "tides_2024")
+    pg.fill("#new-threshold", "0.6725")
+    pg.click("#create-form button")
+    pg.wait_for_selector("#collection option[value=tides_2024]", state="attached")
+    assert pg.locator("#collection-info").text_content().startswith(
+        "strategy E · threshold 0.6725 ·")
+    with server.client(key) as c:
+        assert c.get("/api/collections/tides_2024").json()["threshold"] == 0.6725
+        assert c.delete("/api/collections/tides_2024").status_code == 200
