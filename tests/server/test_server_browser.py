@@ -848,3 +848,27 @@ def test_the_new_collection_form_takes_what_the_server_takes(page, site):
     with server.client(key) as c:
         assert c.get("/api/collections/tides_2024").json()["threshold"] == 0.6725
         assert c.delete("/api/collections/tides_2024").status_code == 200
+
+
+def test_a_marker_citing_several_sources_links_each_of_them(page, monkeypatch):
+    """The server writes a model's marker of several sources as "[1, 2]" ("[1-2]" too);
+    the page linked single-number markers only, so those stayed plain text."""
+    from replay_llm import openai_endpoint
+
+    with openai_endpoint(monkeypatch, "Descale it monthly [1, 2]. Use citric acid [1-2]."):
+        pg = page
+        upload(pg, "scale-a.md", "# Limescale\n\nDescale the urn once a month with citric acid.\n")
+        upload(pg, "scale-b.md", "# Urn care\n\nAn urn should be descaled monthly, then rinsed.\n")
+        wait_indexed(pg, "scale-a.md")
+        wait_indexed(pg, "scale-b.md")
+        pg.fill("#question", "How often should I descale the urn?")
+        pg.click("#ask-btn")
+        pg.locator('#answer[data-state="done"]').wait_for()
+        assert pg.locator("#answer").text_content().startswith(
+            "Descale it monthly [1, 2]. Use citric acid [1, 2].")
+        refs = pg.locator("#answer a.cite-ref")
+        assert refs.all_text_contents() == ["1", "2", "1", "2"]
+        assert [refs.nth(i).get_attribute("href") for i in range(4)] == [
+            "#cite-1", "#cite-2", "#cite-1", "#cite-2"]
+        refs.nth(1).click()
+        pg.locator("#cite-2.flash").wait_for()

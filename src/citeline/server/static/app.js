@@ -312,29 +312,42 @@ function setupDrop() {
 
 // --- ask ------------------------------------------------------------------------------------
 
-function renderAnswerText(box, text, citations, spans) {
+function renderAnswerText(box, text, citations, spans, generated) {
   // "[n]" markers become links to citation rows; the rest stays text nodes. In an
   // extractive answer each shown sentence is followed by its own [n], so the k-th [n]
   // is the k-th span of citation n: its link opens the sentence's own page, cue or range.
-  const re = /\[(\d+)\]/g;
+  // A generated answer's marker may cite several sources, which the server writes as
+  // "[1, 3]" (a model's "[1,3]" or "[1-3]" too): each number is a link. An extractive answer's markers are one number each, so there a "[1, 2]" is
+  // the document's own text (code quoted whole), not a citation.
+  const re = generated ? /\[(\d+(?:, \d+)*)\]/g : /\[(\d+)\]/g;
   const seen = {};
+  const link = (n, label) => {
+    const k = seen[n] = (seen[n] || 0) + 1;
+    const span = (spans || []).filter((s) => s.citation === n)[k - 1];
+    return el("a", { class: "cite-ref", href: "#cite-" + n, "data-n": String(n),
+      onclick: (ev) => {
+        ev.preventDefault();
+        focusCitation(n);
+        const c = citations[n - 1];
+        if (span) openDocument(span.document, { ...c, location: span.location, locator: span.locator });
+      } }, label);
+  };
   let last = 0;
   let m;
   while ((m = re.exec(text)) !== null) {
-    const n = Number(m[1]);
+    const nums = m[1].split(", ").map(Number);
     box.append(document.createTextNode(text.slice(last, m.index)));
-    if (n >= 1 && n <= citations.length) {
-      const k = seen[n] = (seen[n] || 0) + 1;
-      const span = (spans || []).filter((s) => s.citation === n)[k - 1];
-      box.append(el("a", { class: "cite-ref", href: "#cite-" + n, "data-n": String(n),
-        onclick: (ev) => {
-          ev.preventDefault();
-          focusCitation(n);
-          const c = citations[n - 1];
-          if (span) openDocument(span.document, { ...c, location: span.location, locator: span.locator });
-        } }, `[${n}]`));
-    } else {
+    if (!nums.every((n) => n >= 1 && n <= citations.length)) {
       box.append(document.createTextNode(m[0]));
+    } else if (nums.length === 1) {
+      box.append(link(nums[0], m[0]));
+    } else {
+      box.append(document.createTextNode("["));
+      nums.forEach((n, i) => {
+        if (i) box.append(document.createTextNode(", "));
+        box.append(link(n, String(n)));
+      });
+      box.append(document.createTextNode("]"));
     }
     last = re.lastIndex;
   }
@@ -401,7 +414,7 @@ function renderAnswer(box, a) {
     return;
   }
   box.className = "answer";
-  renderAnswerText(box, a.answer, a.citations, a.spans);
+  renderAnswerText(box, a.answer, a.citations, a.spans, a.generator !== "extractive");
   if (a.error) box.append(el("div", { class: "error" }, "the generator failed: " + a.error));
   renderChecks(box, a);
   renderCitations(a.citations);
