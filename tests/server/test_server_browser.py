@@ -872,3 +872,29 @@ def test_a_marker_citing_several_sources_links_each_of_them(page, monkeypatch):
             "#cite-1", "#cite-2", "#cite-1", "#cite-2"]
         refs.nth(1).click()
         pg.locator("#cite-2.flash").wait_for()
+
+
+def test_a_search_shows_the_passages_without_an_answer_and_opens_them(page):
+    """Search without generation (the API's /search) had no place on the page."""
+    pg = page
+    upload(pg, "tides.md", "# Tides\n\n## Spring tides\n\nSpring tides follow the new and the "
+           "full moon, when the sun and the moon pull in one line.\n")
+    wait_indexed(pg, "tides.md")
+    pg.fill("#question", "spring tides new moon")
+    with pg.expect_request("**/search") as req:
+        pg.click("#search-btn")
+    assert req.value.post_data_json == {"query": "spring tides new moon", "k": 20}
+    pg.locator('#answer[data-state="done"]').wait_for()
+    n = pg.locator("#citations tbody tr").count()
+    assert 1 <= n <= 20
+    assert pg.locator("#search-line").text_content() == (
+        f"{n} passage(s) for “spring tides new moon”, best first (a search: no answer is written)")
+    assert pg.locator("#answer a.cite-ref").count() == 0
+    row = pg.locator("#citations tbody tr").filter(has_text="tides.md").first
+    assert row.locator("td.loc").text_content().startswith("#char=")
+    float(row.locator("td.dist").text_content())
+    quote = row.locator("td.quote").text_content()
+    row.locator("button.open-doc").press("Enter")  # from the keyboard, as a citation
+    mark = pg.locator("#doc-text mark#highlight")
+    mark.wait_for()
+    assert mark.text_content() == quote and "full moon" in quote

@@ -7,6 +7,7 @@ const $ = (sel) => document.querySelector(sel);
 const KEY_STORAGE = "citeline.apiKey";
 const POLL_BUSY_MS = 1000; // while something is pending/indexing: states change within seconds
 const POLL_IDLE_MS = 5000; // otherwise: notice uploads from other clients without hammering
+const SEARCH_K = 20; // hits a search shows: the API's default, what `citeline search` prints
 let current = null; // selected collection name
 let pollTimer = null;
 let currentInfo = null; // the selected collection's settings
@@ -397,7 +398,7 @@ function renderCitations(citations) {
     el("td", {}, c.section),
     el("td", { class: "loc" }, c.locator),
     el("td", { class: "quote" }, c.quote),
-    el("td", { class: "dist" }, c.distance.toFixed(3))));
+    el("td", { class: "dist" }, c.distance === null || c.distance === undefined ? "—" : c.distance.toFixed(3))));
   table.querySelector("tbody").replaceChildren(...rows);
   table.hidden = citations.length === 0;
 }
@@ -493,6 +494,49 @@ async function ask(ev) {
   } catch (e) {
     if (ctl.signal.aborted) return;  // replaced by a newer question, or the collection changed
     // a failed answer leaves nothing of itself: neither its text nor its sources
+    box.textContent = "";
+    box.hidden = true;
+    $("#citations").hidden = true;
+    $("#citations tbody").replaceChildren();
+    showError(e.message);
+    if (e.status === 401) forgetShown();
+  } finally {
+    if (asking === ctl) asking = null;
+  }
+  if (!ctl.signal.aborted) box.dataset.state = "done";
+}
+
+// Search without generation: the passages that match, best first, with their locators
+// and distances, in the sources table; clicking one opens it as a citation does.
+async function search() {
+  const q = $("#question").value.trim();
+  if (!q || !current) return;
+  if (asking) asking.abort();  // an answer still being written is dropped
+  const ctl = new AbortController();
+  asking = ctl;
+  const box = $("#answer");
+  box.hidden = false;
+  box.className = "answer";
+  box.dataset.state = "asking";
+  box.textContent = "…";
+  $("#citations").hidden = true;
+  try {
+    const data = await api(colUrl(current) + "/search", {
+      method: "POST", body: JSON.stringify({ query: q, k: SEARCH_K }), signal: ctl.signal,
+      headers: { "Content-Type": "application/json" },
+    });
+    if (ctl.signal.aborted) return;
+    const n = data.hits.length;
+    box.replaceChildren(el("div", { class: "muted", id: "search-line" }, n
+      ? `${n} passage(s) for “${q}”, best first (a search: no answer is written)`
+      : `nothing in ${current} matches “${q}”`));
+    renderCitations(data.hits.map((h) => ({
+      index: h.rank, document: h.document, title: h.title, section: h.section,
+      locator: h.locator, location: h.location, quote: h.content, distance: h.distance,
+    })));
+    showError("");
+  } catch (e) {
+    if (ctl.signal.aborted) return;
     box.textContent = "";
     box.hidden = true;
     $("#citations").hidden = true;
@@ -627,6 +671,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#delete-collection").addEventListener("click", deleteCollection);
   $("#create-form").addEventListener("submit", createCollection);
   $("#ask-form").addEventListener("submit", ask);
+  $("#search-btn").addEventListener("click", search);
   $("#viewer-close").addEventListener("click", closeViewer);
   setupDrop();
   loadVersion();
