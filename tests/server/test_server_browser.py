@@ -898,3 +898,24 @@ def test_a_search_shows_the_passages_without_an_answer_and_opens_them(page):
     mark = pg.locator("#doc-text mark#highlight")
     mark.wait_for()
     assert mark.text_content() == quote and "full moon" in quote
+
+
+def test_an_upload_on_its_way_is_shown_until_the_server_has_it(page):
+    """Nothing on the page showed an upload whose body was still being sent: no row,
+    no state, so a user with a big file on a slow link could only wait or send it again."""
+    pg = page
+    held: list = []
+    pg.route("**/api/collections/manuals/documents",
+             lambda route: held.append(route) if route.request.method == "POST" else route.continue_())
+    pg.set_input_files("#file-input", files=[
+        {"name": "slow-a.md", "mimeType": "text/markdown", "buffer": b"# A\n\nOne slow file.\n"},
+        {"name": "slow-b.pdf", "mimeType": "application/pdf",  # fails at once: not a PDF
+         "buffer": b"not a PDF" + b"\0" * 300_000}])
+    note = pg.locator("#upload-note")
+    note.wait_for()
+    assert note.text_content() == "uploading 2 file(s), 0.3 MB…"
+    assert held
+    held[0].continue_()  # the server has it now
+    note.wait_for(state="hidden")
+    pg.unroute("**/api/collections/manuals/documents")
+    wait_indexed(pg, "slow-a.md")

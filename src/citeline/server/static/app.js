@@ -281,15 +281,35 @@ async function docAction(doc, action) {
   await loadDocuments();
 }
 
+let sending = []; // the uploads whose bodies are on their way: [{files, bytes}]
+
+// Until the server has the whole body (a big PDF over a slow link: minutes), no
+// document of it is listed yet: the note under the drop zone says what is on its way.
+function showSending() {
+  const note = $("#upload-note");
+  const files = sending.reduce((n, u) => n + u.files, 0);
+  const mb = sending.reduce((n, u) => n + u.bytes, 0) / 1048576;
+  note.textContent = files ? `uploading ${files} file(s), ${mb.toFixed(1)} MB…` : "";
+  note.hidden = !files;
+}
+
 async function upload(files) {
   if (!current) { showError("Create or pick a collection first."); return; }
   if (!files.length) return;
   const form = new FormData();
   for (const f of files) form.append("files", f, f.name);
+  const mine = { files: files.length, bytes: files.reduce((n, f) => n + f.size, 0) };
+  sending.push(mine);
+  showSending();
   try {
     await api(colUrl(current) + "/documents", { method: "POST", body: form });
     showError("");
-  } catch (e) { showError(e.message); }
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    sending = sending.filter((u) => u !== mine);
+    showSending();
+  }
   await loadDocuments();
 }
 
