@@ -16,7 +16,9 @@ contents are read as blocks, headings included. Locators are
 
 Dropped, never indexed: scripts, styles, ``<nav>``, ``<aside>``, forms,
 ``<noscript>``, templates, embedded SVG/iframes, hidden elements
-(``hidden``, ``aria-hidden="true"``, an inline ``display: none``), landmark roles for navigation, banners,
+(``hidden``, ``aria-hidden="true"``, an inline ``display: none``), a heading's
+permalink (a link to a place on the page whose text is only ``¶``, ``§``, ``#`` or
+nothing visible, as Sphinx, MkDocs and rustdoc write), landmark roles for navigation, banners,
 footers, search and complementary content, the page-level ``<header>`` and
 ``<footer>`` (one inside an ``<article>``, ``<section>`` or ``<main>`` is that
 part's own and is kept, as HTML's landmark rule has it), and elements whose class
@@ -79,6 +81,12 @@ _STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hi
 # way to put a menu beside the text), not a data cell: its blocks are read as blocks.
 _LAYOUT = "h1, h2, h3, h4, h5, h6, table"
 _WS = re.compile(r"\s+")
+# A permalink beside a heading or a definition (Sphinx's and MkDocs' "¶" headerlink,
+# rustdoc's "§", VuePress's "#", Docusaurus's zero-width hash-link): a link to its own
+# place in the page, shown on hover, not part of the title. Known by its target (a
+# fragment of this page) and its text, one of these marks or nothing visible.
+PERMALINK_MARKS = frozenset({"", "\u00b6", "\u00a7", "#", "\U0001f517", "\u2693"})
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
 _BR = "\n"
 # An XML self-closing tag (attribute values quoted with either quote, or bare), and the
 # HTML elements that are empty anyway (their "/>" is harmless).
@@ -146,6 +154,9 @@ def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     if "hidden" in attrs or (attrs.get("aria-hidden") or "").strip().lower() == "true":
         return True
     if _STYLE_HIDDEN.search(attrs.get("style") or ""):
+        return True
+    if tag == "a" and (attrs.get("href") or "").startswith("#") and \
+            _INVISIBLE.sub("", squash(node.text())) in PERMALINK_MARKS:
         return True
     names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower().split()
     return any(_boilerplate_name(n) for n in names) and \
@@ -247,11 +258,12 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "5"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "6"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
-    # first shown <main>, not a hidden one; XHTML's self-closing tags are empty elements
+    # first shown <main>, not a hidden one; XHTML's self-closing tags are empty elements;
+    # 6: a heading's permalink ("¶", "§") is no part of its title
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:

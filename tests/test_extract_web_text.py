@@ -1,0 +1,59 @@
+"""HTML, plain-text and slide-deck extraction on awkward inputs: what is cited must be
+what the reader sees in the original, under the section the original shows it in.
+
+No embedding model here: the extractors, and the sections and chunks cut from them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citeline.chunk import chunk_document
+from citeline.extract import extractor_for
+from citeline.types import Document
+
+
+def extract(path: Path) -> Document:
+    return extractor_for(path).extract(path, path.name)
+
+
+def sections(doc: Document) -> list[str]:
+    chunks = chunk_document(doc)
+    assert all(c.content == doc.text[c.start:c.end] for c in chunks)
+    return [c.section for c in chunks]
+
+
+def test_html_heading_permalinks_are_not_part_of_the_title(tmp_path: Path):
+    """Documentation generators put a link to the heading's own place beside it, shown
+    on hover: Sphinx and MkDocs a "¶" after it, rustdoc a "§" before or after it,
+    VuePress a "#" before it, Docusaurus a zero-width space (markup copied from their
+    output). It made every section label "Menus¶" and every heading line end in it."""
+    page = tmp_path / "idle.html"
+    page.write_text(
+        "<html><head><title>IDLE</title></head><body><div class='body' role='main'>"
+        '<h1>IDLE<a class="headerlink" href="#idle" title="Link to this heading">¶</a></h1>'
+        "<p>IDLE is Python's editor.</p>"
+        '<h2>Menus<a class="headerlink" href="#menus" title="Permalink to this heading">¶</a></h2>'
+        "<dl><dt id='f'>File menu<a class='headerlink' href='#f' title='Link to this definition'>¶</a>"
+        "</dt><dd>Open a file.</dd></dl>"
+        '<h2 id="examples"><a class="doc-anchor" href="#examples">§</a>Examples</h2>'
+        "<p>Push a value.</p>"
+        '<h2 id="impls" class="section-header">Implementations<a href="#impls" class="anchor">§</a></h2>'
+        "<p>Trait impls.</p>"
+        '<h3 id="setup"><a class="header-anchor" href="#setup" aria-hidden="true">#</a> Setup</h3>'
+        "<p>Install it.</p>"
+        '<h3 class="anchor" id="run">Running<a href="#run" class="hash-link" '
+        'aria-label="Direct link to Running" title="Direct link to Running">\u200b</a></h3>'
+        # links to places on the page that say something stay: they are what the reader sees
+        "<p>See <a href='#menus'>the menus</a>, footnote<a href='#fn1'>1</a> and "
+        "<a href='#s2'>§ 2</a>.</p></div></body></html>", encoding="utf-8")
+    doc = extract(page)
+    assert "¶" not in doc.text and "\u200b" not in doc.text
+    heads = [ln for ln in doc.text.split("\n") if ln.startswith("#")]
+    assert heads == ["# IDLE", "## Menus", "## Examples", "## Implementations", "### Setup",
+                     "### Running"]
+    assert "File menu\n\nOpen a file." in doc.text
+    assert "See the menus, footnote1 and § 2." in doc.text
+    assert sections(doc) == ["IDLE", "IDLE > Menus", "IDLE > Examples", "IDLE > Implementations",
+                             "IDLE > Implementations > Setup",
+                             "IDLE > Implementations > Running"]
