@@ -57,3 +57,23 @@ def test_html_heading_permalinks_are_not_part_of_the_title(tmp_path: Path):
     assert sections(doc) == ["IDLE", "IDLE > Menus", "IDLE > Examples", "IDLE > Implementations",
                              "IDLE > Implementations > Setup",
                              "IDLE > Implementations > Running"]
+
+
+def test_html_invisible_characters_inside_words_are_left_out(tmp_path: Path):
+    """A soft hyphen (&shy;, a line-break hint in long compounds) and a zero-width space
+    (&#8203;, a break hint in long identifiers) show as nothing: the reader sees one word,
+    so the cited text has one word, and BM25 finds it whole (it read "ex" and "ample")."""
+    from citeline.retrieve.bm25 import tokenize
+
+    page = tmp_path / "schiff.html"
+    page.write_text(
+        "<html><head><title>Donau&shy;dampf&shy;schiff</title></head><body>"
+        "<h2>Kapitäns&shy;mütze</h2><p>Die Donau&shy;dampf&shy;schiff&shy;fahrt fährt "
+        "täglich; call <code>Vec::with&#8203;_capacity</code> once.&#xFEFF;</p>"
+        "<pre>let v = Vec::with\u200b_capacity(8);</pre></body></html>", encoding="utf-8")
+    doc = extract(page)
+    assert doc.title == "Donaudampfschiff"
+    assert doc.text == ("## Kapitänsmütze\n\nDie Donaudampfschifffahrt fährt täglich; call "
+                        "Vec::with_capacity once.\n\nlet v = Vec::with_capacity(8);")
+    assert "donaudampfschifffahrt" in tokenize(doc.text)
+    assert sections(doc) == ["Donaudampfschiff > Kapitänsmütze"]

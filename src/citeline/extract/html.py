@@ -12,7 +12,8 @@ and table rows (cells joined by `` | ``) become blocks separated by a blank
 line; inline whitespace is collapsed as a browser does. A table used for page
 layout (a cell holds a heading or another table) is not data: each cell's
 contents are read as blocks, headings included. Locators are
-``#char=`` offsets into this extracted text.
+``#char=`` offsets into this extracted text. Characters a browser shows as nothing
+inside a word (a soft hyphen, a zero-width space) are left out, so the word is one.
 
 Dropped, never indexed: scripts, styles, ``<nav>``, ``<aside>``, forms,
 ``<noscript>``, templates, embedded SVG/iframes, hidden elements
@@ -86,7 +87,11 @@ _WS = re.compile(r"\s+")
 # place in the page, shown on hover, not part of the title. Known by its target (a
 # fragment of this page) and its text, one of these marks or nothing visible.
 PERMALINK_MARKS = frozenset({"", "\u00b6", "\u00a7", "#", "\U0001f517", "\u2693"})
-_INVISIBLE = re.compile("[\u200b\u2060\ufeff]")
+# Characters a browser shows as nothing inside a word: a soft hyphen (&shy;, a line-break
+# hint for long compounds), a zero-width space (&#8203;, a break hint in URLs and
+# identifiers), a word joiner, a stray byte-order mark. Kept, they cut the word in two
+# for BM25 ("Donau\u00addampf" is "donau" and "dampf") and for a needle's match.
+_INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
 _BR = "\n"
 # An XML self-closing tag (attribute values quoted with either quote, or bare), and the
 # HTML elements that are empty anyway (their "/>" is harmless).
@@ -206,7 +211,7 @@ class _Walker:
         for child in node.iter(include_text=True):
             tag = child.tag
             if tag == "-text":
-                raw = child.text_content or ""
+                raw = _INVISIBLE.sub("", child.text_content or "")
                 parts.append(raw if pre else _WS.sub(" ", raw))
             elif tag == "br":
                 parts.append(_BR)
@@ -219,7 +224,7 @@ class _Walker:
         for child in node.iter(include_text=True):
             tag = child.tag
             if tag == "-text":
-                self.buf.append(_WS.sub(" ", child.text_content or ""))
+                self.buf.append(_WS.sub(" ", _INVISIBLE.sub("", child.text_content or "")))
                 continue
             if not tag or tag.startswith("-") or _dropped(child, in_section, self.page_chars):
                 continue
@@ -258,12 +263,13 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "6"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "7"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
     # first shown <main>, not a hidden one; XHTML's self-closing tags are empty elements;
-    # 6: a heading's permalink ("¶", "§") is no part of its title
+    # 6: a heading's permalink ("¶", "§") is no part of its title; 7: soft hyphens and
+    # zero-width spaces are dropped from words
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -291,10 +297,10 @@ class HtmlExtractor:
                 rel, "no text left after dropping scripts, navigation and boilerplate"
             )
         title_node = tree.css_first("head > title") or tree.css_first("title")
-        title = squash(title_node.text()) if title_node is not None else ""
+        title = squash(_INVISIBLE.sub("", title_node.text())) if title_node is not None else ""
         if not title:
             h1 = tree.css_first("h1")
-            title = squash(h1.text()) if h1 is not None else ""
+            title = squash(_INVISIBLE.sub("", h1.text())) if h1 is not None else ""
         return Document(
             path=rel,
             title=title or path.stem,
