@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from citeline.chunk import chunk_document
+from citeline.errors import ExtractionError
 from citeline.extract import extractor_for
 from citeline.types import Document
 
@@ -77,3 +80,37 @@ def test_html_invisible_characters_inside_words_are_left_out(tmp_path: Path):
                         "Vec::with_capacity once.\n\nlet v = Vec::with_capacity(8);")
     assert "donaudampfschifffahrt" in tokenize(doc.text)
     assert sections(doc) == ["Donaudampfschiff > Kapitänsmütze"]
+
+
+def test_html_reads_the_charset_an_xml_declaration_names(tmp_path: Path):
+    """XHTML (an EPUB's chapters, DocBook's and older sites' pages) names its encoding in
+    its XML declaration, which XML reads before any <meta>; such a page in Latin-1 or
+    Windows-1250 was refused as 'not valid utf-8 ... declare the page's charset', which
+    it had declared. A page whose bytes break the charset it declares says so."""
+    chapter = tmp_path / "chapter.xhtml"
+    chapter.write_bytes(
+        b'<?xml version="1.0" encoding="ISO-8859-1"?>\n<!DOCTYPE html>\n'
+        b'<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Caf\xe9s</title></head>'
+        b"<body><h1>Caf\xe9s</h1><p>Cr\xe8me br\xfbl\xe9e, na\xefvely.</p></body></html>")
+    doc = extract(chapter)
+    assert doc.title == "Cafés" and doc.text == "# Cafés\n\nCrème brûlée, naïvely."
+    # XML reads its declaration, not a <meta> copied from an HTML template
+    czech = tmp_path / "czech.xhtml"
+    czech.write_bytes(
+        b'<?xml version="1.0" encoding="windows-1250"?><html xmlns="http://www.w3.org/1999/xhtml">'
+        b'<head><meta charset="utf-8"/></head><body><p>P\xf8\xedli\x9a \x9elu\x9dou\xe8k\xfd k\xf9\xf2'
+        b"</p></body></html>")
+    assert extract(czech).text == "Příliš žluťoučký kůň"
+    # an HTML page with no <meta> but an XML declaration is read by it too
+    old = tmp_path / "old.html"
+    old.write_bytes(b'<?xml version="1.0" encoding="iso-8859-1"?><html><body><p>D\xe9j\xe0 vu.</p>'
+                    b"</body></html>")
+    assert extract(old).text == "Déjà vu."
+
+    lying = tmp_path / "lying.html"
+    lying.write_bytes(b'<html><head><meta charset="utf-8"></head><body><p>caf\xe9</p></body></html>')
+    with pytest.raises(ExtractionError) as err:
+        extract(lying)
+    assert str(err.value) == (
+        "lying.html: not valid utf-8, the charset its <meta charset> declares (undecodable "
+        "byte at offset 53); correct the declaration, or save the page in that charset")

@@ -75,6 +75,8 @@ BLOCK_TAGS = frozenset(
 # Enough of the file to find a <meta charset> (the HTML standard looks at 1024 bytes).
 CHARSET_SNIFF_BYTES = 2048
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
+# An XML declaration's encoding, which can only open the file.
+_XML_ENCODING = re.compile(rb"""<\?xml\s[^>]*?\bencoding\s*=\s*["']\s*([A-Za-z0-9._:-]+)""")
 _WORDS = re.compile(r"[\s_-]+")
 # An inline style that hides its element (a closed modal, a collapsed menu).
 _STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
@@ -116,14 +118,22 @@ def open_self_closing(xhtml: str) -> str:
     return _SELF_CLOSING.sub(expand, xhtml)
 
 
-def decode_html(data: bytes, rel: str) -> str:
-    """Bytes -> text: BOM, then <meta charset>, then UTF-8; a clear error otherwise."""
+def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
+    """Bytes -> text: BOM, then the declared charset, then UTF-8; a clear error otherwise.
+
+    A page declares its charset in a ``<meta charset>`` (or ``http-equiv``) tag; an XML
+    page (XHTML, an EPUB's chapters) in its ``<?xml ... encoding="..."?>`` declaration,
+    which XML reads first, and which an HTML page without a ``<meta>`` may carry too.
+    """
     for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
             return data[len(bom) :].decode(enc, errors="replace")
     enc = "utf-8"
-    if m := _META_CHARSET.search(data[:CHARSET_SNIFF_BYTES]):
-        declared = m.group(1).decode("ascii").lower()
+    head = data[:CHARSET_SNIFF_BYTES]
+    meta, xml = _META_CHARSET.search(head), _XML_ENCODING.match(head)
+    found = (xml or meta) if xhtml else (meta or xml)
+    if found:
+        declared = found.group(1).decode("ascii").lower()
         try:
             enc = codecs.lookup(declared).name
         except LookupError:
@@ -138,9 +148,14 @@ def decode_html(data: bytes, rel: str) -> str:
     try:
         text = data.decode(enc)
     except UnicodeDecodeError as exc:
-        raise ExtractionError(
-            rel, f"not valid {enc} (undecodable byte at offset {exc.start}); declare the page's charset"
-        ) from exc
+        where = f"byte at offset {exc.start}"
+        if found:
+            what = "XML declaration" if found is xml else "<meta charset>"
+            reason = (f"not valid {enc}, the charset its {what} declares (undecodable {where}); "
+                      "correct the declaration, or save the page in that charset")
+        else:
+            reason = f"not valid {enc} (undecodable {where}); declare the page's charset"
+        raise ExtractionError(rel, reason) from exc
     if "\x00" in text:
         raise ExtractionError(rel, "contains NUL bytes: binary, or UTF-16 without a byte-order "
                                    "mark; save the page as UTF-8")
@@ -263,18 +278,18 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "7"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "8"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
     # first shown <main>, not a hidden one; XHTML's self-closing tags are empty elements;
     # 6: a heading's permalink ("¶", "§") is no part of its title; 7: soft hyphens and
-    # zero-width spaces are dropped from words
+    # zero-width spaces are dropped from words; 8: an XML declaration's encoding is read
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
         data = read_bytes(path, rel)
-        html = decode_html(data, rel)
+        html = decode_html(data, rel, xhtml=path.suffix.lower() == ".xhtml")
         if path.suffix.lower() == ".xhtml":
             html = open_self_closing(html)
         tree = LexborHTMLParser(html)
