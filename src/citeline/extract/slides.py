@@ -5,7 +5,9 @@ line with the slide's title (``Slide N`` when it has none), then its text in the
 order a screen reader follows (the title first, then the shapes as the slide lists
 them, a group's shapes in place), one block per text box or placeholder with one
 line per paragraph, a table's rows as ``cell | cell`` blocks (a merged cell shown
-once), a chart's title, and last the speaker notes as a block starting ``Notes:``.
+once), a chart's title, a SmartArt diagram's text (one line per node, each node's
+sub-points after it, in the diagram's order), and last the speaker notes as a block
+starting ``Notes:``.
 Each slide's text is a :class:`~citeline.types.Region` of kind ``slide``, so a
 citation says ``#slide=N`` (N counts from 1, hidden slides included, as PowerPoint
 numbers them) with the ``#char=`` range on this text.
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,7 @@ from lxml.etree import XMLSyntaxError
 from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
+from pptx.oxml import parse_xml
 
 from citeline.errors import ExtractionError
 from citeline.extract import register
@@ -65,6 +68,16 @@ _P14 = "{http://schemas.microsoft.com/office/powerpoint/2010/main}"
 _DIVIDER_LAYOUT = "secHead"
 # python-pptx shows a line break inside a paragraph (a:br) as a vertical tab.
 _LINE_BREAK = re.compile("[\v\u2028]")
+# SmartArt (ECMA-376 Part 1, 21.4): a graphic frame of this kind names, in its relIds, the
+# diagramData part whose points hold the text and whose connections order them; python-pptx
+# reads none of it.
+_DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
+_DIAGRAM_URI = _DGM[1:-1]
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_R_DATA = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
+# The points that are the diagram's content (ST_PtType): the rest are its document root,
+# the connectors' transitions and the layout's presentation shapes.
+_CONTENT_POINTS = frozenset({"node", "asst"})
 
 
 @dataclass
@@ -91,6 +104,43 @@ def _table_rows(table) -> Iterator[str]:  # type: ignore[no-untyped-def]
             yield " | ".join(cells)
 
 
+def _smartart(frame) -> str:  # type: ignore[no-untyped-def]
+    """A SmartArt diagram's text: one line per node, in the diagram's order (from its
+    root, each node's children by their ``srcOrd``, a node's sub-points right after it);
+    a node no connection reaches comes last, in the order the data lists it."""
+    ids = frame._element.find(f".//{_DGM}relIds")
+    rid = ids.get(_R_DATA) if ids is not None else None
+    if not rid or rid not in frame.part.rels:
+        return ""
+    data = parse_xml(frame.part.related_part(rid).blob)
+    texts: dict[str, str] = {}
+    roots = []
+    for pt in data.iter(f"{_DGM}pt"):
+        kind, model = pt.get("type", "node"), pt.get("modelId", "")
+        if kind == "doc":
+            roots.append(model)
+        elif kind in _CONTENT_POINTS and (t := pt.find(f"{_DGM}t")) is not None:
+            texts[model] = one_paragraph("\n".join(
+                "".join(r.text or "" for r in p.iter(f"{_A}t")) for p in t.iter(f"{_A}p")))
+    children: defaultdict[str, list[tuple[int, str]]] = defaultdict(list)
+    for cxn in data.iter(f"{_DGM}cxn"):
+        if cxn.get("type", "parOf") == "parOf":
+            order = cxn.get("srcOrd", "0")
+            children[cxn.get("srcId", "")].append((int(order) if order.isdigit() else 0,
+                                                   cxn.get("destId", "")))
+    order: list[str] = []
+    seen: set[str] = set()
+    stack = [child for root in reversed(roots) for _, child in sorted(children[root], reverse=True)]
+    while stack:  # depth first, without recursion (a diagram's data may be deep or cyclic)
+        model = stack.pop()
+        if model not in seen:
+            seen.add(model)
+            order.append(model)
+            stack.extend(child for _, child in sorted(children[model], reverse=True))
+    order += [m for m in texts if m not in seen]
+    return "\n".join(texts[m] for m in order if texts.get(m))
+
+
 def _shape_blocks(shapes) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """The text blocks of ``shapes`` in their order on the slide, groups opened in place;
     titles and furniture placeholders are left out (the caller writes the title)."""
@@ -106,6 +156,9 @@ def _shape_blocks(shapes) -> Iterator[str]:  # type: ignore[no-untyped-def]
             if chart.has_title and chart.chart_title.has_text_frame:
                 if text := _paragraphs(chart.chart_title.text_frame):
                     yield text
+        elif getattr(shape._element, "graphicData_uri", None) == _DIAGRAM_URI:
+            if text := _smartart(shape):
+                yield text
         elif shape.has_text_frame:
             if text := _paragraphs(shape.text_frame):
                 yield text
@@ -178,7 +231,7 @@ def _levels(slides: list[_Slide]) -> list[int]:
 
 class PptxExtractor:
     name = "pptx"
-    version = "1"
+    version = "2"  # 2: a SmartArt diagram's text is read (it was left out without a word)
     suffixes = (".pptx",)
 
     def extract(self, path: Path, rel: str) -> Document:
