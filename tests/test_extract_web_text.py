@@ -185,3 +185,16 @@ def test_pptx_smartart_text_is_read_in_the_diagram_s_order(tmp_path: Path):
     sowing = doc.text.index("Spring sowing")
     assert locate(doc, sowing, len(doc.text)).slides == (2,)
     assert sections(doc) == ["Release process", "Release process > Slide 2"]
+
+
+def test_html_with_utf_32_s_byte_order_mark_is_read_as_utf_32(tmp_path: Path):
+    """UTF-32LE's mark (FF FE 00 00) begins with UTF-16LE's (FF FE): read as UTF-16, the
+    page's every tag came out as text ('<p>Kiln log</p>' indexed, markup and all)."""
+    import codecs
+
+    for bom, enc in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                     (codecs.BOM_UTF16_LE, "utf-16-le")):
+        page = tmp_path / f"{enc}.html"
+        page.write_bytes(bom + "<html><body><h1>Kiln log</h1><p>Fired at 1240 °C.</p></body></html>"
+                         .encode(enc))
+        assert extract(page).text == "# Kiln log\n\nFired at 1240 °C.", enc

@@ -125,7 +125,11 @@ def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
     page (XHTML, an EPUB's chapters) in its ``<?xml ... encoding="..."?>`` declaration,
     which XML reads first, and which an HTML page without a ``<meta>`` may carry too.
     """
-    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+    # UTF-32's marks before UTF-16's: UTF-32LE's FF FE 00 00 starts with UTF-16LE's FF FE,
+    # and read as UTF-16 its every tag is text ("<\x00p\x00>" is no tag)
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"),
+                     (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                     (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
             return data[len(bom) :].decode(enc, errors="replace")
     enc = "utf-8"
@@ -278,13 +282,14 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "8"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "9"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
     # first shown <main>, not a hidden one; XHTML's self-closing tags are empty elements;
     # 6: a heading's permalink ("¶", "§") is no part of its title; 7: soft hyphens and
-    # zero-width spaces are dropped from words; 8: an XML declaration's encoding is read
+    # zero-width spaces are dropped from words; 8: an XML declaration's encoding is read;
+    # 9: a page with UTF-32's byte-order mark is read as UTF-32, not UTF-16
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
