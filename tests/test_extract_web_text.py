@@ -198,3 +198,30 @@ def test_html_with_utf_32_s_byte_order_mark_is_read_as_utf_32(tmp_path: Path):
         page.write_bytes(bom + "<html><body><h1>Kiln log</h1><p>Fired at 1240 °C.</p></body></html>"
                          .encode(enc))
         assert extract(page).text == "# Kiln log\n\nFired at 1240 °C.", enc
+
+
+def test_a_file_that_is_no_html_page_is_named_for_what_it_is(tmp_path: Path):
+    """A page fetched compressed and saved as sent, a PDF or a Word file behind a link saved
+    as .html: each was refused as 'not valid utf-8 (undecodable byte ...); declare the
+    page's charset', which sent the reader to look for a charset; an image, with NUL
+    bytes, too, when its bytes broke UTF-8 before the NUL check came."""
+    import gzip
+
+    cases = {
+        "fetched.html": (gzip.compress(b"<html><body><p>Tide tables</p></body></html>"),
+                         "not an HTML page but a gzip-compressed file (a page saved as the "
+                         "server sent it); decompress it with gunzip"),
+        "report.html": (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n",
+                        "not an HTML page but a PDF document; name it .pdf"),
+        "minutes.htm": (b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00",
+                        "not an HTML page but a ZIP archive or an Office document; unpack it or "
+                        "give it its own suffix"),
+        "logo.html": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\xff\xd8",
+                      "contains NUL bytes: binary, or UTF-16 without a byte-order mark; save "
+                      "the page as UTF-8"),
+    }
+    for name, (data, reason) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ExtractionError) as err:
+            extract(tmp_path / name)
+        assert str(err.value) == f"{name}: {reason}"

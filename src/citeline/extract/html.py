@@ -75,6 +75,15 @@ BLOCK_TAGS = frozenset(
 # Enough of the file to find a <meta charset> (the HTML standard looks at 1024 bytes).
 CHARSET_SNIFF_BYTES = 2048
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
+# Files saved under an .html name that are something else (a page fetched compressed and
+# saved as sent, a PDF or an archive behind a link): said so, not "not valid utf-8 ...
+# declare the page's charset", which sends the reader looking for a charset.
+_NOT_HTML = (
+    (b"\x1f\x8b", "a gzip-compressed file (a page saved as the server sent it)",
+     "decompress it with gunzip"),
+    (b"%PDF-", "a PDF document", "name it .pdf"),
+    (b"PK\x03\x04", "a ZIP archive or an Office document", "unpack it or give it its own suffix"),
+)
 # An XML declaration's encoding, which can only open the file.
 _XML_ENCODING = re.compile(rb"""<\?xml\s[^>]*?\bencoding\s*=\s*["']\s*([A-Za-z0-9._:-]+)""")
 _WORDS = re.compile(r"[\s_-]+")
@@ -132,6 +141,12 @@ def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
                      (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
             return data[len(bom) :].decode(enc, errors="replace")
+    for magic, what, fix in _NOT_HTML:
+        if data.startswith(magic):
+            raise ExtractionError(rel, f"not an HTML page but {what}; {fix}")
+    if b"\x00" in data:  # before decoding: a binary file is no page in any charset
+        raise ExtractionError(rel, "contains NUL bytes: binary, or UTF-16 without a byte-order "
+                                   "mark; save the page as UTF-8")
     enc = "utf-8"
     head = data[:CHARSET_SNIFF_BYTES]
     meta, xml = _META_CHARSET.search(head), _XML_ENCODING.match(head)
@@ -160,9 +175,6 @@ def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
         else:
             reason = f"not valid {enc} (undecodable {where}); declare the page's charset"
         raise ExtractionError(rel, reason) from exc
-    if "\x00" in text:
-        raise ExtractionError(rel, "contains NUL bytes: binary, or UTF-16 without a byte-order "
-                                   "mark; save the page as UTF-8")
     return text
 
 
