@@ -459,11 +459,10 @@ function renderChecks(box, a) {
   if (notes.length) box.append(el("div", { class: "muted checks", id: "answer-checks" }, "note: " + notes.join("; ")));
 }
 
-async function ask(ev) {
-  ev.preventDefault();
-  const q = $("#question").value.trim();
-  if (!q || !current) return;
-  if (asking) asking.abort();  // a new question: the answer still being written is dropped
+// Ask and Search share one place on the page: a new one drops the one still running,
+// and one that fails leaves nothing of itself there, neither its text nor its sources.
+async function runQuery(work) {
+  if (asking) asking.abort();
   const ctl = new AbortController();
   asking = ctl;
   const box = $("#answer");
@@ -473,6 +472,27 @@ async function ask(ev) {
   box.textContent = "…";
   $("#citations").hidden = true;
   try {
+    await work(ctl, box);
+    if (!ctl.signal.aborted) showError("");
+  } catch (e) {
+    if (ctl.signal.aborted) return;  // replaced by a newer question, or the collection changed
+    box.textContent = "";
+    box.hidden = true;
+    $("#citations").hidden = true;
+    $("#citations tbody").replaceChildren();
+    showError(e.message);
+    if (e.status === 401) forgetShown();
+  } finally {
+    if (asking === ctl) asking = null;
+  }
+  if (!ctl.signal.aborted) box.dataset.state = "done";
+}
+
+async function ask(ev) {
+  ev.preventDefault();
+  const q = $("#question").value.trim();
+  if (!q || !current) return;
+  await runQuery(async (ctl, box) => {
     // Streamed: the citations show as soon as retrieval has kept them, the text as
     // the generator writes it; the final "done" answer replaces the streamed text
     // (it is authoritative: markers that match no source are removed at the end).
@@ -510,20 +530,7 @@ async function ask(ev) {
     if (!ended && !ctl.signal.aborted) {
       throw new Error("the answer was cut off: its stream ended before the server finished it");
     }
-    showError("");
-  } catch (e) {
-    if (ctl.signal.aborted) return;  // replaced by a newer question, or the collection changed
-    // a failed answer leaves nothing of itself: neither its text nor its sources
-    box.textContent = "";
-    box.hidden = true;
-    $("#citations").hidden = true;
-    $("#citations tbody").replaceChildren();
-    showError(e.message);
-    if (e.status === 401) forgetShown();
-  } finally {
-    if (asking === ctl) asking = null;
-  }
-  if (!ctl.signal.aborted) box.dataset.state = "done";
+  });
 }
 
 // Search without generation: the passages that match, best first, with their locators
@@ -531,16 +538,7 @@ async function ask(ev) {
 async function search() {
   const q = $("#question").value.trim();
   if (!q || !current) return;
-  if (asking) asking.abort();  // an answer still being written is dropped
-  const ctl = new AbortController();
-  asking = ctl;
-  const box = $("#answer");
-  box.hidden = false;
-  box.className = "answer";
-  box.dataset.state = "asking";
-  box.textContent = "…";
-  $("#citations").hidden = true;
-  try {
+  await runQuery(async (ctl, box) => {
     const data = await api(colUrl(current) + "/search", {
       method: "POST", body: JSON.stringify({ query: q, k: SEARCH_K }), signal: ctl.signal,
       headers: { "Content-Type": "application/json" },
@@ -554,19 +552,7 @@ async function search() {
       index: h.rank, document: h.document, title: h.title, section: h.section,
       locator: h.locator, location: h.location, quote: h.content, distance: h.distance,
     })));
-    showError("");
-  } catch (e) {
-    if (ctl.signal.aborted) return;
-    box.textContent = "";
-    box.hidden = true;
-    $("#citations").hidden = true;
-    $("#citations tbody").replaceChildren();
-    showError(e.message);
-    if (e.status === 401) forgetShown();
-  } finally {
-    if (asking === ctl) asking = null;
-  }
-  if (!ctl.signal.aborted) box.dataset.state = "done";
+  });
 }
 
 function clearAnswer() {
