@@ -9,6 +9,7 @@ import shutil
 import socket
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -1221,3 +1222,15 @@ def test_a_collection_counts_the_documents_its_list_shows_while_one_is_pending(e
         assert info["documents"] == 2 and info["states"]["indexed"] == 2
         assert info["chunks"] == sum(d["chunks"] for d in docs)
     assert c.delete("/api/collections/counts").status_code == 200
+
+
+def test_the_pages_name_pattern_is_the_servers():
+    """The new-collection form's pattern is a copy of the server's (HTML cannot import
+    it): the two take and refuse the same names."""
+    import citeline.server
+    from citeline.server.collections import COLLECTION_NAME_PATTERN
+
+    page = (Path(citeline.server.__file__).parent / "static" / "index.html").read_text()
+    form = re.search(r'id="new-name" required pattern="([^"]+)"', page).group(1)
+    for name in ("kb", "a.b-c_d", "a" * 64, "a" * 65, "", "x.", "-x", ".x", "a b", "x-", "x_"):
+        assert bool(re.fullmatch(form, name)) is bool(re.fullmatch(COLLECTION_NAME_PATTERN, name)), name
