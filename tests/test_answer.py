@@ -219,9 +219,13 @@ def test_text_right_under_a_heading_is_a_sentence_the_heading_is_not():
                  "between one and two bar.") == ["The pressure must stay between one and two bar."]
     assert texts("图书馆每天早上九点开门，晚上八点关门。借书期限为三十天，逾期每天罚款一元。") == [
         "图书馆每天早上九点开门，晚上八点关门。", "借书期限为三十天，逾期每天罚款一元。"]
-    # a sheet's rows are no Markdown: a first column named '#' is a header row
-    table = "# | Player | Club | Goals\n1 | Erling Haaland | Manchester City | 27"
-    assert texts(table, headings=False) == [table]
+    # a sheet's rows are no Markdown: a first column named '#' is a header row; each row
+    # is a sentence of its own, and a row's prose is cut at its sentences' ends
+    table = ("# | Player | Club | Goals\n1 | Erling Haaland | Manchester City | 27\n"
+             "2 | Mohamed Salah | Liverpool | 19 | Left in June. Back in July.")
+    assert texts(table, headings=False) == [
+        "# | Player | Club | Goals", "1 | Erling Haaland | Manchester City | 27",
+        "2 | Mohamed Salah | Liverpool | 19 | Left in June.", "Back in July."]
 
 
 def test_a_heading_set_as_a_line_of_its_own_is_not_quoted():
@@ -238,7 +242,7 @@ def test_a_heading_set_as_a_line_of_its_own_is_not_quoted():
     rows = "# | Player | Goals\n1 | Erling Haaland | 27"
     sheet = Hit(1, 1, "s.csv", "s", "s", 0, len(rows), Locator(0, len(rows), sheet_range="s!A1:C2"),
                 rows, 0.4, 1.0)
-    assert [c.text for c in candidates([sheet])] == [rows]
+    assert [c.text for c in candidates([sheet])] == rows.split("\n")
 
 
 def test_a_pdf_headings_line_does_not_open_the_sentence_under_it():
@@ -282,6 +286,49 @@ def test_extractive_answer_spans_are_exact_document_slices(kettle: Index):
     assert ans.uncited_sentences == () and ans.timings["select"] > 0
     j = ans.to_json()
     assert j["spans"][0]["text"] == ans.spans[0].text and j["generator"] == "extractive"
+
+
+def test_an_answer_from_a_sheet_quotes_and_cites_its_rows_not_the_chunk(tmp_path: Path,
+                                                                         embedder):
+    """A chunk packs a sheet's rows (here the first eight) and was quoted whole, under one
+    range (``parts!A1:C8``) the reader had to search; now each row is a sentence, shown on
+    a line of its own and cited at its own row."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = [("Hex bolt", "bin 4", "galvanised steel, sold in boxes of one hundred"),
+            ("Garden hose", "aisle 9", "twenty metres of reinforced green rubber"),
+            ("Ceiling fan", "aisle 2", "five wooden blades and a pull chain"),
+            ("Paint roller", "aisle 7", "foam sleeve for smooth interior walls"),
+            ("Extension cord", "aisle 3", "ten metre cable with four sockets"),
+            ("Door hinge", "bin 12", "brass butt hinge for interior doors"),
+            ("Lawn mower", "outdoor shed", "petrol engine with a rear grass bag"),
+            ("Smoke alarm", "aisle 5", "battery powered with a test button"),
+            ("Toilet seat", "aisle 11", "soft close white plastic"),
+            ("Pipe wrench", "aisle 8", "cast iron jaws for plumbing work"),
+            ("Light bulb", "aisle 1", "warm white LED, screw fitting"),
+            ("Bird feeder", "outdoor shed", "hanging tube for seeds")]
+    lines = ["item,location,description", *(",".join(r) if "," not in r[2]
+                                            else f'{r[0]},{r[1]},"{r[2]}"' for r in rows)]
+    (docs / "parts.csv").write_text("\n".join(lines) + "\n")
+    idx = Index(tmp_path / "ix", embedder=embedder)
+    try:
+        idx.index(docs)
+        ans = idx.ask("Where in the shop is the garden hose?")
+        assert not ans.refused and ans.spans
+        chunk = ans.citations[0].locator.sheet_range  # the chunk: several rows
+        assert chunk is not None and chunk.startswith("parts!A1:C") and int(chunk[10:]) >= 5
+        text = (docs / "parts.csv").read_text()
+        best = max(ans.spans, key=lambda sp: sp.score)
+        assert best.text == "Garden hose | aisle 9 | twenty metres of reinforced green rubber"
+        assert best.locator.sheet_range == "parts!A3:C3"
+        for sp in ans.spans:  # each quoted row is one row, cited at its own row
+            assert "\n" not in sp.text and sp.locator.sheet_range is not None
+            first, last = sp.locator.sheet_range.split("!")[1].split(":")
+            assert first[1:] == last[1:]
+            assert sp.text.split(" | ")[0] in text
+            assert f"{sp.text} [{sp.citation}]" in ans.answer.split("\n")  # a line of its own
+    finally:
+        idx.close()
 
 
 def test_sentences_weigh_by_their_hits_late_score_when_the_late_fusion_ranked_them(

@@ -73,7 +73,8 @@ def extractive_answer(
     on_text: TextSink | None = None,
     locate_span: Callable[[Hit, int, int], Locator] = sub_locator,
 ) -> Drafted:
-    """The selected sentences, each followed by its hit's [n]; one paragraph per hit.
+    """The selected sentences, each followed by its hit's [n]; one paragraph per hit
+    (a sheet's rows one per line).
 
     Document text is quoted, so it passes the same link/marker check as a model's
     output (``quoted=True``): a document cannot smuggle a URL or a ``[7]`` into the
@@ -101,8 +102,8 @@ def extractive_answer(
                 sep = "\n" if checked.text.endswith("```") else " "
                 shown.append(f"{checked.text}{sep}[{n}]")
                 kept.append(sp)
-        if shown:
-            paragraphs.append(" ".join(shown))
+        if shown:  # a sheet's rows one per line, as the sheet shows them
+            paragraphs.append(("\n" if hits[n - 1].locator.sheet_range else " ").join(shown))
     sel = tuple(kept)
     text = "\n\n".join(paragraphs)
     if on_text is not None and text:

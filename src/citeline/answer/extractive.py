@@ -70,7 +70,9 @@ def sentence_spans(content: str, headings: bool = True) -> list[tuple[int, int]]
     A fenced code block is one unit; headings are skipped (they label, they do
     not answer; an underlined one too), also when text follows them with no blank
     line between; list items start new sentences. ``headings=False`` for text whose
-    lines are no Markdown (a sheet's rows: ``# | Player | Goals`` is a header row).
+    lines are no Markdown (a sheet's rows: ``# | Player | Goals`` is a header row), where
+    each line, a row, is a sentence of its own (and a row holding prose is cut at its
+    sentences' ends too), so an answer quotes and cites the row that answers.
 
     >>> sentence_spans("One. Two e.g. three!\\n\\n# H\\n\\n- a item here")
     [(0, 4), (5, 20), (27, 40)]
@@ -131,6 +133,12 @@ def _split_block(text: str, start: int, end: int, headings: bool = True) -> list
         for m in _UNDERLINE_LINE.finditer(text, start, end):
             title = text.rfind("\n", start, max(m.start() - 1, start))
             cuts.update((start if title < 0 else title + 1, m.end()))
+    else:  # a sheet's rows: each line is one row (the extractor flattens a cell's own
+        # newlines), and a row is what answers, not the ten or fifty a chunk packs
+        line = text.find("\n", start, end)
+        while line >= 0:
+            cuts.add(line + 1)
+            line = text.find("\n", line + 1, end)
     for m in _LIST_ITEM.finditer(text, start, end):
         cuts.add(m.start())
     for m in _SENT_END.finditer(text, start, end):
