@@ -455,7 +455,7 @@ def chunk_document(
     if count_tokens is not None and not config.blind:
         chunks = _fit_window(doc, secs, chunks, config, count_tokens)
     return [
-        Chunk(i, c.start, c.end, c.section, c.text, c.content, c.header_chars)
+        Chunk(i, c.start, c.end, c.section, c.text, c.content, c.header_chars, c.context)
         for i, c in enumerate(chunks)
     ]
 
@@ -493,12 +493,37 @@ def _is_a_heading(secs: list[Section], start: int, end: int) -> bool:
 def _make(doc: Document, sec: Section, start: int, end: int, config: ChunkConfig) -> Chunk:
     content = doc.text[start:end]
     label = section_label(doc, sec.path)
+    context = sec.context if config.header else ""
     if config.header:
-        head = f"[{label}]\n" + (f"{sec.context}\n" if sec.context else "")
+        head = f"[{label}]\n" + (f"{context}\n" if context else "")
         text = head + content
     else:
         text = content
-    return Chunk(0, start, end, label, text, content, len(text) - len(content))
+    return Chunk(0, start, end, label, text, content, len(text) - len(content), context)
+
+
+def bare_text(chunk: Chunk) -> str:
+    """What a chunk's header-free vector and token vectors are computed from: its
+    ``content``, after its ``context`` (a sheet's header row) unless the content opens
+    with that row itself (the sheet's first chunk).
+
+    Without it a row is numbers with no names (``E1042 | Oslo | 4411``), and only
+    the first chunk, whose content holds the header row, could match a question
+    that names a column ("the phone extension of E1042"): the late fusion ranked
+    that chunk first for 113 of 124 lookups in three sheets.
+
+    >>> c = Chunk(0, 0, 9, "s", "[s]\\nid | city\\nE1 | Oslo", "E1 | Oslo", 13, "id | city")
+    >>> bare_text(c)
+    'id | city\\nE1 | Oslo'
+    >>> bare_text(Chunk(0, 0, 19, "s", "", "id | city\\nE1 | Oslo", 0, "id | city"))
+    'id | city\\nE1 | Oslo'
+    """
+    if not chunk.context:
+        return chunk.content
+    row = chunk.context.removesuffix(CELL_SEP + "…")  # header_context's cut
+    if chunk.content.startswith(row):
+        return chunk.content
+    return f"{chunk.context}\n{chunk.content}"
 
 
 def _fit_window(

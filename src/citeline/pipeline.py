@@ -26,6 +26,7 @@ from citeline.chunk import (
     MAX_BUDGET,
     MIN_BUDGET,
     ChunkConfig,
+    bare_text,
     chunk_document,
     locate,
     locate_in,
@@ -82,6 +83,7 @@ from citeline.retrieve.fuse import (
 from citeline.sentences import (
     SENTENCE_SIGNATURE,
     fence_starts,
+    row_sentences,
     sentence_text,
     split_sentences,
 )
@@ -104,6 +106,7 @@ from citeline.types import (
     Locator,
     Mode,
     Region,
+    RegionKind,
     Strategy,
 )
 
@@ -853,13 +856,19 @@ class Index:
         where the index has it: a header-less vector by its content's hash (a chunk with
         no header has its own vector as its header-less one), token vectors by the
         embedded text's hash (so the same content). Token vectors are None for all when
-        the embedder cannot give them (the index then searches by "section")."""
-        contents = [c.content for c in chunks]
+        the embedder cannot give them (the index then searches by "section").
+
+        A sheet's chunk is embedded after its header row (:func:`~citeline.chunk.bare_text`);
+        its token vectors are computed afresh, never reused by the embedded text's hash,
+        which those of an index written before (from the rows alone) share."""
+        contents = [bare_text(c) for c in chunks]
         bare_hashes = [text_hash(t) for t in contents]
         bare = {**self.store.cached_vectors(bare_hashes, ident.key),
                 **dict(zip(hashes, vectors, strict=True))}
         with_tokens = getattr(self.embedder, "embed_with_tokens", None)
-        tokens = {} if with_tokens is None else self.store.cached_token_vectors(hashes, ident.key)
+        reusable = [h for h, c in zip(hashes, chunks, strict=True) if not c.context]
+        tokens = ({} if with_tokens is None or not reusable
+                  else self.store.cached_token_vectors(reusable, ident.key))
         need = [i for i, (b, h) in enumerate(zip(bare_hashes, hashes, strict=True))
                 if b not in bare or (with_tokens is not None and h not in tokens)]
         first = {bare_hashes[i]: i for i in reversed(need)}  # a content read once
@@ -885,10 +894,17 @@ class Index:
         self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport
     ) -> list[tuple[StoredSentence, ...]]:
         """Every chunk's sentences (see citeline.sentences), embedded through the
-        store's cache like chunk texts: unchanged sentences are never re-embedded."""
-        fences = fence_starts(doc.text)
-        spans = [split_sentences(doc.text, c.start, c.end, fences) for c in chunks]
-        texts = [sentence_text(c.section, doc.text[s:e])
+        store's cache like chunk texts: unchanged sentences are never re-embedded. A
+        sheet's sentences are its rows, each embedded after the sheet's header row
+        (the chunk's ``context``)."""
+        headers = {r.header for r in doc.regions if r.kind is RegionKind.ROW and r.header}
+        if headers or any(r.kind is RegionKind.ROW for r in doc.regions):
+            spans = [row_sentences(doc.text, c.start, c.end, tuple(headers)) for c in chunks]
+        else:
+            fences = fence_starts(doc.text)
+            spans = [split_sentences(doc.text, c.start, c.end, fences) for c in chunks]
+        texts = [sentence_text(c.section, f"{c.context}\n{doc.text[s:e]}" if c.context
+                               else doc.text[s:e])
                  for c, sp in zip(chunks, spans, strict=True) for s, e in sp]
         vectors, hashes, n = self._embed_through_cache(texts, ident, {})
         report.sentences_embedded += n

@@ -43,6 +43,7 @@ CODE_PIECE_CHARS = 160
 _PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")  # as in citeline.chunk
 _SENTENCE = re.compile(r"[^.!?]*[.!?]*\s*")  # the chapter's sentence splitter
 _LINE = re.compile(r"[^\n]*\n?")
+_ROW = re.compile(r"[^\n]+")
 
 
 def split_sentences(text: str, start: int = 0, end: int | None = None,
@@ -98,6 +99,30 @@ def _pieces(text: str, start: int, end: int, fences: Sequence[int]) -> list[tupl
 def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """(start, end) of each line of text[start:end], its newline included."""
     return [(m.start(), m.end()) for m in _LINE.finditer(text, start, end) if m.end() > m.start()]
+
+
+def row_sentences(text: str, start: int, end: int, headers: Sequence[str] = ()) -> list[tuple[int, int]]:
+    """(start, end) of each row of a sheet's ``text[start:end]``: a sheet's sentence is its
+    row (one line; the extractor flattens a cell's own line breaks). The prose splitter
+    cut rows at every decimal point and ran pieces across rows ("50 | 900 | Acme\\nP-4003
+    | Hex nut"). A line that is the sheet's header row (``headers``) is no sentence: it
+    names the columns, and each row's vector carries it already (the pipeline embeds
+    it before the row).
+
+    >>> t = "id | price\\nP-1 | 12.50\\nP-2 | 3.10"
+    >>> [t[s:e] for s, e in row_sentences(t, 0, len(t), ["id | price"])]
+    ['P-1 | 12.50', 'P-2 | 3.10']
+    """
+    out = []
+    for m in _ROW.finditer(text, start, end):
+        s, e = m.start(), m.end()
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s and text[s:e] not in headers:
+            out.append((s, e))
+    return out
 
 
 def sentence_text(section: str, sentence: str) -> str:

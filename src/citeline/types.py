@@ -115,6 +115,9 @@ class Chunk:
     text: str  # contextual header + content: what the encoder sees
     content: str  # the chunk's own characters: what the user sees
     header_chars: int = 0  # len(text) - len(content): what the header costs
+    # the part of the header content cannot be read without: a sheet's header row (its
+    # columns' names), which text carries and the header-free vectors keep
+    context: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,141 @@
+"""Row lookups in spreadsheets: does the chunk holding the asked row rank first?
+
+Three CSV sheets are generated from a fixed seed (120 staff, 150 stock parts, 100
+invoices), with 124 questions that name a row by its identifier and a column by
+its header's words ("What is the phone extension of employee E1042?"). A question
+is answered by the chunk whose rows include the asked one. The sheets are
+synthetic: the figures say how each list ranks identifier lookups in a sheet, not
+how often users ask them.
+
+    python benchmarks/sheet_lookup.py [--out benchmarks/results/sheet_lookup.json]
+                                      [--against OTHER.json]
+
+``--against`` pairs this run's hybrid ranks with another run's (e.g. the code
+before a change, run from its checkout) by a sign test at R@1 and R@4.
+
+Indexes into a temporary folder with the bundled model (~15 s on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from citeline.eval.stats import paired
+from citeline.pipeline import Index
+
+FIRST = ("Anna Ben Carla David Emil Fatima Gustav Hanna Ivan Julia Karl Lena Marco Nina "
+         "Oskar Paula Quentin Rosa Stefan Tara").split()
+LAST = "Berg Olsen Novak Rossi Meyer Costa Horvat Jensen Kowalski Dubois".split()
+DEPARTMENTS = "Finance Logistics Sales Research Support Legal Marketing Facilities".split()
+CITIES = "Oslo Lyon Graz Porto Turin Bergen Brno Ghent".split()
+ITEMS = ("Hex bolt|Hex nut|Washer|Torque wrench|Spring pin|Circlip|Grease gun|Socket set|"
+         "Allen key|Cable tie|Drill bit|Spirit level").split("|")
+CUSTOMERS = ["Hotel Aurora", "Bakery Lund", "City Museum", "Ferry Lines", "Dental Clinic Rye",
+             "School 12"]
+
+
+def make_sheets(docs: Path, seed: int = 7) -> list[dict]:
+    """Write the three sheets into ``docs``; return the questions (doc, sheet row, text)."""
+    rng = random.Random(seed)
+    qs: list[dict] = []
+    with (docs / "staff.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["employee id", "name", "department", "office", "phone extension",
+                    "start date"])
+        for i in range(120):
+            eid = f"E{1000 + i}"
+            w.writerow([eid, f"{rng.choice(FIRST)} {rng.choice(LAST)}", rng.choice(DEPARTMENTS),
+                        rng.choice(CITIES), str(rng.randint(2000, 7999)),
+                        f"20{rng.randint(10, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"])
+            if i % 6 == 0:
+                qs += [{"doc": "staff.csv", "row": i + 2,
+                        "q": f"What is the phone extension of employee {eid}?"},
+                       {"doc": "staff.csv", "row": i + 2,
+                        "q": f"In which office does employee {eid} work?"}]
+    with (docs / "stock.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["part number", "description", "unit price", "quantity in stock", "supplier",
+                    "warehouse bin"])
+        for i in range(150):
+            pn = f"P-{4000 + i * 3}"
+            size = rng.choice(["M4", "M6", "M8", "M10", "M12", "small", "large"])
+            w.writerow([pn, f"{rng.choice(ITEMS)} {size}", f"{rng.uniform(0.1, 90):.2f}",
+                        rng.randint(0, 9000), rng.choice(["Acme", "Bolton", "Cogs Ltd", "Dray"]),
+                        f"B{rng.randint(1, 99)}"])
+            if i % 7 == 0:
+                qs += [{"doc": "stock.csv", "row": i + 2,
+                        "q": f"What is the unit price of part {pn}?"},
+                       {"doc": "stock.csv", "row": i + 2,
+                        "q": f"Which supplier delivers part number {pn}?"}]
+    with (docs / "invoices.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["invoice", "customer", "amount due", "due date", "status"])
+        for i in range(100):
+            inv = f"INV-{20500 + i}"
+            w.writerow([inv, rng.choice(CUSTOMERS), f"{rng.randint(100, 9000)}.00",
+                        f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                        rng.choice(["paid", "open", "overdue"])])
+            if i % 5 == 0:
+                qs += [{"doc": "invoices.csv", "row": i + 2, "q": f"When is invoice {inv} due?"},
+                       {"doc": "invoices.csv", "row": i + 2,
+                        "q": f"What is the status of invoice {inv}?"}]
+    return qs
+
+
+def rank_of(hits, doc: str, row: int) -> int | None:  # type: ignore[no-untyped-def]
+    for h in hits:
+        m = re.fullmatch(r".*!A(\d+):[A-Z]+(\d+)", h.locator.sheet_range or "")
+        if h.document == doc and m and int(m.group(1)) <= row <= int(m.group(2)):
+            return int(h.rank)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/sheet_lookup.json"))
+    ap.add_argument("--against", type=Path, help="another run's JSON, paired at R@1 and R@4")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = Path(tmp) / "docs"
+        docs.mkdir()
+        qs = make_sheets(docs)
+        idx = Index(Path(tmp) / "ix")
+        idx.index(docs)
+        out: dict[str, dict] = {}
+        for mode in ("bm25", "dense", "hybrid"):
+            ranks = [rank_of(idx.search(q["q"], k=20, mode=mode).hits, q["doc"], q["row"])
+                     for q in qs]
+            first = sum(1 for q in qs
+                        if (h := idx.search(q["q"], k=1, mode=mode).hits)
+                        and (h[0].locator.sheet_range or "").split("!")[1].startswith("A1:"))
+            n = len(ranks)
+            out[mode] = {
+                **{f"R@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 3)
+                   for k in (1, 2, 4, 20)},
+                "MRR": round(sum(1 / r for r in ranks if r) / n, 3),
+                "top_is_first_chunk": first, "queries": n, "ranks": ranks,
+            }
+            print(mode, {k: v for k, v in out[mode].items() if k != "ranks"})
+        idx.close()
+    if args.against is not None:
+        other = json.loads(args.against.read_text())["hybrid"]["ranks"]
+        for k in (1, 4):
+            res = paired([r is not None and r <= k for r in out["hybrid"]["ranks"]],
+                         [r is not None and r <= k for r in other])
+            out["hybrid"][f"vs_against_R@{k}"] = {"wins": res.wins, "losses": res.losses,
+                                                  "p": round(res.p, 4)}
+            print(f"hybrid vs {args.against} at R@{k}: +{res.wins}/-{res.losses}, p = {res.p:.4f}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
