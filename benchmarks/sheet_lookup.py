@@ -123,6 +123,20 @@ def main(argv: list[str] | None = None) -> int:
                 "top_is_first_chunk": first, "queries": n, "ranks": ranks,
             }
             print(mode, {k: v for k, v in out[mode].items() if k != "ranks"})
+        # the extractive answer: the asked row quoted alone, or the row's chunk over the
+        # gate's distance (its key does not pass the gate) and other rows quoted instead
+        alone = over_gate = refused = 0
+        for q in qs:
+            ans = idx.ask(q["q"])
+            refused += ans.refused
+            spans = [sp.locator.sheet_range or "" for sp in ans.spans]
+            alone += len(spans) == 1 and bool(
+                re.fullmatch(rf".*!A{q['row']}:[A-Z]+{q['row']}", spans[0]))
+            top = idx.search(q["q"], k=1).hits[0]
+            over_gate += top.distance >= idx.threshold
+        out["answer"] = {"the_row_alone": alone, "its_chunk_over_the_gate": over_gate,
+                         "refused": refused, "queries": len(qs)}
+        print("answer", out["answer"])
         idx.close()
     if args.against is not None:
         other = json.loads(args.against.read_text())["hybrid"]["ranks"]
@@ -130,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             res = paired([r is not None and r <= k for r in out["hybrid"]["ranks"]],
                          [r is not None and r <= k for r in other])
             out["hybrid"][f"vs_against_R@{k}"] = {"wins": res.wins, "losses": res.losses,
-                                                  "p": round(res.p, 4)}
-            print(f"hybrid vs {args.against} at R@{k}: +{res.wins}/-{res.losses}, p = {res.p:.4f}")
+                                                  "p": float(f"{res.p:.3g}")}
+            print(f"hybrid vs {args.against} at R@{k}: +{res.wins}/-{res.losses}, p = {res.p:.3g}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=2) + "\n")
     return 0

@@ -1097,6 +1097,8 @@ class Index:
             ranked = convex(scores, {i: s for i, s in bm25 if i in scores})[:k]
         else:
             ranked = rrf([[i for i, _ in dense], [i for i, _ in bm25]])[:k]
+        if mode == "hybrid" and fusion != "rrf" and bm25:
+            ranked = self._named_rows_first(terms, bm25, ranked, k)
         timings["fuse"] = _ms(t)
         t = time.perf_counter()
         ids = [i for i, _ in ranked]
@@ -1122,6 +1124,36 @@ class Index:
         timings["fetch"] = _ms(t)
         return SearchResult(query, mode, tuple(hits), timings,
                             fusion=fusion if mode == "hybrid" else "")
+
+    def _named_rows_first(self, terms: Sequence[str], bm25: Sequence[tuple[int, float]],
+                          ranked: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+        """The fused list with a sheet's chunk first when the query names one of its rows
+        by an identifier: a query term holding a digit ("e1042" of "E1042", "4021" of
+        "P-4021") that one chunk of the whole index holds, that chunk a sheet's.
+
+        The embedding model reads "E1042" and "E1043" alike, and a sheet's rows all
+        look alike to it, so the dense, sentence and late lists, three of the four votes,
+        rank a sheet's chunks by little but their length, and a row BM25 finds by its
+        identifier ranked first in 48% of lookups (benchmarks/sheet_lookup.py). A term
+        one chunk holds is that row's own key. Several such rows keep BM25's order;
+        the port ("rrf") is left as the chapter has it, and prose is not touched (a
+        rare word in a paragraph is no key to it)."""
+        keys = [t for t in dict.fromkeys(terms) if any(ch.isdigit() for ch in t)]
+        if not keys:
+            return ranked
+        _, df = self.store.document_frequencies(keys)
+        keys = [t for t in keys if df.get(t) == 1]
+        if not keys:
+            return ranked
+        top = [cid for cid, _ in bm25[: len(keys) + 9]]  # a key's chunk ranks high on BM25
+        rows = self.store.chunks(top)
+        named = [cid for cid in top if cid in rows and rows[cid].locator.sheet_range
+                 and set(tokenize(rows[cid].text)) & set(keys)]
+        if not named:
+            return ranked
+        best = ranked[0][1] if ranked else 1.0
+        rest = [(cid, s) for cid, s in ranked if cid not in named]
+        return ([(cid, best) for cid in named] + rest)[:k]
 
     def _late_list(self, query: str, terms: Sequence[str], q: late.TokenVectors | None,
                    candidates: list[int], ident: ModelIdentity) -> list[tuple[int, float]]:

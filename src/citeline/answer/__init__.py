@@ -18,7 +18,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from citeline.answer.citations import StreamSanitizer, sanitize, uncited_sentences
-from citeline.answer.extractive import ANSWER_BUDGET, candidates, score, select, spans, sub_locator
+from citeline.answer.extractive import (
+    ANSWER_BUDGET,
+    candidates,
+    named_rows,
+    score,
+    select,
+    spans,
+    sub_locator,
+)
 from citeline.answer.generators import (
     GENERATOR_NAMES,
     REGISTRY,
@@ -87,7 +95,13 @@ def extractive_answer(
     # hits the gate kept always give an answer: when they hold only fragments shorter
     # than a sentence (a list of short items, a table of numbers), the fragments
     cands = candidates(hits) or candidates(hits, min_chars=1)
-    picked = spans(select(cands, score(question, cands, embedder), budget), locate_span)
+    scores = score(question, cands, embedder)
+    named = named_rows(question, cands)
+    if named:  # the rows the question names by their key are the answer, and only they
+        chosen = select([cands[i] for i in named], [scores[i] for i in named], budget)
+    else:
+        chosen = select(cands, scores, budget)
+    picked = spans(chosen, locate_span)
     invalid: list[str] = []
     links: list[str] = []
     paragraphs: list[str] = []

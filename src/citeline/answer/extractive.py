@@ -25,6 +25,7 @@ import numpy as np
 
 from citeline.chunk import fence_starts
 from citeline.embed import Embedder
+from citeline.retrieve.bm25 import tokenize
 from citeline.types import Hit, Locator, Span
 
 # ~3 sentences of prose or one short code block. Swept on rustbook's 64 queries
@@ -225,6 +226,33 @@ def select(
         for c in [cands[i]]
     ]
     return sorted(picked, key=lambda c: (c.citation, c.start))
+
+
+def named_rows(question: str, cands: Sequence[Candidate]) -> list[int]:
+    """Which candidates are sheet rows the question names by a key: a question term with
+    a digit in it (BM25's terms: "e1042" of "E1042", "4021" of "P-4021") that one
+    candidate row alone holds. Such a row is the answer, and rows the embedding model
+    finds alike (every row of a sheet is, to it) are not.
+
+    >>> from citeline.types import Hit, Locator
+    >>> rows = "P-4018 | Hex nut | 0.12\\nP-4021 | Hex bolt | 0.45"
+    >>> h = Hit(1, 1, "s.csv", "s", "s", 0, len(rows), Locator(0, len(rows), sheet_range="s!A2:C3"),
+    ...         rows, 0.4, 1.0)
+    >>> c = candidates([h])
+    >>> [c[i].text for i in named_rows("What does part P-4021 cost?", c)]
+    ['P-4021 | Hex bolt | 0.45']
+    >>> named_rows("What does a hex bolt cost?", c)
+    []
+    """
+    keys = {t for t in tokenize(question) if any(ch.isdigit() for ch in t)}
+    if not keys:
+        return []
+    holders: dict[str, list[int]] = {}
+    for i, c in enumerate(cands):
+        if c.hit.locator.sheet_range is not None:
+            for t in keys & set(tokenize(c.text)):
+                holders.setdefault(t, []).append(i)
+    return sorted({held[0] for held in holders.values() if len(held) == 1})
 
 
 def score(question: str, cands: Sequence[Candidate], embedder: Embedder) -> list[float]:
