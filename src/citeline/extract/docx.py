@@ -20,7 +20,8 @@ applies only when no paragraph has a heading style (the author's styles are then
 the headings, and bold is emphasis), and not when such paragraphs are over
 ``HEADING_MAX_SHARE`` of the text (:func:`citeline.extract.blocks.heading_levels`).
 
-Text boxes are read after the paragraph they are anchored in, and a symbol inserted
+Text boxes are read after the paragraph they are anchored in (in a table cell, as
+part of the cell), custom XML elements (``w:customXml``) are opened, and a symbol inserted
 from a symbol font (Symbol's α, Wingdings' ✓) as its Unicode character. Page
 headers/footers, comments and footnotes are not part of the body and are not indexed; a legacy binary ``.doc`` is not a .docx and fails with that reason.
 """
@@ -267,23 +268,29 @@ def _hidden(run) -> bool:  # type: ignore[no-untyped-def]
 
 
 def _cell_text(tc) -> str:  # type: ignore[no-untyped-def]
-    """A table cell's text: its paragraphs, and a nested table's rows, in order."""
+    """A table cell's text: its paragraphs (each followed by the text boxes anchored in
+    it), and a nested table's rows, in order."""
     parts: list[str] = []
     for child in _content(tc):
         if child.tag == qn("w:p"):
             parts.append(squash(paragraph_text(child)))
+            parts.extend(squash(boxed) for boxed in text_boxes(child))  # Word shows them in the cell
         elif child.tag == qn("w:tbl"):
             parts.extend(_row_text(tr) for tr in _rows(child))
     return " ".join(p for p in parts if p)
 
 
 def _content(element):  # type: ignore[no-untyped-def]
-    """``element``'s children, with content controls (``w:sdt``) opened."""
+    """``element``'s children, with content controls (``w:sdt``) and custom XML
+    elements (``w:customXml``: a template's or a contract system's own markup around
+    paragraphs, tables, rows or cells) opened."""
     for child in element.iterchildren():
         if child.tag == qn("w:sdt"):
             content = child.find(qn("w:sdtContent"))
             if content is not None:
                 yield from _content(content)
+        elif child.tag == qn("w:customXml"):
+            yield from _content(child)
         else:
             yield child
 
@@ -328,26 +335,25 @@ def text_boxes(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
 
 def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-untyped-def]
     """Body paragraphs and tables in document order, including those inside content
-    controls (``w:sdt``, common in templates), which python-docx's own iterator skips."""
-    for child in element.iterchildren():
+    controls (``w:sdt``, common in templates) and custom XML elements
+    (``w:customXml``), which python-docx's own iterator skips."""
+    for child in _content(element):
         if child.tag == qn("w:p"):
             yield Paragraph(child, parent)
         elif child.tag == qn("w:tbl"):
             yield Table(child, parent)
-        elif child.tag == qn("w:sdt"):
-            content = child.find(qn("w:sdtContent"))
-            if content is not None:
-                yield from _blocks(content, parent)
 
 
 class DocxExtractor:
     name = "docx"
-    version = "6"  # 2: outline levels, headings from formatting without heading styles;
+    version = "7"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
     # repeating section; not hidden runs), and a cell merged down is shown once; 5: text
-    # boxes, after the paragraph they are anchored in; 6: symbol-font characters (w:sym)
+    # boxes, after the paragraph they are anchored in; 6: symbol-font characters (w:sym);
+    # 7: custom XML elements (w:customXml) around blocks, rows and cells are opened, and
+    # a text box in a table cell is read in the cell
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -1,0 +1,77 @@
+"""PDF and Word extraction on files built the way real writers build them: what the
+page shows is what is indexed, and a file that cannot be read says why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citeline.chunk import chunk_document
+from citeline.extract import extractor_for
+from citeline.types import Document
+
+W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+VML = 'xmlns:v="urn:schemas-microsoft-com:vml"'
+
+
+def extract(path: Path) -> Document:
+    return extractor_for(path).extract(path, path.name)
+
+
+def _p(text: str) -> str:
+    return f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
+
+
+def _tc(text: str) -> str:
+    return f"<w:tc>{_p(text)}</w:tc>"
+
+
+def test_docx_custom_xml_around_paragraphs_rows_and_cells_is_read(tmp_path: Path):
+    """Templates and contract systems wrap clauses, rows and cells in their own markup
+    (w:customXml); Word shows what is inside, and python-docx's iterators skip it."""
+    import docx
+    from docx.oxml import parse_xml
+
+    d = docx.Document()
+    d.add_paragraph("Agreement between the parties.")
+    body = d.element.body
+    sect = body[-1]  # w:sectPr stays last
+    sect.addprevious(parse_xml(
+        f'<w:customXml {W} w:element="clause"><w:customXmlPr/>'
+        f'{_p("The tenant pays the rent by the third working day.")}</w:customXml>'))
+    table = d.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text = "Deposit"
+    table.rows[0].cells[1].text = "two months"
+    table._tbl.append(parse_xml(
+        f'<w:customXml {W} w:element="row"><w:tr>{_tc("Notice")}{_tc("three months")}</w:tr>'
+        '</w:customXml>'))
+    table._tbl.append(parse_xml(
+        f'<w:tr {W}><w:customXml w:element="cell">{_tc("Pets")}</w:customXml>'
+        f'{_tc("one cat")}</w:tr>'))
+    d.add_paragraph("Signed in duplicate.")
+    path = tmp_path / "lease.docx"
+    d.save(path)
+    assert extract(path).text == (
+        "Agreement between the parties.\n\n"
+        "The tenant pays the rent by the third working day.\n\n"
+        "Deposit | two months\n\nNotice | three months\n\nPets | one cat\n\n"
+        "Signed in duplicate.")
+
+
+def test_docx_text_box_in_a_table_cell_is_read_in_the_cell(tmp_path: Path):
+    import docx
+    from docx.oxml import parse_xml
+
+    d = docx.Document()
+    table = d.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text = "Valve V3"
+    cell = table.rows[0].cells[1]
+    cell.text = "Open slowly."
+    cell.paragraphs[0]._p.append(parse_xml(
+        f'<w:r {W} {VML}><w:pict><v:shape><v:textbox><w:txbxContent>'
+        f'{_p("Torque limit 40 Nm.")}</w:txbxContent></v:textbox></v:shape></w:pict></w:r>'))
+    path = tmp_path / "valves.docx"
+    d.save(path)
+    doc = extract(path)
+    assert doc.text == "Valve V3 | Open slowly. Torque limit 40 Nm."
+    (chunk,) = chunk_document(doc)
+    assert chunk.content == doc.text[chunk.start:chunk.end]
