@@ -75,3 +75,48 @@ def test_docx_text_box_in_a_table_cell_is_read_in_the_cell(tmp_path: Path):
     assert doc.text == "Valve V3 | Open slowly. Torque limit 40 Nm."
     (chunk,) = chunk_document(doc)
     assert chunk.content == doc.text[chunk.start:chunk.end]
+
+
+def _form_pdf(folder: Path) -> Path:
+    """A one-page form filled in with reportlab: the values are widget annotations
+    with their own appearance, no part of the page's content."""
+    from reportlab.pdfgen import canvas
+
+    path = folder / "licence.pdf"
+    c = canvas.Canvas(str(path))
+    c.drawString(72, 750, "Application for a fishing licence.")
+    c.drawString(72, 700, "Applicant name:")
+    c.acroForm.textfield(name="applicant", value="Marguerite Okonkwo-Lindqvist",
+                         x=180, y=692, width=250, height=20)
+    c.drawString(72, 660, "Boat registration:")
+    c.acroForm.textfield(name="boat", value="WX-4471-Q", x=180, y=652, width=250, height=20)
+    c.showPage()
+    c.save()
+    return path
+
+
+def test_pdf_filled_form_values_are_text_of_their_page(tmp_path: Path):
+    doc = extract(_form_pdf(tmp_path))
+    assert doc.text == ("Application for a fishing licence.\nApplicant name:\nBoat registration:"
+                        "\n\nMarguerite Okonkwo-Lindqvist WX-4471-Q")
+    (region,) = doc.regions
+    assert region.page == 1 and (region.start, region.end) == (0, len(doc.text))
+    (chunk,) = chunk_document(doc)
+    assert chunk.content == doc.text[chunk.start:chunk.end] and "WX-4471-Q" in chunk.content
+
+
+def test_pdf_form_values_without_an_appearance_are_read(tmp_path: Path):
+    """pypdf and browsers fill a form by setting the values and /NeedAppearances,
+    leaving the viewer to draw them; the viewer's drawing is what is read."""
+    import pypdf
+    from pypdf.generic import BooleanObject, NameObject
+
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(_form_pdf(tmp_path)))
+    for annot in writer.pages[0]["/Annots"]:
+        del annot.get_object()["/AP"]
+    writer._root_object["/AcroForm"][NameObject("/NeedAppearances")] = BooleanObject(True)
+    path = tmp_path / "filled.pdf"
+    with path.open("wb") as f:
+        writer.write(f)
+    text = extract(path).text
+    assert "Marguerite Okonkwo-Lindqvist" in text and "WX-4471-Q" in text

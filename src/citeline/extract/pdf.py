@@ -51,6 +51,9 @@ records both pages — it never spans one silently).
   slides after a section divider (a slide that is all title) nest under it. This
   reading wins over a deck's bookmarks, which are its slide titles again, flat
   (Impress), or sections whose titles are lines of a navigation bar (Beamer).
+- **Filled-in forms and annotations**: what a viewer draws over the page (a form
+  field's value, a free-text or typewriter note, a stamp) is text of the page; it
+  comes after the page's own text (a field's value is not beside its label).
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
 
 Text is PDFium's, in content-stream order (which is reading order for what
@@ -722,13 +725,37 @@ def _open(path: Path, rel: str) -> pdfium.PdfDocument:
     if path.stat().st_size == 0:
         raise ExtractionError(rel, "empty file (0 bytes), not a PDF")
     try:
-        return pdfium.PdfDocument(str(path))
+        pdf = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
         msg = str(exc)
         m = re.search(r"PDFium: ([^)]*)\)", msg)
         key = m.group(1).strip().casefold() if m else ""
         reason = _PDFIUM_REASONS.get(key, f"PDFium could not open it ({msg.rstrip('.')})")
         raise ExtractionError(rel, reason) from exc
+    # Before any page is loaded: a form's filler then draws the fields whose values have
+    # no appearance yet (/NeedAppearances, as pypdf and browsers fill them in), for
+    # _flattened. XFA forms are left alone: this PDFium reads no XFA, and would log so.
+    if pdf.get_formtype() == pdfium_c.FORMTYPE_ACRO_FORM:
+        try:
+            pdf.init_forms()
+        except pdfium.PdfiumError:
+            pass  # no filler: the fields that carry their own appearance are still read
+    return pdf
+
+
+def _flattened(pdf: pdfium.PdfDocument, index: int) -> pdfium.PdfPage:
+    """Page ``index`` with its annotations drawn into its content as a viewer shows
+    them: a filled form's values, a typewriter or free-text note, a stamp. PDFium's
+    text page reads the page's content only, so a filled-in form indexed its labels
+    and none of its answers. Hidden annotations and pop-up notes stay out (what
+    FLAT_NORMALDISPLAY leaves out); PDFium reads a page flattened only once it is
+    loaded again. The document in memory changes, never the file."""
+    page = pdf[index]
+    if pdfium_c.FPDFPage_GetAnnotCount(page.raw) > 0 and pdfium_c.FPDFPage_Flatten(
+            page.raw, pdfium_c.FLAT_NORMALDISPLAY) == pdfium_c.FLATTEN_SUCCESS:
+        page.close()
+        page = pdf[index]
+    return page
 
 
 def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
@@ -760,7 +787,7 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
 
 class PdfExtractor:
     name = "pdf"
-    version = "7"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "8"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -770,7 +797,8 @@ class PdfExtractor:
     # headers and footers are each looked for at their own edge; 6: lines that differ
     # only in digits are furniture only if a number counts with the pages, and
     # furniture never takes more than two thirds of the text; 7: paragraphs and table
-    # rows of a page with /Rotate are read from its layout as shown (shown_box)
+    # rows of a page with /Rotate are read from its layout as shown (shown_box); 8: what
+    # annotations show is text of the page (a filled form's values, free-text notes)
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -794,7 +822,7 @@ class PdfExtractor:
         aspects: list[float] = []  # each page's width over its height (slides are wide)
         blank = 0
         for i in range(n):
-            page = pdf[i]
+            page = _flattened(pdf, i)
             width, height = page.get_size()
             aspects.append(width / height if height > 0 else 1.0)
             try:
