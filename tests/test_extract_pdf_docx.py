@@ -3,9 +3,13 @@ page shows is what is indexed, and a file that cannot be read says why."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
+import pytest
+
 from citeline.chunk import chunk_document
+from citeline.errors import ExtractionError
 from citeline.extract import extractor_for
 from citeline.types import Document
 
@@ -120,3 +124,37 @@ def test_pdf_form_values_without_an_appearance_are_read(tmp_path: Path):
         writer.write(f)
     text = extract(path).text
     assert "Marguerite Okonkwo-Lindqvist" in text and "WX-4471-Q" in text
+
+
+def _pdf_failure(path: Path) -> str:
+    with pytest.raises(ExtractionError) as err:
+        extract(path)
+    assert err.value.path == path.name
+    return err.value.reason
+
+
+def test_pdf_cut_short_or_not_a_pdf_says_which(tmp_path: Path):
+    """PDFium says "data format error" of each; the reason says what the file is."""
+    from reportlab.pdfgen import canvas
+
+    whole = tmp_path / "whole.pdf"
+    c = canvas.Canvas(str(whole))
+    for n in range(4):
+        c.drawString(72, 700, f"Page {n + 1} of the pump manual.")
+        c.showPage()
+    c.save()
+    data = whole.read_bytes()
+    cut = tmp_path / "manual.pdf"  # a download that stopped half-way
+    cut.write_bytes(data[: len(data) // 2])
+    assert "it is cut short (it does not end with %%EOF), as after an interrupted download" \
+        in _pdf_failure(cut)
+    page = tmp_path / "report.pdf"  # the link answered with its sign-in page
+    page.write_bytes(b"\xef\xbb\xbf<!DOCTYPE html>\n<html><body>Sign in</body></html>")
+    assert ": it is an HTML page" in _pdf_failure(page)
+    zipped = tmp_path / "minutes.pdf"
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("minutes.pdf", data)
+    assert ": it is a ZIP archive" in _pdf_failure(zipped)
+    damaged = tmp_path / "damaged.pdf"  # whole, ends as a PDF, but no structure to parse
+    damaged.write_bytes(data[:200] + b"\x00" * (len(data) - 400) + data[-200:])
+    assert _pdf_failure(damaged) == "not a readable PDF: the file is corrupt or not a PDF"

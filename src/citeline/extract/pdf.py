@@ -191,6 +191,47 @@ _PDFIUM_REASONS = {
 }
 
 
+# PDFium says "data format error" of any file it cannot parse; the file's first and
+# last bytes tell the usual cases apart. A PDF's header is in its first 1024 bytes
+# (where Acrobat looks for it: the PDF Reference 1.7, appendix H) ...
+PDF_HEADER_WITHIN = 1024
+# ... and it ends with "%%EOF" and at most a line end or some padding after it.
+PDF_EOF_WITHIN = 1024
+# Files saved under a .pdf name that are something else (a link that answered with a
+# login or error page, an archive or a Word file behind a download button).
+_NOT_PDF = (
+    (re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:<!doctype html|<html|<head|<body|<!--)", re.I),
+     "an HTML page (a link that answered with a web page: a login, an error or a "
+     "viewer page); download the PDF itself"),
+    (re.compile(rb"PK\x03\x04"), "a ZIP archive or an Office document; give it its own suffix"),
+    (re.compile(rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"),
+     "a legacy Office file (.doc, .xls, .ppt); give it its suffix, or save it as PDF"),
+    (re.compile(rb"%!PS"), "a PostScript file; convert it with ps2pdf"),
+    (re.compile(rb"\x89PNG|\xff\xd8\xff|GIF8|II\*\x00|MM\x00\*"),
+     "an image; convert it to PDF (img2pdf) to index it with OCR"),
+)
+
+
+def _why_unreadable(path: Path) -> str:
+    """Why PDFium could not parse ``path`` ("data format error"), from its bytes: not a
+    PDF at all (and what it is, when its first bytes say), a PDF cut short (no %%EOF at
+    its end: an interrupted download or copy), or a damaged one (the plain reason)."""
+    with path.open("rb") as f:
+        head = f.read(PDF_HEADER_WITHIN)
+        f.seek(max(0, path.stat().st_size - PDF_EOF_WITHIN))
+        tail = f.read()
+    base = _PDFIUM_REASONS["data format error"]
+    if b"%PDF-" not in head:
+        for magic, what in _NOT_PDF:
+            if magic.match(head):
+                return f"{base}: it is {what}"
+        return f"{base}: it has no %PDF- header in its first {PDF_HEADER_WITHIN} bytes"
+    if b"%%EOF" not in tail:
+        return (f"{base}: it is cut short (it does not end with %%EOF), as after an "
+                "interrupted download or copy; fetch or copy it again")
+    return base
+
+
 # PDFium is not thread-safe (pypdfium2 says so): a server indexing uploads on
 # several threads must not call into it concurrently.
 _PDFIUM_LOCK = threading.Lock()
@@ -730,6 +771,8 @@ def _open(path: Path, rel: str) -> pdfium.PdfDocument:
         msg = str(exc)
         m = re.search(r"PDFium: ([^)]*)\)", msg)
         key = m.group(1).strip().casefold() if m else ""
+        if key == "data format error":
+            raise ExtractionError(rel, _why_unreadable(path)) from exc
         reason = _PDFIUM_REASONS.get(key, f"PDFium could not open it ({msg.rstrip('.')})")
         raise ExtractionError(rel, reason) from exc
     # Before any page is loaded: a form's filler then draws the fields whose values have
