@@ -158,3 +158,91 @@ def test_pdf_cut_short_or_not_a_pdf_says_which(tmp_path: Path):
     damaged = tmp_path / "damaged.pdf"  # whole, ends as a PDF, but no structure to parse
     damaged.write_bytes(data[:200] + b"\x00" * (len(data) - 400) + data[-200:])
     assert _pdf_failure(damaged) == "not a readable PDF: the file is corrupt or not a PDF"
+
+
+def _notes_part(d, kind: str, notes: dict[int, str]) -> None:  # type: ignore[no-untyped-def]
+    """word/footnotes.xml or word/endnotes.xml as Word writes it: the two separator
+    notes first, then each note's paragraph opening with its mark (w:footnoteRef)."""
+    from docx.opc.constants import CONTENT_TYPE as CT
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+
+    seps = "".join(f'<w:{kind} w:type="{t}" w:id="{i}"><w:p><w:r><w:{t}/></w:r></w:p></w:{kind}>'
+                   for i, t in ((-1, "separator"), (0, "continuationSeparator")))
+    body = "".join(f'<w:{kind} w:id="{i}"><w:p><w:r><w:{kind}Ref/></w:r>'
+                   f'<w:r><w:t xml:space="preserve"> {text}</w:t></w:r></w:p></w:{kind}>'
+                   for i, text in notes.items())
+    foot = kind == "footnote"
+    part = Part(PackURI(f"/word/{kind}s.xml"), CT.WML_FOOTNOTES if foot else CT.WML_ENDNOTES,
+                f"<w:{kind}s {W}>{seps}{body}</w:{kind}s>".encode(), d.part.package)
+    d.part.relate_to(part, RT.FOOTNOTES if foot else RT.ENDNOTES)
+
+
+def _note_ref(paragraph, kind: str, note: int, deleted: bool = False) -> None:  # type: ignore[no-untyped-def]
+    from docx.oxml import parse_xml
+
+    run = f'<w:r><w:{kind}Reference w:id="{note}"/></w:r>'
+    if deleted:  # a tracked deletion: Word's final view shows neither mark nor note
+        run = f'<w:del w:id="9{note}" w:author="editor">{run}</w:del>'
+    paragraph._p.append(parse_xml(f"<w:p {W}>{run}</w:p>")[0])
+
+
+def test_docx_footnotes_and_endnotes_follow_the_paragraph_or_row_citing_them(tmp_path: Path):
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Ruling", 1)
+    p = d.add_paragraph("The tribunal found the lease void.")
+    _note_ref(p, "footnote", 1)
+    p.add_run(" It ordered costs.")
+    _note_ref(p, "endnote", 5)
+    _note_ref(p, "footnote", 3, deleted=True)
+    table = d.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text = "Rent"
+    table.rows[0].cells[1].text = "950 a month"
+    _note_ref(table.rows[0].cells[1].paragraphs[0], "footnote", 2)
+    d.add_paragraph("Appeal lodged.")
+    _notes_part(d, "footnote", {1: "See Smith v Jones, 2019.", 2: "Before the 2021 review.",
+                                3: "A note struck out."})
+    _notes_part(d, "endnote", {5: "Costs were assessed at 4,200."})
+    path = tmp_path / "ruling.docx"
+    d.save(path)
+    doc = extract(path)
+    assert doc.text == (
+        "# Ruling\n\nThe tribunal found the lease void. It ordered costs.\n\n"
+        "Footnote 1: See Smith v Jones, 2019.\n\nEndnote i: Costs were assessed at 4,200.\n\n"
+        "Rent | 950 a month\n\nFootnote 2: Before the 2021 review.\n\nAppeal lodged.")
+    (chunk,) = chunk_document(doc)
+    assert chunk.section == "Ruling" and chunk.content == doc.text[chunk.start:chunk.end]
+
+
+def test_docx_note_numbers_are_shown_as_word_numbers_them():
+    from citeline.extract.docx import note_number
+
+    assert [note_number(n, "lowerRoman") for n in (1, 4, 9, 14, 40)] == ["i", "iv", "ix", "xiv", "xl"]
+    assert note_number(1994, "upperRoman") == "MCMXCIV"
+    assert [note_number(n, "lowerLetter") for n in (1, 26, 27)] == ["a", "z", "aa"]
+    assert note_number(3, "upperLetter") == "C" and note_number(7, "chicago") == "7"
+
+
+def test_docx_note_numbers_follow_the_documents_format_and_custom_marks(tmp_path: Path):
+    import docx
+    from docx.oxml import parse_xml
+
+    d = docx.Document()
+    d.settings.element.append(parse_xml(
+        f'<w:footnotePr {W}><w:numFmt w:val="lowerLetter"/></w:footnotePr>'))
+    p = d.add_paragraph("Dosage is weight-based.")
+    _note_ref(p, "footnote", 1)
+    p = d.add_paragraph("Not for children.")
+    p._p.append(parse_xml(f'<w:r {W}><w:footnoteReference w:customMarkFollows="1" w:id="2"/></w:r>'))
+    p.add_run("*")
+    p = d.add_paragraph("Store cold.")
+    _note_ref(p, "footnote", 3)
+    _notes_part(d, "footnote", {1: "Per kilogram.", 2: "Under twelve.", 3: "Two to eight degrees."})
+    path = tmp_path / "leaflet.docx"
+    d.save(path)
+    assert extract(path).text == (
+        "Dosage is weight-based.\n\nFootnote a: Per kilogram.\n\nNot for children.*\n\n"
+        "Footnote *: Under twelve.\n\nStore cold.\n\nFootnote b: Two to eight degrees.")

@@ -22,8 +22,11 @@ the headings, and bold is emphasis), and not when such paragraphs are over
 
 Text boxes are read after the paragraph they are anchored in (in a table cell, as
 part of the cell), custom XML elements (``w:customXml``) are opened, and a symbol inserted
-from a symbol font (Symbol's α, Wingdings' ✓) as its Unicode character. Page
-headers/footers, comments and footnotes are not part of the body and are not indexed; a legacy binary ``.doc`` is not a .docx and fails with that reason.
+from a symbol font (Symbol's α, Wingdings' ✓) as its Unicode character. A footnote
+or an endnote is a block of its own (``Footnote 1: ...``, ``Endnote ii: ...``) right
+after the paragraph or table row that refers to it (:class:`Notes`). Page
+headers/footers and comments are not part of the body and are not indexed; a legacy
+binary ``.doc`` is not a .docx and fails with that reason.
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import docx
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import PackageNotFoundError
+from docx.oxml import parse_xml
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
@@ -344,16 +349,103 @@ def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-
             yield Table(child, parent)
 
 
+# Footnote and endnote references, and the parts their notes are kept in.
+_NOTE_KINDS = {qn("w:footnoteReference"): ("footnote", RT.FOOTNOTES, qn("w:footnote")),
+               qn("w:endnoteReference"): ("endnote", RT.ENDNOTES, qn("w:endnote"))}
+# Word numbers footnotes 1, 2, 3 and endnotes i, ii, iii unless the document says
+# otherwise (w:footnotePr / w:endnotePr's w:numFmt, ECMA-376 17.11.17).
+_DEFAULT_NOTE_FORMAT = {"footnote": "decimal", "endnote": "lowerRoman"}
+_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
+
+
+def note_number(n: int, fmt: str) -> str:
+    """A note's number as Word shows it in ``fmt`` (a w:numFmt value; any format not
+    known here is shown as decimal): ``note_number(4, "lowerRoman") == "iv"``."""
+    if fmt in ("lowerRoman", "upperRoman") and n > 0:
+        out = ""
+        for value, digits in _ROMAN:
+            while n >= value:
+                out, n = out + digits, n - value
+        return out if fmt == "lowerRoman" else out.upper()
+    if fmt in ("lowerLetter", "upperLetter") and n > 0:  # a..z, then aa..zz (Word's way)
+        letter = chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
+        return letter if fmt == "lowerLetter" else letter.upper()
+    return str(n)
+
+
+class Notes:
+    """A document's footnotes and endnotes, each read as its own block right after the
+    paragraph (or table row) that refers to it, as ``Footnote 1: ...`` or ``Endnote
+    ii: ...``: Word shows a footnote at the foot of that page and an endnote at the
+    end, and an exported PDF is indexed with them. Notes are numbered in the order
+    their references are read, as Word numbers them; a reference with its own mark
+    (``w:customMarkFollows``: a ``*``) is labelled with that mark."""
+
+    def __init__(self, d) -> None:  # type: ignore[no-untyped-def]
+        self._notes: dict[str, dict[str, object]] = {}
+        self._format: dict[str, str] = {}
+        self._count: dict[str, int] = {}
+        settings = d.settings.element
+        sect = d.element.body.find(qn("w:sectPr"))
+        for kind, reltype, tag in _NOTE_KINDS.values():
+            self._count[kind] = 0
+            self._format[kind] = _DEFAULT_NOTE_FORMAT[kind]
+            for holder in (settings, sect):  # the last section's properties win
+                fmt = None if holder is None else holder.find(f"{qn(f'w:{kind}Pr')}/{qn('w:numFmt')}")
+                if fmt is not None and fmt.get(qn("w:val")):
+                    self._format[kind] = fmt.get(qn("w:val"))
+            try:
+                part = d.part.part_related_by(reltype)
+            except KeyError:
+                self._notes[kind] = {}
+                continue
+            root = parse_xml(part.blob)
+            self._notes[kind] = {el.get(qn("w:id")): el for el in root.iterchildren(tag)
+                                 if el.get(qn("w:type")) in (None, "normal")}
+
+    def after(self, el) -> Iterator[str]:  # type: ignore[no-untyped-def]
+        """The notes ``el`` refers to, in order, as blocks (a deleted or hidden
+        reference, and one in a text box, refers to none)."""
+        for child in el.iterchildren():
+            if child.tag in _NOT_SHOWN or (child.tag == qn("w:r") and _hidden(child)):
+                continue
+            if child.tag not in _NOTE_KINDS:
+                yield from self.after(child)
+                continue
+            kind = _NOTE_KINDS[child.tag][0]
+            note = self._notes[kind].get(child.get(qn("w:id")))
+            if child.get(qn("w:customMarkFollows")) in ("1", "true", "on"):
+                following = child.getparent().getnext()
+                label = squash(paragraph_text(following)) if following is not None else ""
+            else:
+                self._count[kind] += 1
+                label = note_number(self._count[kind], self._format[kind])
+            if note is None:
+                continue
+            text = " ".join(t for t in (_note_block(b) for b in _content(note)) if t)
+            if text:
+                yield f"{kind.capitalize()} {label}: {text}" if label else f"{kind.capitalize()}: {text}"
+
+
+def _note_block(block) -> str:  # type: ignore[no-untyped-def]
+    if block.tag == qn("w:p"):
+        return squash(paragraph_text(block))
+    if block.tag == qn("w:tbl"):
+        return " ".join(line for tr in _rows(block) if (line := _row_text(tr)))
+    return ""
+
+
 class DocxExtractor:
     name = "docx"
-    version = "7"  # 2: outline levels, headings from formatting without heading styles;
+    version = "8"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
     # repeating section; not hidden runs), and a cell merged down is shown once; 5: text
     # boxes, after the paragraph they are anchored in; 6: symbol-font characters (w:sym);
     # 7: custom XML elements (w:customXml) around blocks, rows and cells are opened, and
-    # a text box in a table cell is read in the cell
+    # a text box in a table cell is read in the cell; 8: footnotes and endnotes
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -375,6 +467,7 @@ class DocxExtractor:
             formatted = formatted_levels([(paragraph_text(p._p), run_formats(p, size))
                                           for p in paragraphs])
             levels = {id(p): lv for p, lv in zip(paragraphs, formatted, strict=True)}
+        notes = Notes(d)
         out = TextBuilder()
         first_heading: str | None = None
         for block in blocks:
@@ -391,11 +484,15 @@ class DocxExtractor:
                         out.add(escape_markdown(text), sep="\n\n")
                 for boxed in text_boxes(block._p):  # after the paragraph they sit in
                     out.add(escape_markdown(boxed), sep="\n\n")
+                for note in notes.after(block._p):
+                    out.add(escape_markdown(note), sep="\n\n")
             elif isinstance(block, Table):
                 for tr in _rows(block._tbl):
                     line = _row_text(tr)
                     if line:
                         out.add(escape_markdown(line), sep="\n\n")
+                    for note in notes.after(tr):
+                        out.add(escape_markdown(note), sep="\n\n")
         text = out.text()
         if not text.strip():
             raise ExtractionError(rel, "the document has no text in its body")
