@@ -246,3 +246,61 @@ def test_docx_note_numbers_follow_the_documents_format_and_custom_marks(tmp_path
     assert extract(path).text == (
         "Dosage is weight-based.\n\nFootnote a: Per kilogram.\n\nNot for children.*\n\n"
         "Footnote *: Under twelve.\n\nStore cold.\n\nFootnote b: Two to eight degrees.")
+
+
+def _alt_chunk(d, name: str, content_type: str, blob: bytes) -> None:  # type: ignore[no-untyped-def]
+    """An imported part (w:altChunk) where the body ends, as "Export to Word" features
+    write a page into a .docx for Word to merge when it opens it."""
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+    from docx.oxml import parse_xml
+
+    rid = d.part.relate_to(Part(PackURI(f"/word/{name}"), content_type, blob, d.part.package),
+                           RT.A_F_CHUNK)
+    rels = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+    d.element.body[-1].addprevious(parse_xml(f'<w:altChunk {W} {rels} r:id="{rid}"/>'))
+
+
+def test_docx_imported_html_and_web_archive_parts_are_read_in_place(tmp_path: Path):
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph("Cover note before the import.")
+    _alt_chunk(d, "afchunk.html", "text/html",
+               b"<html><body><h1>Site survey</h1><p>The culvert under Mill Lane is blocked."
+               b"</p></body></html>")
+    # html-docx-js writes the whole page as one web archive (MHT): a MIME message
+    _alt_chunk(d, "afchunk.mht", "message/rfc822", (
+        b'MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary="B"\r\n\r\n--B\r\n'
+        b'Content-Type: text/html; charset="utf-8"\r\nContent-Transfer-Encoding: '
+        b"quoted-printable\r\n\r\n<html><body><p>The Gr=C3=BCnbach gauge reads 2.4 m.</p>"
+        b"</body></html>\r\n--B--\r\n"))
+    _alt_chunk(d, "afchunk.rtf", "application/rtf", rb"{\rtf1 The weir is sound.}")
+    d.add_paragraph("Signed off.")
+    path = tmp_path / "survey.docx"
+    d.save(path)
+    doc = extract(path)
+    assert doc.text == ("Cover note before the import.\n\n# Site survey\n\n"
+                        "The culvert under Mill Lane is blocked.\n\n"
+                        "The Grünbach gauge reads 2.4 m.\n\nSigned off.")
+    assert doc.warnings == ("imported part /word/afchunk.rtf: its type application/rtf is not "
+                            "read (HTML, MHT and plain text are): open the document in Word and "
+                            "save it to merge the part; not indexed",)
+    chunks = chunk_document(doc)
+    assert any(c.section == "survey > Site survey" and "Mill Lane" in c.content for c in chunks)
+
+
+def test_docx_whose_body_is_only_an_unread_import_says_so(tmp_path: Path):
+    import docx
+
+    d = docx.Document()
+    for p in list(d.element.body.iterchildren("{*}p")):
+        d.element.body.remove(p)
+    _alt_chunk(d, "afchunk.rtf", "application/rtf", rb"{\rtf1 The weir is sound.}")
+    path = tmp_path / "weir.docx"
+    d.save(path)
+    with pytest.raises(ExtractionError) as err:
+        extract(path)
+    assert err.value.path == "weir.docx"
+    assert err.value.reason.startswith("imported part /word/afchunk.rtf: its type application/rtf")

@@ -24,14 +24,20 @@ Text boxes are read after the paragraph they are anchored in (in a table cell, a
 part of the cell), custom XML elements (``w:customXml``) are opened, and a symbol inserted
 from a symbol font (Symbol's α, Wingdings' ✓) as its Unicode character. A footnote
 or an endnote is a block of its own (``Footnote 1: ...``, ``Endnote ii: ...``) right
-after the paragraph or table row that refers to it (:class:`Notes`). Page
+after the paragraph or table row that refers to it (:class:`Notes`). An imported
+part (``w:altChunk``: the HTML page an "Export to Word" button or html-docx-js puts
+in a .docx, for Word to merge on opening) is read in its place by the HTML extractor
+when it is HTML, XHTML or a web archive (MHT), or as plain text; a part of another
+type (RTF, another document) is named in a warning. Page
 headers/footers and comments are not part of the body and are not indexed; a legacy
 binary ``.doc`` is not a .docx and fails with that reason.
 """
 
 from __future__ import annotations
 
+import email
 import re
+import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -338,15 +344,67 @@ def text_boxes(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
                 yield from (line for tr in _rows(block) if (line := _row_text(tr)))
 
 
-def _blocks(element, parent) -> Iterator[Paragraph | Table]:  # type: ignore[no-untyped-def]
+_ALT_CHUNK = qn("w:altChunk")
+
+
+def _blocks(element, parent):  # type: ignore[no-untyped-def]
     """Body paragraphs and tables in document order, including those inside content
     controls (``w:sdt``, common in templates) and custom XML elements
-    (``w:customXml``), which python-docx's own iterator skips."""
+    (``w:customXml``), which python-docx's own iterator skips; an imported part's place
+    (``w:altChunk``) is yielded as its element."""
     for child in _content(element):
         if child.tag == qn("w:p"):
             yield Paragraph(child, parent)
         elif child.tag == qn("w:tbl"):
             yield Table(child, parent)
+        elif child.tag == _ALT_CHUNK:
+            yield child
+
+
+# An imported part (w:altChunk, ECMA-376 17.17.2.1) is a file Word merges into the
+# document where it stands when it opens it: "Export to Word" features and libraries
+# (html-docx-js, docx4j, Open XML's HtmlToWml) write a page's HTML so, often the whole
+# body. HTML, XHTML and a web archive (MHT: the HTML inside a MIME message) are read
+# by the HTML extractor; plain text as its lines.
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_MHT_TYPES = frozenset({"message/rfc822", "multipart/related", "application/x-mimearchive"})
+
+
+def _html_of_archive(blob: bytes) -> bytes | None:
+    """The page of a web archive (MHT): its first text/html part, as bytes with a
+    ``<meta charset>`` saying the part's charset; None when it holds none."""
+    message = email.message_from_bytes(blob)
+    for part in message.walk():
+        if part.get_content_type() == "text/html":
+            payload = part.get_payload(decode=True)
+            if isinstance(payload, bytes):
+                charset = part.get_content_charset()
+                return (f'<meta charset="{charset}">'.encode() if charset else b"") + payload
+    return None
+
+
+def alt_chunk_text(part) -> str:  # type: ignore[no-untyped-def]
+    """An imported part's text, as the canonical text's blocks (an HTML page's headings
+    as ``#`` lines); raises ExtractionError naming the part (not ``rel``, the document,
+    which holds it) when it cannot be read."""
+    from citeline.extract.html import HtmlExtractor
+
+    kind = (part.content_type or "").split(";")[0].strip().casefold()
+    name = f"imported part {part.partname}"
+    if kind == "text/plain":
+        return "\n\n".join(escape_markdown(b) for b in
+                            (one_paragraph(ln) for ln in part.blob.decode("utf-8", "replace")
+                             .splitlines()) if b)
+    blob = part.blob if kind in _HTML_TYPES else _html_of_archive(part.blob) \
+        if kind in _MHT_TYPES else None
+    if blob is None:
+        raise ExtractionError(name, f"its type {kind or '(none)'} is not read (HTML, MHT and "
+                                    "plain text are): open the document in Word and save it "
+                                    "to merge the part")
+    with tempfile.TemporaryDirectory() as folder:
+        page = Path(folder) / ("chunk.xhtml" if kind == "application/xhtml+xml" else "chunk.html")
+        page.write_bytes(blob)
+        return HtmlExtractor().extract(page, name).text
 
 
 # Footnote and endnote references, and the parts their notes are kept in.
@@ -438,14 +496,15 @@ def _note_block(block) -> str:  # type: ignore[no-untyped-def]
 
 class DocxExtractor:
     name = "docx"
-    version = "8"  # 2: outline levels, headings from formatting without heading styles;
+    version = "9"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
     # repeating section; not hidden runs), and a cell merged down is shown once; 5: text
     # boxes, after the paragraph they are anchored in; 6: symbol-font characters (w:sym);
     # 7: custom XML elements (w:customXml) around blocks, rows and cells are opened, and
-    # a text box in a table cell is read in the cell; 8: footnotes and endnotes
+    # a text box in a table cell is read in the cell; 8: footnotes and endnotes;
+    # 9: imported HTML, MHT and text parts (w:altChunk), other imported parts warned of
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -468,6 +527,7 @@ class DocxExtractor:
                                           for p in paragraphs])
             levels = {id(p): lv for p, lv in zip(paragraphs, formatted, strict=True)}
         notes = Notes(d)
+        warnings: list[str] = []
         out = TextBuilder()
         first_heading: str | None = None
         for block in blocks:
@@ -486,7 +546,16 @@ class DocxExtractor:
                     out.add(escape_markdown(boxed), sep="\n\n")
                 for note in notes.after(block._p):
                     out.add(escape_markdown(note), sep="\n\n")
-            elif isinstance(block, Table):
+            elif not isinstance(block, Table):  # an imported part (w:altChunk)
+                try:
+                    chunk = d.part.related_parts[block.get(qn("r:id"))]
+                    out.add(alt_chunk_text(chunk), sep="\n\n")
+                except KeyError:
+                    warnings.append(f"an imported part ({block.get(qn('r:id'))}) is missing "
+                                    "from the package, not indexed")
+                except ExtractionError as exc:
+                    warnings.append(f"{exc.path}: {exc.reason}; not indexed")
+            else:
                 for tr in _rows(block._tbl):
                     line = _row_text(tr)
                     if line:
@@ -495,7 +564,7 @@ class DocxExtractor:
                         out.add(escape_markdown(note), sep="\n\n")
         text = out.text()
         if not text.strip():
-            raise ExtractionError(rel, "the document has no text in its body")
+            raise ExtractionError(rel, "; ".join(warnings) or "the document has no text in its body")
         title = squash(d.core_properties.title or "") or first_heading or path.stem
         return Document(
             path=rel,
@@ -504,6 +573,7 @@ class DocxExtractor:
             media_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
             extractor=self.name,
             extractor_version=self.version,
+            warnings=tuple(warnings),
             headings="atx",
         )
 
