@@ -114,3 +114,35 @@ def test_a_sheets_sentences_are_its_rows_and_every_chunk_is_read_with_its_header
     assert bare_text(c) == f"{header}\n{rows[20]}"
     first = Chunk(0, 0, 0, "staff", "", f"{header}\n{rows[0]}", 0, header)
     assert bare_text(first) == first.content  # the first chunk holds its header already
+
+
+def test_an_edited_sheet_reuses_its_token_vectors_unless_an_older_sheet_shares_them(
+        embedder, tmp_path: Path):
+    """A sheet indexed before extractor 5 stored token vectors of its rows alone, under
+    the hash its chunks' embedded text still has: none is reused while such a document is
+    in the index; once none is, an edited row re-embeds its own chunk only."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = [f"R{i},{['Oslo', 'Lyon', 'Graz'][i % 3]},{i * 37 % 1000}" for i in range(80)]
+    (docs / "t.csv").write_text("id,city,amount\n" + "\n".join(rows) + "\n")
+    def index() -> int:  # a new Index each run, as a new process is
+        idx = Index(tmp_path / "ix", embedder=embedder)
+        try:
+            return idx.index(docs).tokens_embedded
+        finally:
+            idx.close()
+
+    index()
+    with sqlite3.connect(tmp_path / "ix" / DB_NAME) as db:
+        n_chunks = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert n_chunks >= 3
+
+    rows[40] = "R40,Porto,999"
+    (docs / "t.csv").write_text("id,city,amount\n" + "\n".join(rows) + "\n")
+    assert index() == 1  # the edited row's chunk
+
+    with sqlite3.connect(tmp_path / "ix" / DB_NAME) as db:  # as an older citeline left it
+        db.execute("UPDATE documents SET extractor_version = '0'")  # an older extractor's
+    rows[41] = "R41,Porto,998"
+    (docs / "t.csv").write_text("id,city,amount\n" + "\n".join(rows) + "\n")
+    assert index() == n_chunks  # none taken from the older sheet's chunks

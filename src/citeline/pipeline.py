@@ -292,6 +292,8 @@ class Index:
         self._rerank_model = rerank_model or None
         # (stamp, map) of the last query map read (citeline adapt --query-map)
         self._query_map: tuple[str, QueryMap | None] = ("", None)
+        # whether a sheet chunk's token vectors may be reused (see _sheet_tokens_reusable)
+        self._sheet_tokens_ok: bool | None = None
         if rerank_candidates is not None and rerank_candidates < 1:
             raise ConfigError(f"rerank_candidates: must be at least 1, got {rerank_candidates}")
         # None: the reranker's own shortlist (a cross-encoder's RERANK_CANDIDATES)
@@ -859,14 +861,16 @@ class Index:
         the embedder cannot give them (the index then searches by "section").
 
         A sheet's chunk is embedded after its header row (:func:`~citeline.chunk.bare_text`);
-        its token vectors are computed afresh, never reused by the embedded text's hash,
-        which those of an index written before (from the rows alone) share."""
+        its token vectors are reused by the embedded text's hash only when no document
+        of the index is stale by its extractor (:meth:`_sheet_tokens_reusable`)."""
         contents = [bare_text(c) for c in chunks]
         bare_hashes = [text_hash(t) for t in contents]
         bare = {**self.store.cached_vectors(bare_hashes, ident.key),
                 **dict(zip(hashes, vectors, strict=True))}
         with_tokens = getattr(self.embedder, "embed_with_tokens", None)
-        reusable = [h for h, c in zip(hashes, chunks, strict=True) if not c.context]
+        reuse_sheets = self._sheet_tokens_reusable() if any(c.context for c in chunks) else False
+        reusable = [h for h, c in zip(hashes, chunks, strict=True)
+                    if not c.context or reuse_sheets]
         tokens = ({} if with_tokens is None or not reusable
                   else self.store.cached_token_vectors(reusable, ident.key))
         need = [i for i, (b, h) in enumerate(zip(bare_hashes, hashes, strict=True))
@@ -889,6 +893,22 @@ class Index:
                     report.tokens_embedded += 1
         return ([bare[b] for b in bare_hashes], bare_hashes,
                 [tokens.get(h) for h in hashes])
+
+    def _sheet_tokens_reusable(self) -> bool:
+        """Whether a sheet chunk's stored token vectors may be reused by its embedded
+        text's hash. A sheet indexed before its extractor's version 5 holds token vectors
+        of its rows alone under the same hash (the header row came in with version 5),
+        so none is reused while any document is stale by its extractor: the run that
+        re-indexes them computes them afresh, and the runs after it reuse them (an
+        edited 10,000-row sheet: one chunk re-embedded, not 668). Asked once per
+        ``Index``."""
+        if self._sheet_tokens_ok is None:
+            versions = extractor_versions()
+            self._sheet_tokens_ok = not any(
+                r.state == DocState.INDEXED
+                and versions.get(r.extractor, r.extractor_version) != r.extractor_version
+                for r in self.store.documents())
+        return self._sheet_tokens_ok
 
     def _embed_sentences(
         self, doc: Document, chunks: list, ident: ModelIdentity, report: IndexReport
