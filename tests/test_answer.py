@@ -124,6 +124,17 @@ def test_quoted_text_keeps_code_indexes_but_loses_citations_and_links():
     assert c.invalid_markers == ["[3]"] and c.stripped_links == ["http://evil.example"]
 
 
+def test_quoted_text_keeps_a_bracketed_number_no_answer_could_cite():
+    """A law report's year was removed from a quoted footnote ("See Smith v Jones EWCA Civ
+    12.") and reported as a marker with no source: the answer no longer showed the text at
+    its cited range. A number an answer could cite is still removed, in a list too."""
+    c = sanitize("See Smith v Jones [2019] EWCA Civ 12 and [1066; 1215].", 4, quoted=True)
+    assert c.text == "See Smith v Jones [2019] EWCA Civ 12 and [1066; 1215]."
+    assert c.invalid_markers == []
+    c = sanitize("As [12] and [3, 2019] say.", 4, quoted=True)
+    assert c.text == "As and say." and c.invalid_markers == ["[12]", "[3]", "[2019]"]
+
+
 @pytest.mark.parametrize("quoted", [False, True])
 def test_code_and_spacing_the_text_itself_has_are_kept(quoted):
     code = "def delays(base):\n    out = []\n\n    for i in range(5):\n        out.append(base[i])"

@@ -59,6 +59,10 @@ QUOTED_MARKER = re.compile(rf"(?<![\w)\]]){_body()}", re.I)
 _ITEM_RE = re.compile(rf"(?P<a>{_NUM})(?:{_DASH}(?P<b>{_NUM}))?")
 # A range wider than this is not a citation a model meant; it is reported whole.
 MAX_RANGE = 20
+# In quoted document text a bracketed number above this is the document's own text, not
+# a marker it could forge: no answer holds a hundred sources, and "[2019] EWCA Civ 12"
+# (a law report's year) or "[1066]" lost its brackets' contents when quoted.
+QUOTED_MAX_MARKER = 99
 
 # a link's target may hold one level of balanced parentheses (Kettle_(appliance),
 # javascript:alert(1)): all of it goes, not up to its first ")"
@@ -179,6 +183,8 @@ def _sanitize_piece(piece: str, n_sources: int, checked: Checked, quoted: bool =
         return ""
 
     def marker(m: re.Match[str]) -> str:
+        if quoted and all(int(x) > QUOTED_MAX_MARKER for x in re.findall(_NUM, m["body"])):
+            return m.group(0)
         valid, invalid = parse_marker(m["body"], n_sources)
         checked.invalid_markers.extend(invalid)
         checked.cited.update(valid)
@@ -251,7 +257,11 @@ def sanitize(text: str, n_sources: int, *, quoted: bool = False) -> Checked:
 
     ``quoted=True`` is for document text citeline quotes itself: there every
     marker-looking ``[n]`` is foreign (citeline adds its own afterwards), so all
-    are removed, but only where no identifier precedes them (``v[1]`` is code).
+    are removed, but only where no identifier precedes them (``v[1]`` is code), and
+    a bracketed number no answer could cite (above :data:`QUOTED_MAX_MARKER`) stays.
+
+    >>> sanitize("Smith v Jones [2019] EWCA Civ 12, as [3] says.", 4, quoted=True).text
+    'Smith v Jones [2019] EWCA Civ 12, as says.'
     """
     s = StreamSanitizer(n_sources, quoted=quoted)
     s.feed(text)
