@@ -77,6 +77,20 @@ def _positive_int(flag: str) -> Callable[[str], int]:
     return parse
 
 
+def _port(raw: str) -> int:
+    """An argparse type: a TCP port, 0..65535 (0: any free port), refused naming --port;
+    out of range, it passed to uvicorn, which failed with a traceback from bind()
+    after the model had loaded."""
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"--port: must be a whole number within 0..65535, "
+                                         f"got {raw!r}")
+    return value
+
+
 MODE_HELP = ("retrieval mode (default hybrid); rerank = hybrid, then a local cross-encoder "
              "or causal LM re-scores the top of the fused list (needs --rerank-model)")
 
@@ -1024,7 +1038,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --store: answer queries and take uploads, but leave indexing to "
                          "the other servers or `citeline worker` processes")
     sp.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    sp.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    sp.add_argument("--port", type=_port, default=8000,
+                    help="port to listen on, 0..65535 (default 8000)")
     sp.add_argument("--insecure-open", action="store_true",
                     help="allow serving a non-loopback address with no API key configured")
     sp.add_argument("--max-upload-mb", type=float, default=100.0, metavar="MB",
