@@ -18,6 +18,7 @@ import pytest
 
 from citeline.chunk import bare_text
 from citeline.pipeline import Index
+from citeline.retrieve.bm25 import tokenize
 from citeline.store.sqlite import DB_NAME
 from citeline.types import Chunk
 
@@ -73,30 +74,33 @@ def test_a_row_named_by_its_key_ranks_first_and_is_the_answer(staff):
     assert answered >= 6
 
 
-def test_a_number_in_prose_moves_nothing(staff, embedder, tmp_path: Path):
-    """Only a sheet's row is found by its key: a rare number in a paragraph is no key to
-    it, and the fused order stays the fusion's."""
-    idx, _ = staff
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "history.md").write_text(
-        "# Harbour history\n\nThe harbour opened in 1848 after the great storm.\n\n"
+def test_a_code_in_prose_or_a_bare_number_moves_nothing(staff, embedder, tmp_path: Path):
+    """Only a sheet's row is found by its code: a code in a paragraph is no key to the
+    paragraph, a bare number (a year, an extension) is no code, and a code two rows hold
+    names neither; the fused order then stays the fusion's."""
+    idx, docs = staff
+    prose_docs = tmp_path / "docs"
+    prose_docs.mkdir()
+    (prose_docs / "history.md").write_text(
+        "# Harbour history\n\nThe harbour opened under permit HB1848 after the storm.\n\n"
         "## Lighthouse\n\nThe lighthouse keeper lit the lamp every evening at dusk.\n")
     prose = Index(tmp_path / "ix", embedder=embedder)
+    ranked = [(2, 0.5), (1, 0.4)]
     try:
-        prose.index(docs)
-        terms = ["when", "did", "the", "harbour", "open", "1848"]
-        ranked = [(2, 0.5), (1, 0.4)]
-        bm25 = prose.store.bm25(terms, 10)
-        assert prose._named_rows_first(terms, bm25, ranked, 5) == ranked
+        prose.index(prose_docs)
+        query = "Which permit was HB1848?"
+        terms = tokenize(query)
+        assert prose.store.document_frequencies(terms)[1]["hb1848"] == 1
+        assert prose._named_rows_first(query, terms, prose.store.bm25(terms, 10), ranked,
+                                       5) == ranked
     finally:
         prose.close()
-    # and in the sheet, a key the question shares with two rows names neither
-    terms = ["extension", "20"]
-    _, df = idx.store.document_frequencies(terms)
-    if df.get("20", 0) != 1:
-        ranked = [(5, 0.3), (4, 0.2)]
-        assert idx._named_rows_first(terms, idx.store.bm25(terms, 10), ranked, 5) == ranked
+    extensions = [line.split(",")[-1] for line in (docs / "staff.csv").read_text().splitlines()[1:]]
+    df = idx.store.document_frequencies(extensions)[1]
+    extension = next(e for e in extensions if df.get(e) == 1)  # one row's alone
+    query = f"Who has the phone extension {extension}?"
+    terms = tokenize(query)
+    assert idx._named_rows_first(query, terms, idx.store.bm25(terms, 10), ranked, 5) == ranked
 
 
 def test_a_sheets_sentences_are_its_rows_and_every_chunk_is_read_with_its_header(staff):

@@ -67,7 +67,7 @@ from citeline.rerank import (
     shortlist_size,
 )
 from citeline.retrieve import late
-from citeline.retrieve.bm25 import TOKENIZER_VERSION, tokenize
+from citeline.retrieve.bm25 import TOKENIZER_VERSION, key_terms, tokenize
 from citeline.retrieve.fuse import (
     FUSIONS,
     LATE_CANDIDATES,
@@ -1118,7 +1118,7 @@ class Index:
         else:
             ranked = rrf([[i for i, _ in dense], [i for i, _ in bm25]])[:k]
         if mode == "hybrid" and fusion != "rrf" and bm25:
-            ranked = self._named_rows_first(terms, bm25, ranked, k)
+            ranked = self._named_rows_first(query, terms, bm25, ranked, k)
         timings["fuse"] = _ms(t)
         t = time.perf_counter()
         ids = [i for i, _ in ranked]
@@ -1145,11 +1145,13 @@ class Index:
         return SearchResult(query, mode, tuple(hits), timings,
                             fusion=fusion if mode == "hybrid" else "")
 
-    def _named_rows_first(self, terms: Sequence[str], bm25: Sequence[tuple[int, float]],
+    def _named_rows_first(self, query: str, terms: Sequence[str],
+                          bm25: Sequence[tuple[int, float]],
                           ranked: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
         """The fused list with a sheet's chunk first when the query names one of its rows
-        by an identifier: a query term holding a digit ("e1042" of "E1042", "4021" of
-        "P-4021") that one chunk of the whole index holds, that chunk a sheet's.
+        by a code: a query term of a word with letters and digits ("e1042" of "E1042",
+        "4021" of "P-4021"; :func:`~citeline.retrieve.bm25.key_terms`) that one chunk of
+        the whole index holds, that chunk a sheet's.
 
         The embedding model reads "E1042" and "E1043" alike, and a sheet's rows all
         look alike to it, so the dense, sentence and late lists, three of the four votes,
@@ -1157,8 +1159,8 @@ class Index:
         identifier ranked first in 48% of lookups (benchmarks/sheet_lookup.py). A term
         one chunk holds is that row's own key. Several such rows keep BM25's order;
         the port ("rrf") is left as the chapter has it, and prose is not touched (a
-        rare word in a paragraph is no key to it)."""
-        keys = [t for t in dict.fromkeys(terms) if any(ch.isdigit() for ch in t)]
+        rare word in a paragraph is no key to it), nor is a bare number (a year)."""
+        keys = [t for t in key_terms(query) if t in terms]
         if not keys:
             return ranked
         _, df = self.store.document_frequencies(keys)

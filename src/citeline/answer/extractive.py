@@ -25,7 +25,7 @@ import numpy as np
 
 from citeline.chunk import fence_starts
 from citeline.embed import Embedder
-from citeline.retrieve.bm25 import tokenize
+from citeline.retrieve.bm25 import key_terms, tokenize
 from citeline.types import Hit, Locator, Span
 
 # ~3 sentences of prose or one short code block. Swept on rustbook's 64 queries
@@ -229,9 +229,9 @@ def select(
 
 
 def named_rows(question: str, cands: Sequence[Candidate]) -> list[int]:
-    """Which candidates are sheet rows the question names by a key: a question term with
-    a digit in it (BM25's terms: "e1042" of "E1042", "4021" of "P-4021") that one
-    candidate row alone holds. Such a row is the answer, and rows the embedding model
+    """Which candidates are sheet rows the question names by a code: a question term of
+    a word with letters and digits (:func:`~citeline.retrieve.bm25.key_terms`: "e1042"
+    of "E1042", "4021" of "P-4021") that one candidate row alone holds. Such a row is the answer, and rows the embedding model
     finds alike (every row of a sheet is, to it) are not.
 
     >>> from citeline.types import Hit, Locator
@@ -244,7 +244,7 @@ def named_rows(question: str, cands: Sequence[Candidate]) -> list[int]:
     >>> named_rows("What does a hex bolt cost?", c)
     []
     """
-    keys = {t for t in tokenize(question) if any(ch.isdigit() for ch in t)}
+    keys = set(key_terms(question))
     if not keys:
         return []
     holders: dict[str, list[int]] = {}

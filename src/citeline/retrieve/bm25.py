@@ -62,6 +62,25 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+_WORD = regex.compile(r"\S+")
+
+
+def key_terms(text: str) -> list[str]:
+    """The BM25 terms of ``text`` that are part of a code: a word with letters and
+    digits in it (``E1042``, ``P-4021``, ``INV-20520``, ``B12``), its terms holding a
+    digit. A bare number (a year, a quantity) is no code: it keys nothing.
+
+    >>> key_terms("What is the price of part P-4021 in 2019, and of E1042?")
+    ['4021', 'e1042']
+    """
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        if any(ch.isalpha() for ch in word) and any(ch.isdigit() for ch in word):
+            out.extend(t for t in tokenize(word)
+                       if any(ch.isdigit() for ch in t) and t not in out)
+    return out
+
+
 def term_frequencies(text: str) -> tuple[Counter[str], int]:
     toks = tokenize(text)
     return Counter(toks), len(toks)
