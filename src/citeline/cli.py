@@ -488,6 +488,15 @@ def cmd_status(args: argparse.Namespace) -> int:
 # --- serve / keys ------------------------------------------------------------------------
 
 
+def _folder_flag(flag: str, path: str | None) -> None:
+    """Refuse a folder flag (--data, --index, --files) that names an existing file: the
+    folder would be created inside it, and mkdir's FileExistsError came out as a traceback."""
+    if path is not None and Path(path).expanduser().exists() \
+            and not Path(path).expanduser().is_dir():
+        raise ConfigError(f"{flag} {path}: not a folder ({flag} names a folder; "
+                          "it is created if it does not exist)")
+
+
 def _is_loopback(host: str) -> bool:
     import ipaddress
 
@@ -536,6 +545,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.store is None and (args.files is not None or args.name is not None
                                or args.no_index_worker):
         raise ConfigError("serve: --files, --name and --no-index-worker go with --store URL")
+    for flag in ("data", "index", "files"):
+        _folder_flag(f"--{flag}", getattr(args, flag))
     if args.store is not None:
         from citeline.store.postgres import redact
 
@@ -592,6 +603,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
     """Create, list and revoke API keys."""
     from citeline.server.auth import open_keys, parse_collections
 
+    _folder_flag("--data", args.data)
+    _folder_flag("--index", args.index)
     store = open_keys(folder=args.data or args.index, store_url=args.store)
     if args.keys_command == "create":
         key, rec = store.create(parse_collections(args.collections), args.scope, args.label)
