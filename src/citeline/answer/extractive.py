@@ -231,8 +231,10 @@ def select(
 def named_rows(question: str, cands: Sequence[Candidate]) -> list[int]:
     """Which candidates are sheet rows the question names by a code: a question term of
     a word with letters and digits (:func:`~citeline.retrieve.bm25.key_terms`: "e1042"
-    of "E1042", "4021" of "P-4021") that one candidate row alone holds. Such a row is the answer, and rows the embedding model
-    finds alike (every row of a sheet is, to it) are not.
+    of "E1042", "4021" of "P-4021") that one candidate alone holds, a sheet's row. Such a
+    row is the answer, and rows the embedding model finds alike (every row of a sheet is,
+    to it) are not; a code a paragraph also holds (an error code a manual explains)
+    names no row.
 
     >>> from citeline.types import Hit, Locator
     >>> rows = "P-4018 | Hex nut | 0.12\\nP-4021 | Hex bolt | 0.45"
@@ -243,16 +245,20 @@ def named_rows(question: str, cands: Sequence[Candidate]) -> list[int]:
     ['P-4021 | Hex bolt | 0.45']
     >>> named_rows("What does a hex bolt cost?", c)
     []
+    >>> note = "Order P-4021 again when fewer than ten are left."
+    >>> p = Hit(2, 2, "n.md", "n", "n", 0, len(note), Locator(0, len(note)), note, 0.3, 1.0)
+    >>> named_rows("What does part P-4021 cost?", candidates([h, p]))
+    []
     """
     keys = set(key_terms(question))
     if not keys:
         return []
     holders: dict[str, list[int]] = {}
-    for i, c in enumerate(cands):
-        if c.hit.locator.sheet_range is not None:
-            for t in keys & set(tokenize(c.text)):
-                holders.setdefault(t, []).append(i)
-    return sorted({held[0] for held in holders.values() if len(held) == 1})
+    for i, c in enumerate(cands):  # prose too: a code a paragraph explains is no row's
+        for t in keys & set(tokenize(c.text)):
+            holders.setdefault(t, []).append(i)
+    return sorted({held[0] for held in holders.values()
+                   if len(held) == 1 and cands[held[0]].hit.locator.sheet_range is not None})
 
 
 def score(question: str, cands: Sequence[Candidate], embedder: Embedder) -> list[float]:
