@@ -150,3 +150,20 @@ def test_an_edited_sheet_reuses_its_token_vectors_unless_an_older_sheet_shares_t
     rows[41] = "R41,Porto,998"
     (docs / "t.csv").write_text("id,city,amount\n" + "\n".join(rows) + "\n")
     assert index() == n_chunks  # none taken from the older sheet's chunks
+
+
+def test_a_generator_reads_every_sheet_source_under_its_column_names(staff):
+    """The prompt gave a model each chunk's rows alone: only the sheet's first chunk holds
+    the header row, so the others were numbers with no names."""
+    from citeline.answer.prompt import build_prompt
+
+    idx, docs = staff
+    header = (docs / "staff.csv").read_text().splitlines()[0].replace(",", " | ")
+    hits = idx.search("Which employees work in Graz?", k=4).hits
+    assert len(hits) == 4
+    user = build_prompt("Which employees work in Graz?", hits).user
+    blocks = re.findall(r'<source id="\d+">\n(.*?)\n</source>', user, re.S)
+    assert len(blocks) == 4
+    for h, block in zip(hits, blocks, strict=True):
+        assert block.split("\n")[0] == header and block.count(header) == 1
+        assert block.endswith(h.content.strip())

@@ -88,6 +88,7 @@ from citeline.sentences import (
     split_sentences,
 )
 from citeline.store import (
+    ChunkRow,
     CompactReport,
     DocRecord,
     Store,
@@ -1138,7 +1139,7 @@ class Index:
                     rank=rank, chunk_id=cid, document=row.document, title=row.title,
                     section=row.section, start=row.start, end=row.end, locator=row.locator,
                     content=row.content, distance=1.0 - sims.get(cid, 0.0), score=score,
-                    late=late_scores.get(cid),
+                    late=late_scores.get(cid), columns=sheet_columns(row),
                 )
             )
         timings["fetch"] = _ms(t)
@@ -1357,6 +1358,19 @@ class Index:
 
     def close(self) -> None:
         self.store.close()
+
+
+def sheet_columns(row: ChunkRow) -> str:
+    """A sheet chunk's header row, as its embedded text carries it after the ``[section]``
+    line, when its content does not open with that row; "" for any other chunk (and
+    for a strategy without headers, whose text is its content)."""
+    if not row.locator.sheet_range:
+        return ""
+    head = row.text[: len(row.text) - len(row.content)]
+    columns = head.partition("\n")[2].strip("\n")
+    if not columns or row.content.startswith(columns.removesuffix(" | …")):
+        return ""
+    return columns
 
 
 def existing_path(path: str | Path) -> Path:

@@ -201,6 +201,9 @@ class Hit:
     # the late-interaction score of the chunk's content (citeline.retrieve.late) when the
     # "late" fusion ranked it, else None; the extractive answer weighs its sentences by it
     late: float | None = None
+    # a sheet's header row when ``content`` does not hold it (every chunk but the
+    # sheet's first): its rows are read by its column names, so the prompt puts it first
+    columns: str = ""
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -2,7 +2,9 @@
 
 Sources are the chunk's own characters (``content``), never the embedded
 ``text`` with its contextual header, and carry no file name, path or URL: the
-model has nothing to link to, only numbers to cite. Everything a source says
+model has nothing to link to, only numbers to cite. A sheet's chunk is the one
+exception: its rows come after the sheet's header row (``Hit.columns``), which only
+the sheet's first chunk holds, since a row is read by its columns' names. Everything a source says
 is data; the rules tell the model to ignore instructions found in it (and
 whatever it does anyway is checked afterwards, see :mod:`.citations`).
 
@@ -56,6 +58,11 @@ def _data(text: str) -> str:
     return _TAG.sub(r"‹\1", text.strip())
 
 
+def _source_text(hit: Hit) -> str:
+    """A hit's content, after its sheet's header row when it does not hold that row."""
+    return f"{hit.columns}\n{hit.content}" if hit.columns else hit.content
+
+
 def build_prompt(question: str, hits: Sequence[Hit]) -> Prompt:
     """Sources numbered from 1 in gate order, each between its tags, then the question.
 
@@ -68,7 +75,7 @@ def build_prompt(question: str, hits: Sequence[Hit]) -> Prompt:
     <BLANKLINE>
     Question: How long?
     """
-    blocks = [f'<source id="{n}">\n{_data(h.content)}\n</source>'
+    blocks = [f'<source id="{n}">\n{_data(_source_text(h))}\n</source>'
               for n, h in enumerate(hits, start=1)]
     user = "\n\n".join(blocks) + f"\n\nQuestion: {_data(question)}"
     return Prompt(SYSTEM, user)
