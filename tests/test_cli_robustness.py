@@ -41,3 +41,28 @@ def test_a_folder_flag_naming_a_file_is_refused_naming_it(argv: list[str], tmp_p
     assert err.strip() == (f"citeline: error: {flag} {f}: not a folder ({flag} names a "
                            "folder; it is created if it does not exist)")
     assert out == "" and f.read_text() == "# Notes\n"
+
+
+def test_config_paths_expand_home_and_are_relative_to_the_file(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch):
+    # "~/..." in a config file was kept as written and read against the working
+    # directory: `store = "~/ix"` made a folder named "~" there; a relative store or
+    # rerank_model was relative to wherever citeline ran
+    from citeline.config import load_settings
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    cfg = tmp_path / "conf" / "config.toml"
+    cfg.parent.mkdir()
+    cfg.write_text('store = "~/indexes/team"\nmodel_path = "~/models/mini"\n'
+                   'rerank_model = "ce"\nlocal_model_path = "smollm2"\n')
+    s = load_settings(cfg, env={})
+    assert s.store == str(home / "indexes" / "team")
+    assert s.model_path == str(home / "models" / "mini")
+    assert s.rerank_model == str(cfg.parent / "ce")
+    cfg.write_text('store = "postgresql://u@h/db"\nrerank_model = "smollm2"\n'
+                   'model_path = "default"\n')
+    s = load_settings(cfg, env={"CITELINE_LOCAL_MODEL_PATH": "~/m.gguf"})
+    assert (s.store, s.rerank_model, s.model_path) == ("postgresql://u@h/db", "smollm2",
+                                                       "default")
+    assert s.local_model_path == str(home / "m.gguf")

@@ -82,11 +82,22 @@ def _from_toml(where: Path, name: str, value: Any, typ: type) -> Any:
           else isinstance(value, typ))
     if not ok:
         raise ConfigError(f"{where}: setting '{name}': expected {_TOML_TYPE[typ]}, got {value!r}")
-    if typ is str and name.endswith("_path") and value and not value.startswith(("~", "/")):
-        # a relative path in a config file is relative to that file, not to where citeline runs
-        return str((where.parent / value).resolve()) if "://" not in value and value != "smollm2" \
-            else value
+    if typ is str and _is_path(name, value):
+        # TOML expands no "~" (kept, it became a folder named "~" under the working
+        # directory), and a relative path in a config file is relative to that file,
+        # not to where citeline runs
+        return str((where.parent / Path(value).expanduser()).resolve())
     return typ(value)
+
+
+# settings that are a file or folder when they are not a URL or a model's name
+_PATH_SETTINGS = ("model_path", "local_model_path", "rerank_model", "store")
+_NAMED_MODELS = ("smollm2", "default")
+
+
+def _is_path(name: str, value: str) -> bool:
+    return (name in _PATH_SETTINGS and bool(value) and "://" not in value
+            and value not in _NAMED_MODELS)
 
 
 _TOML_TYPE = {int: "a whole number", float: "a number", str: "a string", bool: "true or false"}
@@ -121,6 +132,8 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
         for name, typ in types.items()
         if f"CITELINE_{name.upper()}" in env
     }
+    over = {k: os.path.expanduser(v) if isinstance(v, str) and _is_path(k, v) else v
+            for k, v in over.items()}  # a quoted "~/..." the shell left as it is
     s = replace(s, **over)
     source.update({k: f"CITELINE_{k.upper()}: " for k in over})
 
