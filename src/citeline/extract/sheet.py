@@ -285,18 +285,25 @@ def _excel_with(delimiter: str, skipinitialspace: bool = False) -> type[csv.Dial
 
 class CsvExtractor:
     name = "csv"
-    version = "4"  # 2: Excel's "sep=" line is no row; fields are quoted with '"' only; 3: a
+    version = "5"  # 2: Excel's "sep=" line is no row; fields are quoted with '"' only; 3: a
     # NUL anywhere is binary (only the first 8,192 characters were looked at); 4: rows know
-    # where their cells begin (a piece of a row cites its own cells)
+    # where their cells begin (a piece of a row cites its own cells); 5: UTF-16 and UTF-32
+    # with a byte-order mark are read (Excel's "Unicode Text", PowerShell's Out-File)
     suffixes = (".csv", ".tsv")
 
     def extract(self, path: Path, rel: str) -> Document:
         data = read_bytes(path, rel, empty="empty file (no rows to index)")
+        if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's
+            encoding, what = "utf-32", "valid UTF-32 after its byte-order mark"
+        elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # its ASCII holds NUL bytes
+            encoding, what = "utf-16", "valid UTF-16 after its byte-order mark"
+        else:
+            encoding, what = "utf-8-sig", "valid UTF-8"
         try:
-            text = data.decode("utf-8-sig")
+            text = data.decode(encoding)  # the BOM is dropped in each case
         except UnicodeDecodeError as exc:
             raise ExtractionError(
-                rel, f"not valid UTF-8 (undecodable byte at offset {exc.start}); save the CSV as UTF-8"
+                rel, f"not {what} (undecodable byte at offset {exc.start}); save the CSV as UTF-8"
             ) from exc
         if "\x00" in text:  # anywhere: a NUL past the start is binary all the same
             raise ExtractionError(rel, "binary file (contains NUL bytes), not CSV")

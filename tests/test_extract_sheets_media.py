@@ -1,0 +1,35 @@
+"""Spreadsheet and transcript extraction: inputs built here, read by the extractors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citeline.chunk import locate
+from citeline.errors import ExtractionError
+from citeline.extract.sheet import CsvExtractor
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_csv_in_utf16_or_utf32_with_a_bom_is_read(tmp_path: Path, encoding: str):
+    # Excel's "Unicode Text" and Windows PowerShell's Out-File write UTF-16 with a BOM;
+    # such a CSV failed as "not valid UTF-8 (undecodable byte at offset 0)"
+    text = "code\tmeaning\nE1042\tpump pressure low, café\n\nE1043\t\"two\nlines\"\n"
+    bom = {"utf-16-be": b"\xfe\xff"}.get(encoding, b"")
+    path = tmp_path / "codes.tsv"
+    path.write_bytes(bom + text.encode(encoding))
+    doc = CsvExtractor().extract(path, "codes.tsv")
+    assert doc.text == "code | meaning\nE1042 | pump pressure low, café\nE1043 | two lines"
+    assert [r.row for r in doc.regions] == [1, 2, 4]
+    last = doc.regions[-1]
+    assert locate(doc, last.start, last.end).sheet_range == "codes!A4:B4"
+
+
+def test_csv_bad_utf16_names_the_file_and_offset(tmp_path: Path):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"\xff\xfea\x00,\x00\x00\xd8")  # a lone high surrogate at the end
+    with pytest.raises(ExtractionError) as err:
+        CsvExtractor().extract(path, "bad.csv")
+    assert err.value.path == "bad.csv"
+    assert err.value.reason.startswith("not valid UTF-16 after its byte-order mark (undecodable byte")
