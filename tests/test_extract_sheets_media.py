@@ -33,3 +33,33 @@ def test_csv_bad_utf16_names_the_file_and_offset(tmp_path: Path):
         CsvExtractor().extract(path, "bad.csv")
     assert err.value.path == "bad.csv"
     assert err.value.reason.startswith("not valid UTF-16 after its byte-order mark (undecodable byte")
+
+
+def test_xlsx_hidden_sheet_is_indexed_and_named_in_a_warning(tmp_path: Path):
+    # a citation 'Lookup'!B2 pointed at a sheet the workbook does not show, with no word why
+    import openpyxl
+
+    from citeline.extract.sheet import XlsxExtractor
+
+    wb = openpyxl.Workbook()
+    wb.active.title = "Codes"
+    wb.active["A1"] = "E1042"
+    hidden = wb.create_sheet("Lookup")
+    hidden["B2"] = "secret rate"
+    hidden.sheet_state = "hidden"
+    very = wb.create_sheet("Cfg")
+    very["A1"] = "key"
+    very.sheet_state = "veryHidden"
+    empty = wb.create_sheet("Gone")
+    empty.sheet_state = "hidden"
+    wb.save(tmp_path / "book.xlsx")
+    doc = XlsxExtractor().extract(tmp_path / "book.xlsx", "book.xlsx")
+    lookup = next(r for r in doc.regions if r.sheet == "Lookup")
+    assert locate(doc, lookup.start, lookup.end).sheet_range == "Lookup!B2:B2"
+    assert doc.warnings == (
+        "sheet 'Lookup' is hidden: its 1 row(s) are indexed and cited; Unhide in a "
+        "spreadsheet program shows it",
+        "sheet 'Cfg' is hidden: its 1 row(s) are indexed and cited; it is very hidden: "
+        "only the VBA editor shows it",
+        "sheet 'Gone' is empty",
+    )

@@ -121,7 +121,9 @@ class XlsxExtractor:
     name = "xlsx"
     version = "4"  # 2: a formula with no saved result is indexed as its formula, with a
     # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
-    # 4: rows know where their cells begin (a piece of a row cites its own cells)
+    # 4: rows know where their cells begin (a piece of a row cites its own cells); 5: a
+    # hidden sheet with rows is named in a warning (its citations point at a sheet the
+    # spreadsheet program does not show)
     suffixes = (".xlsx", ".xlsm")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -160,6 +162,11 @@ class XlsxExtractor:
                 found = sheet_rows(builder, ws.title, rows)
                 if not found:
                     warnings.append(f"sheet {ws.title!r} is empty")
+                elif (state := getattr(ws, "sheet_state", "visible")) != "visible":
+                    how = ("Unhide in a spreadsheet program shows it" if state == "hidden"
+                           else "it is very hidden: only the VBA editor shows it")
+                    warnings.append(f"sheet {ws.title!r} is hidden: its {len(found)} row(s) are "
+                                    f"indexed and cited; {how}")
                 if uncached:
                     warnings.append(
                         f"sheet {ws.title!r}: {len(uncached)} formula cell(s) have no saved result "
