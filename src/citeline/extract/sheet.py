@@ -119,11 +119,13 @@ def _document(rel: str, title: str, media_type: str, name: str, version: str,
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "4"  # 2: a formula with no saved result is indexed as its formula, with a
+    version = "5"  # 2: a formula with no saved result is indexed as its formula, with a
     # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
     # 4: rows know where their cells begin (a piece of a row cites its own cells); 5: a
     # hidden sheet with rows is named in a warning (its citations point at a sheet the
-    # spreadsheet program does not show)
+    # spreadsheet program does not show); and the index reads a sheet's chunks with its
+    # header row and its rows as sentences (citeline.chunk.bare_text), so a sheet indexed
+    # before is stale
     suffixes = (".xlsx", ".xlsm")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -295,7 +297,8 @@ class CsvExtractor:
     version = "5"  # 2: Excel's "sep=" line is no row; fields are quoted with '"' only; 3: a
     # NUL anywhere is binary (only the first 8,192 characters were looked at); 4: rows know
     # where their cells begin (a piece of a row cites its own cells); 5: UTF-16 and UTF-32
-    # with a byte-order mark are read (Excel's "Unicode Text", PowerShell's Out-File)
+    # with a byte-order mark are read (Excel's "Unicode Text", PowerShell's Out-File); and
+    # the index reads a sheet's chunks with its header row (as the xlsx extractor's 5)
     suffixes = (".csv", ".tsv")
 
     def extract(self, path: Path, rel: str) -> Document:
