@@ -518,12 +518,16 @@ def bare_text(chunk: Chunk) -> str:
     >>> bare_text(Chunk(0, 0, 19, "s", "", "id | city\\nE1 | Oslo", 0, "id | city"))
     'id | city\\nE1 | Oslo'
     """
-    if not chunk.context:
-        return chunk.content
-    row = chunk.context.removesuffix(CELL_SEP + "…")  # header_context's cut
-    if chunk.content.startswith(row):
-        return chunk.content
-    return f"{chunk.context}\n{chunk.content}"
+    context = missing_context(chunk.context, chunk.content)
+    return f"{context}\n{chunk.content}" if context else chunk.content
+
+
+def missing_context(context: str, content: str) -> str:
+    """``context`` (a sheet's header row, whole or as :func:`header_context` cut it),
+    or "" when ``content`` opens with that row itself (the sheet's first chunk)."""
+    if not context or content.startswith(context.removesuffix(CELL_SEP + "…")):
+        return ""
+    return context
 
 
 def _fit_window(

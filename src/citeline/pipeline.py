@@ -30,6 +30,7 @@ from citeline.chunk import (
     chunk_document,
     locate,
     locate_in,
+    missing_context,
 )
 from citeline.config import load_settings
 from citeline.embed import (
@@ -918,9 +919,10 @@ class Index:
         store's cache like chunk texts: unchanged sentences are never re-embedded. A
         sheet's sentences are its rows, each embedded after the sheet's header row
         (the chunk's ``context``)."""
-        headers = {r.header for r in doc.regions if r.kind is RegionKind.ROW and r.header}
-        if headers or any(r.kind is RegionKind.ROW for r in doc.regions):
-            spans = [row_sentences(doc.text, c.start, c.end, tuple(headers)) for c in chunks]
+        rows = [r for r in doc.regions if r.kind is RegionKind.ROW]
+        if rows:
+            headers = tuple({r.header for r in rows if r.header})
+            spans = [row_sentences(doc.text, c.start, c.end, headers) for c in chunks]
         else:
             fences = fence_starts(doc.text)
             spans = [split_sentences(doc.text, c.start, c.end, fences) for c in chunks]
@@ -1155,8 +1157,8 @@ class Index:
         the whole index holds, that chunk a sheet's.
 
         The embedding model reads "E1042" and "E1043" alike, and a sheet's rows all
-        look alike to it, so the dense, sentence and late lists, three of the four votes,
-        rank a sheet's chunks by little but their length, and a row BM25 finds by its
+        look alike to it, so the dense, sentence and late lists, four of the five votes
+        (the late list counts twice), rank a sheet's chunks by little but their length, and a row BM25 finds by its
         identifier ranked first in 48% of lookups (benchmarks/sheet_lookup.py). A term
         one chunk holds is that row's own key. Several such rows keep BM25's order;
         the port ("rrf") is left as the chapter has it, and prose is not touched (a
@@ -1367,10 +1369,7 @@ def sheet_columns(row: ChunkRow) -> str:
     if not row.locator.sheet_range:
         return ""
     head = row.text[: len(row.text) - len(row.content)]
-    columns = head.partition("\n")[2].strip("\n")
-    if not columns or row.content.startswith(columns.removesuffix(" | …")):
-        return ""
-    return columns
+    return missing_context(head.partition("\n")[2].strip("\n"), row.content)
 
 
 def existing_path(path: str | Path) -> Path:
