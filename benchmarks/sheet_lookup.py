@@ -45,6 +45,10 @@ def make_sheets(docs: Path, seed: int = 7) -> list[dict]:
     """Write the three sheets into ``docs``; return the questions (doc, sheet row, text)."""
     rng = random.Random(seed)
     qs: list[dict] = []
+
+    def ask(doc: str, i: int, *questions: str) -> None:  # about the i-th row under the header
+        qs.extend({"doc": doc, "row": i + 2, "q": q} for q in questions)
+
     with (docs / "staff.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["employee id", "name", "department", "office", "phone extension",
@@ -55,10 +59,8 @@ def make_sheets(docs: Path, seed: int = 7) -> list[dict]:
                         rng.choice(CITIES), str(rng.randint(2000, 7999)),
                         f"20{rng.randint(10, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"])
             if i % 6 == 0:
-                qs += [{"doc": "staff.csv", "row": i + 2,
-                        "q": f"What is the phone extension of employee {eid}?"},
-                       {"doc": "staff.csv", "row": i + 2,
-                        "q": f"In which office does employee {eid} work?"}]
+                ask("staff.csv", i, f"What is the phone extension of employee {eid}?",
+                    f"In which office does employee {eid} work?")
     with (docs / "stock.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["part number", "description", "unit price", "quantity in stock", "supplier",
@@ -70,10 +72,8 @@ def make_sheets(docs: Path, seed: int = 7) -> list[dict]:
                         rng.randint(0, 9000), rng.choice(["Acme", "Bolton", "Cogs Ltd", "Dray"]),
                         f"B{rng.randint(1, 99)}"])
             if i % 7 == 0:
-                qs += [{"doc": "stock.csv", "row": i + 2,
-                        "q": f"What is the unit price of part {pn}?"},
-                       {"doc": "stock.csv", "row": i + 2,
-                        "q": f"Which supplier delivers part number {pn}?"}]
+                ask("stock.csv", i, f"What is the unit price of part {pn}?",
+                    f"Which supplier delivers part number {pn}?")
     with (docs / "invoices.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["invoice", "customer", "amount due", "due date", "status"])
@@ -83,9 +83,8 @@ def make_sheets(docs: Path, seed: int = 7) -> list[dict]:
                         f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
                         rng.choice(["paid", "open", "overdue"])])
             if i % 5 == 0:
-                qs += [{"doc": "invoices.csv", "row": i + 2, "q": f"When is invoice {inv} due?"},
-                       {"doc": "invoices.csv", "row": i + 2,
-                        "q": f"What is the status of invoice {inv}?"}]
+                ask("invoices.csv", i, f"When is invoice {inv} due?",
+                    f"What is the status of invoice {inv}?")
     return qs
 
 
