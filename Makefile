@@ -63,6 +63,7 @@ eval: $(STAMP)
 	$(BIN)/python benchmarks/pooled_eval.py rustbook=reports/eval/report.json $(foreach n,$(HELD_OUT),$(n)=reports/eval-$(n)/report.json) --by-phrasing --out reports/eval/pooled.json
 	$(BIN)/python benchmarks/eval_stores.py eval/rustbook --sqlite-report reports/eval/report.json --out reports/eval/stores.json
 	$(BIN)/python benchmarks/answer_eval.py eval/rustbook --index $(ANSWER_IX) --out reports/eval/answers.json
+	$(BIN)/python benchmarks/sheet_lookup.py --out reports/eval/sheet_lookup.json
 
 # `citeline adapt` (the model fine-tuned on each corpus's own chunks, no queries) against
 # the bundled model, paired query by query, on the four bundled corpora, then pooled;
