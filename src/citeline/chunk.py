@@ -510,7 +510,7 @@ def bare_text(chunk: Chunk) -> str:
     Without it a row is numbers with no names (``E1042 | Oslo | 4411``), and only
     the first chunk, whose content holds the header row, could match a question
     that names a column ("the phone extension of E1042"): the late fusion ranked
-    that chunk first for 113 of 124 lookups in three sheets.
+    that chunk first for 110 of 124 lookups in three sheets (benchmarks/sheet_lookup.py).
 
     >>> c = Chunk(0, 0, 9, "s", "[s]\\nid | city\\nE1 | Oslo", "E1 | Oslo", 13, "id | city")
     >>> bare_text(c)

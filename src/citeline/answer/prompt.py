@@ -4,9 +4,9 @@ Sources are the chunk's own characters (``content``), never the embedded
 ``text`` with its contextual header, and carry no file name, path or URL: the
 model has nothing to link to, only numbers to cite. A sheet's chunk is the one
 exception: its rows come after the sheet's header row (``Hit.columns``), which only
-the sheet's first chunk holds, since a row is read by its columns' names. Everything a source says
-is data; the rules tell the model to ignore instructions found in it (and
-whatever it does anyway is checked afterwards, see :mod:`.citations`).
+the sheet's first chunk holds, since a row is read by its columns' names. Everything
+a source says is data; the rules tell the model to ignore instructions found in it
+(and whatever it does anyway is checked afterwards, see :mod:`.citations`).
 
 Each source is wrapped in ``<source id="N">`` ... ``</source>``, and the question
 comes after the last one, so a document's own text cannot pass for another source

@@ -73,12 +73,11 @@ def key_terms(text: str) -> list[str]:
     >>> key_terms("What is the price of part P-4021 in 2019, and of E1042?")
     ['4021', 'e1042']
     """
-    out: list[str] = []
+    out: dict[str, None] = {}  # in the order met, each once
     for word in _WORD.findall(text):
         if any(ch.isalpha() for ch in word) and any(ch.isdigit() for ch in word):
-            out.extend(t for t in tokenize(word)
-                       if any(ch.isdigit() for ch in t) and t not in out)
-    return out
+            out.update((t, None) for t in tokenize(word) if any(ch.isdigit() for ch in t))
+    return list(out)
 
 
 def term_frequencies(text: str) -> tuple[Counter[str], int]:
