@@ -5,7 +5,9 @@ invoices), with 124 questions that name a row by its identifier and a column by
 its header's words ("What is the phone extension of employee E1042?"). A question
 is answered by the chunk whose rows include the asked one. The sheets are
 synthetic: the figures say how each list ranks identifier lookups in a sheet, not
-how often users ask them.
+how often users ask them. The answers are counted too: the asked row quoted alone,
+refused, or other rows quoted in its place; and 30 lookups by codes no sheet holds,
+which should all be refused.
 
     python benchmarks/sheet_lookup.py [--out benchmarks/results/sheet_lookup.json]
                                       [--against OTHER.json]
@@ -88,6 +90,14 @@ def make_sheets(docs: Path, seed: int = 7) -> list[dict]:
     return qs
 
 
+def make_absent() -> list[str]:
+    """Lookups by codes that no sheet holds (the sheets' own forms, out of their ranges):
+    the documents do not hold the answer, so each should be refused."""
+    return ([f"What is the phone extension of employee E{5000 + i * 37}?" for i in range(10)]
+            + [f"What is the unit price of part P-{9000 + i * 41}?" for i in range(10)]
+            + [f"When is invoice INV-{30000 + i * 53} due?" for i in range(10)])
+
+
 def rank_of(hits, doc: str, row: int) -> int | None:  # type: ignore[no-untyped-def]
     for h in hits:
         m = re.fullmatch(r".*!A(\d+):[A-Z]+(\d+)", h.locator.sheet_range or "")
@@ -122,19 +132,27 @@ def main(argv: list[str] | None = None) -> int:
                 "top_is_first_chunk": first, "queries": n, "ranks": ranks,
             }
             print(mode, {k: v for k, v in out[mode].items() if k != "ranks"})
-        # the extractive answer: the asked row quoted alone, or the row's chunk over the
-        # gate's distance (its key does not pass the gate) and other rows quoted instead
-        alone = over_gate = refused = 0
+        # the extractive answer: the asked row quoted alone; or refused, the row's chunk
+        # over the gate's distance (the other rows under it do not hold the code); or
+        # other rows quoted as the answer (a bluff)
+        alone = refused = over_gate = others = 0
         for q in qs:
             ans = idx.ask(q["q"])
-            refused += ans.refused
             spans = [sp.locator.sheet_range or "" for sp in ans.spans]
             alone += len(spans) == 1 and bool(
                 re.fullmatch(rf".*!A{q['row']}:[A-Z]+{q['row']}", spans[0]))
-            top = idx.search(q["q"], k=1).hits[0]
-            over_gate += top.distance >= idx.threshold
-        out["answer"] = {"the_row_alone": alone, "its_chunk_over_the_gate": over_gate,
-                         "refused": refused, "queries": len(qs)}
+            refused += ans.refused
+            over_gate += ans.refused and idx.search(q["q"], k=1).hits[0].distance >= idx.threshold
+            others += not ans.refused and not any(
+                re.fullmatch(rf".*!A{q['row']}:[A-Z]+{q['row']}", sp) for sp in spans)
+        # lookups of codes no sheet holds: refused, or other rows quoted (a bluff)
+        absent = [a for q in make_absent() for a in [idx.ask(q)]]
+        out["answer"] = {"the_row_alone": alone, "refused": refused,
+                         "refused_its_chunk_over_the_gate": over_gate,
+                         "other_rows_quoted": others, "queries": len(qs),
+                         "absent_code_refused": sum(a.refused for a in absent),
+                         "absent_code_answered": sum(not a.refused for a in absent),
+                         "absent_code_queries": len(absent)}
         print("answer", out["answer"])
         idx.close()
     if args.against is not None:

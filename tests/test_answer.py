@@ -752,9 +752,10 @@ def test_llama_cpp_backend_is_refused_clearly_when_not_installed():
 def test_the_worked_examples_in_the_docstrings_hold():
     import doctest
 
-    from citeline import types
+    from citeline import gate, types
     from citeline.answer import citations, extractive, prompt
+    from citeline.retrieve import bm25
 
-    for mod in (citations, extractive, prompt, types):  # types: a citation's url
+    for mod in (citations, extractive, prompt, types, gate, bm25):  # types: a citation's url
         result = doctest.testmod(mod)
         assert result.attempted > 0 and result.failed == 0, mod.__name__

@@ -59,7 +59,7 @@ from citeline.extract.transcript import (
     media_for,
     sidecar_for,
 )
-from citeline.gate import DEFAULT_THRESHOLD, gate, refusal_line
+from citeline.gate import DEFAULT_THRESHOLD, GateResult, gate, refusal_line
 from citeline.rerank import (
     Reranker,
     fused_with_retrieval,
@@ -1283,17 +1283,15 @@ class Index:
         result = self.search(question, k=ASK_CANDIDATES, mode=mode)
         retrieval_ms = _ms(t)
         t = time.perf_counter()
-        decision = gate(result.hits, self.threshold)
+        decision = gate(result.hits, self.threshold, question=question)
         timings = {"retrieval": retrieval_ms, **result.timings, "gate": _ms(t)}
         if decision.refused:
-            nearest = decision.nearest
-            near = f"; the nearest chunk is at {nearest:.3f}" if nearest is not None else ""
             timings["total"] = _ms(t_total)
             return Answer(
                 question=question, refused=True,
-                reason=f"no chunk under cosine distance {decision.threshold:g}{near}",
-                answer=refusal_line(question, decision.threshold), citations=(),
-                threshold=decision.threshold, nearest_distance=nearest, timings=timings,
+                reason=refusal_reason(decision, self._holds_any(question, decision)),
+                answer=refusal_line(question, decision.threshold, decision.keys), citations=(),
+                threshold=decision.threshold, nearest_distance=decision.nearest, timings=timings,
                 generator=generator.name,
             )
         citations = tuple(
@@ -1337,6 +1335,14 @@ class Index:
             prompt_tokenizer=drafted.prompt_tokenizer,
         )
 
+    def _holds_any(self, question: str, decision: GateResult) -> bool:
+        """Whether any chunk of the index holds a code the question names (asked only
+        when the gate took sheet chunks away for not holding one, and no candidate did)."""
+        if not decision.keys or decision.holder is not None:
+            return True
+        _, df = self.store.document_frequencies(key_terms(question))
+        return any(df.values())
+
     def _span_locator(self) -> Callable[[Hit, int, int], Locator]:
         """Locate an answer's sentence in its own page, slide, cue or rows, from its document's
         region map (read once per document), not as its whole chunk: a chunk that packs
@@ -1360,6 +1366,25 @@ class Index:
 
     def close(self) -> None:
         self.store.close()
+
+
+def refusal_reason(decision: GateResult, indexed: bool = True) -> str:
+    """Why the gate kept nothing, with the distances that decided it; ``indexed``:
+    whether any chunk of the index holds a code the question names."""
+    t = decision.threshold
+    if decision.keys:  # sheet chunks under the threshold, none holding the code
+        named = " or ".join(f'"{k}"' for k in decision.keys)
+        n = len(decision.other_rows)
+        why = (f"no chunk under cosine distance {t:g} holds {named}; the {n} sheet "
+               f"chunk{'s' if n > 1 else ''} under it hold other rows")
+        h = decision.holder
+        if h is None:
+            return why + (", and no other candidate holds it" if indexed
+                          else ", and no chunk of the index holds it")
+        where = h.locator.sheet_range or f"#char={h.locator.start},{h.locator.end}"
+        return why + f"; {h.document} {where} holds it, at {h.distance:.3f}"
+    near = f"; the nearest chunk is at {decision.nearest:.3f}" if decision.nearest is not None else ""
+    return f"no chunk under cosine distance {t:g}{near}"
 
 
 def sheet_columns(row: ChunkRow) -> str:

@@ -33,6 +33,7 @@ from citeline.eval import metrics, stats
 from citeline.eval import sweep as sweeps
 from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import GroundTruthSet, Query, load_ground_truth
+from citeline.gate import keyed
 from citeline.pipeline import ASK_CANDIDATES, DEFAULT_FUSION, Index
 from citeline.rerank import Reranker, load_reranker, shortlist_size
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS, Fusion
@@ -649,13 +650,14 @@ def _run_queries(
             for b in metrics.BUDGETS:  # packed from every hit: not cut short at max(k)
                 budget_hits[b].append(metrics.within_budget(contents, q.gt.needle, b))
             gated = hits[:ASK_CANDIDATES]  # what `ask` hands the gate
-            in_candidates.append([(h.distance, q.gt.needle in h.content) for h in gated])
+            in_candidates.append([(h.distance, q.gt.needle in h.content)
+                                  for h in keyed(q.text, gated)[0]])  # what the gate can keep
             nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
         for u in gt.unanswerable:
             hits = _search(idx, u.query, depth, mode, timings, fusion)
             gated = hits[:ASK_CANDIDATES]
-            out_candidates.append([h.distance for h in gated])
+            out_candidates.append([h.distance for h in keyed(u.query, gated)[0]])
             out_nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
     finally:

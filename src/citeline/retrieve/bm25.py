@@ -74,10 +74,26 @@ def key_terms(text: str) -> list[str]:
     ['4021', 'e1042']
     """
     out: dict[str, None] = {}  # in the order met, each once
+    for word in key_words(text):
+        out.update((t, None) for t in tokenize(word) if any(ch.isdigit() for ch in t))
+    return list(out)
+
+
+def key_words(text: str) -> list[str]:
+    """The words of ``text`` that are codes, as written (the punctuation around them
+    trimmed), each once: what :func:`key_terms` takes its terms from.
+
+    >>> key_words('Is "P-4021" the part, or E1042? In 2019.')
+    ['P-4021', 'E1042']
+    """
+    out: dict[str, None] = {}
     for word in _WORD.findall(text):
         if any(ch.isalpha() for ch in word) and any(ch.isdigit() for ch in word):
-            out.update((t, None) for t in tokenize(word) if any(ch.isdigit() for ch in t))
+            out[word.strip(_AROUND)] = None
     return list(out)
+
+
+_AROUND = "\"'`.,;:!?()[]{}<>«»“”‘’"
 
 
 def term_frequencies(text: str) -> tuple[Counter[str], int]:
