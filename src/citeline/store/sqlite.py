@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import quote
 
 import numpy as np
@@ -164,6 +165,35 @@ MIGRATIONS: tuple[str, ...] = (
 
 # Generations of changes the chunk log keeps: a snapshot older than that is read whole.
 LOG_GENERATIONS = 1000
+
+
+def _unwritten(path: Path, exc: sqlite3.DatabaseError, what: str) -> NoReturn:
+    """Raise SQLite's refusal to write ``what`` as :class:`StoreUnavailable` naming the
+    index file and what to do (an error that is not about the file, a bug, as it is).
+    The CLI took each of these for a damaged file ("index the documents again into a new
+    --index folder"), a full disk included, and named no file."""
+    name, msg = exc.sqlite_errorname or "", str(exc)
+    kept = f"{what} was not written; what was written before it is kept"
+    if name == "SQLITE_FULL":
+        raise StoreUnavailable(f"{path}: the disk is full ({kept}): free space on it, or move "
+                               "the index folder to a larger disk, then run the same command "
+                               "again") from exc
+    if name.startswith("SQLITE_READONLY"):
+        raise StoreUnavailable(f"{path}: the index cannot be written, the file or its folder "
+                               f"is read-only ({kept}; {msg}): make both writable, or index "
+                               "into another --index folder") from exc
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        raise StoreUnavailable(f"{path}: another process held the index's write lock for over "
+                               f"{LOCK_TIMEOUT_S:.0f} s ({kept}): run the command again once it "
+                               "has finished") from exc
+    if name.startswith("SQLITE_IOERR"):
+        raise StoreUnavailable(f"{path}: the disk failed to write the index file ({kept}; "
+                               f"{msg}): check the disk, then run the same command again"
+                               ) from exc
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+        raise StoreUnavailable(f"{path}: the index file is damaged ({msg}): index the "
+                               "documents again into a new --index folder") from exc
+    raise exc
 
 
 def _rollback(c: sqlite3.Connection) -> None:
@@ -311,11 +341,14 @@ class SQLiteStore:
         return row[0] if row else default
 
     def set_setting(self, key: str, value: str) -> None:
-        self.conn.execute(
-            "INSERT INTO settings (key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+        try:
+            self.conn.execute(
+                "INSERT INTO settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        except sqlite3.DatabaseError as exc:
+            _unwritten(self.path, exc, f"the setting {key}")
 
     def generation(self) -> int:
         return int(self.get_setting("generation", "0") or 0)
@@ -360,8 +393,8 @@ class SQLiteStore:
     def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk],
                        regions: Sequence[Region] = ()) -> None:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
         try:
+            c.execute("BEGIN IMMEDIATE")
             gen = self._bump(c)
             self._log_removal(c, gen, record.path)
             c.execute("DELETE FROM documents WHERE path = ?", (record.path,))
@@ -416,14 +449,17 @@ class SQLiteStore:
                          for st, b in zip(sc.sentences, blobs, strict=True)],
                     )
             c.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            _rollback(c)
+            _unwritten(self.path, exc, f"the document {record.path}")
         except BaseException:
             _rollback(c)
             raise
 
     def mark(self, path: str, root: str, state: str, reason: str) -> None:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
         try:
+            c.execute("BEGIN IMMEDIATE")
             c.execute(
                 "INSERT INTO documents (path, root, state, reason, indexed_at) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
@@ -431,20 +467,29 @@ class SQLiteStore:
                 (path, root, state, reason, _now()),
             )  # no chunk changes: the generation (what searches read) stays
             c.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            _rollback(c)
+            _unwritten(self.path, exc, f"the state of {path}")
         except BaseException:
             _rollback(c)
             raise
 
     def set_root(self, path: str, root: str) -> None:
-        self.conn.execute("UPDATE documents SET root = ? WHERE path = ?", (root, path))
+        try:
+            self.conn.execute("UPDATE documents SET root = ? WHERE path = ?", (root, path))
+        except sqlite3.DatabaseError as exc:
+            _unwritten(self.path, exc, f"the folder of {path}")
 
     def remove_document(self, path: str) -> None:
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
         try:
+            c.execute("BEGIN IMMEDIATE")
             self._log_removal(c, self._bump(c), path)
             c.execute("DELETE FROM documents WHERE path = ?", (path,))
             c.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            _rollback(c)
+            _unwritten(self.path, exc, f"the removal of {path}")
         except BaseException:
             _rollback(c)
             raise
@@ -720,8 +765,8 @@ class SQLiteStore:
     def compact(self) -> CompactReport:
         c = self.conn
         before = self._bytes()
-        c.execute("BEGIN IMMEDIATE")  # writers wait: no chunk lands between keep and drop
         try:
+            c.execute("BEGIN IMMEDIATE")  # writers wait: no chunk lands between keep and drop
             c.execute("CREATE TEMP TABLE IF NOT EXISTS kept_cache (text_hash TEXT NOT NULL, "
                       "model_key TEXT NOT NULL, PRIMARY KEY (text_hash, model_key)) WITHOUT ROWID")
             c.execute("DELETE FROM temp.kept_cache")
@@ -739,14 +784,21 @@ class SQLiteStore:
             kept = c.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
             c.execute("DROP TABLE temp.kept_cache")
             c.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            _rollback(c)
+            _unwritten(self.path, exc, "the dropping of unused cache rows")
         except BaseException:
             _rollback(c)
             raise
         try:
             c.execute("VACUUM")  # rewrites the file without the free pages
             c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.OperationalError as exc:  # another process holds the index open
-            raise StoreUnavailable(
+        except sqlite3.OperationalError as exc:
+            if (exc.sqlite_errorname or "").startswith(("SQLITE_FULL", "SQLITE_READONLY",
+                                                        "SQLITE_IOERR")):
+                _unwritten(self.path, exc, f"the file without the {dropped} dropped cache "
+                           "rows' space")  # VACUUM needs free space for a copy of the file
+            raise StoreUnavailable(  # another process holds the index open
                 f"{self.path}: {dropped} unused cache rows were dropped, but the file could not "
                 f"be rewritten to give their space back while another process uses the index "
                 f"({exc}); run compact again when it is idle") from exc
