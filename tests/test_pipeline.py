@@ -478,10 +478,11 @@ def test_an_index_path_that_is_a_file_or_not_a_database_is_a_clear_error(tmp_pat
         SQLiteStore(tmp_path / "afile")
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / DB_NAME).write_text("this is not a database\n" * 100)
-    with pytest.raises(StoreUnavailable, match=f"junk/{DB_NAME}: cannot open the index: file is not"):
+    with pytest.raises(StoreUnavailable,
+                       match=f"junk/{DB_NAME}: the index file is damaged \\(file is not"):
         SQLiteStore(tmp_path / "junk")
     code, _, err = run("status", "--index", str(tmp_path / "junk"))
-    assert code == 2 and "cannot open the index" in err
+    assert code == 2 and "the index file is damaged" in err
 
 
 def test_a_rejected_index_run_changes_no_setting(tmp_path: Path, clean_corpus: Path, run):

@@ -1,15 +1,18 @@
 """The SQLite index when its file cannot be written or read as asked: a full disk, a
-read-only file, another process's lock. Real SQLite and the real model throughout: a
-full disk is SQLite's own ``max_page_count`` limit (it answers SQLITE_FULL, as a full
-disk does), a read-only file its ``query_only`` switch (SQLITE_READONLY).
+read-only file, another process's lock, a file cut short or overwritten. Real SQLite and
+the real model throughout: a full disk is SQLite's own ``max_page_count`` limit (it
+answers SQLITE_FULL, as a full disk does), a read-only file its ``query_only`` switch
+(SQLITE_READONLY), a damaged file one whose bytes were cut or overwritten on disk.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from citeline import cli
 from citeline.errors import StoreUnavailable
 from citeline.pipeline import Index
 from citeline.store.sqlite import DB_NAME
@@ -60,3 +63,67 @@ def test_a_read_only_index_names_the_file_and_what_to_do(tmp_path: Path, embedde
         index.set_threshold(0.5)
     assert index.search("when does the pilot board", k=1).hits[0].document == "tides.md"
     index.close()
+
+
+def _built(tmp_path: Path, embedder) -> Path:
+    """An index of two documents, closed (its write-ahead log checkpointed into the file)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text(TIDES)
+    (docs / "cranes.md").write_text(CRANES)
+    index = Index(tmp_path / "ix", embedder=embedder)
+    assert len(index.index(docs).indexed) == 2
+    index.close()
+    db = tmp_path / "ix" / DB_NAME
+    assert not db.with_name(DB_NAME + "-wal").exists()
+    return db
+
+
+def _damaged_message(msg: str, db: Path) -> None:
+    assert str(db) in msg and "damaged" in msg
+    assert "index the documents again" in msg and "-wal and -shm" in msg
+
+
+@pytest.mark.parametrize("damage", ["cut in half", "replaced with text"])
+def test_a_cut_or_overwritten_index_file_is_named_as_damaged(tmp_path: Path, embedder, capsys,
+                                                             damage: str):
+    db = _built(tmp_path, embedder)
+    data = db.read_bytes()
+    if damage == "cut in half":
+        db.write_bytes(data[: len(data) // 2])
+    else:
+        db.write_text("these are my notes, not an index\n")
+    kept = db.read_bytes()
+    # it was "cannot open the index: database disk image is malformed": no word of
+    # what that means or what to do
+    with pytest.raises(StoreUnavailable) as err:
+        Index(tmp_path / "ix", embedder=embedder)
+    _damaged_message(str(err.value), db)
+    for argv in (["status"], ["search", "pilot", "--mode", "bm25"]):
+        assert cli.main([*argv, "--index", str(tmp_path / "ix")]) == 2
+        out, errout = capsys.readouterr()
+        assert "Traceback" not in errout and errout.startswith("citeline: error: ")
+        _damaged_message(errout, db)
+    assert db.read_bytes() == kept  # nothing was written to it
+
+
+def test_a_damaged_page_found_by_a_search_is_named_with_the_file(tmp_path: Path, embedder,
+                                                                  capsys):
+    db = _built(tmp_path, embedder)
+    with sqlite3.connect(db) as c:
+        page_size = c.execute("PRAGMA page_size").fetchone()[0]
+        root = c.execute("SELECT rootpage FROM sqlite_master WHERE name = 'chunks'").fetchone()[0]
+    c.close()
+    with db.open("r+b") as f:  # the chunks table's first page overwritten: a bad sector
+        f.seek((root - 1) * page_size)
+        f.write(b"\xff" * page_size)
+    index = Index(tmp_path / "ix", embedder=embedder)
+    assert [d.record.path for d in index.status()] == ["cranes.md", "tides.md"]  # still read
+    # it was a bare sqlite3.DatabaseError: the CLI said "the file is damaged" naming no
+    # file, and a library caller got SQLite's own exception
+    with pytest.raises(StoreUnavailable) as err:
+        index.search("when does the pilot board", k=1)
+    _damaged_message(str(err.value), db)
+    index.close()
+    assert cli.main(["search", "pilot", "--mode", "bm25", "--index", str(tmp_path / "ix")]) == 2
+    _damaged_message(capsys.readouterr().err, db)

@@ -18,16 +18,17 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, TypeVar
 from urllib.parse import quote
 
 import numpy as np
@@ -166,6 +167,49 @@ MIGRATIONS: tuple[str, ...] = (
 # Generations of changes the chunk log keeps: a snapshot older than that is read whole.
 LOG_GENERATIONS = 1000
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _damaged(path: Path, exc: sqlite3.DatabaseError) -> StoreUnavailable:
+    """A file SQLite cannot read as a database (cut short, overwritten, not one at all).
+    Nothing is written to it: what it still holds is left for whoever can recover it."""
+    return StoreUnavailable(
+        f"{path}: the index file is damaged ({exc}); citeline cannot repair it: delete it "
+        f"and its -wal and -shm files (or use a new --index folder) and index the documents "
+        "again")
+
+
+def _unreadable(path: Path, exc: sqlite3.DatabaseError) -> NoReturn:
+    """Raise SQLite's refusal to read the index as :class:`StoreUnavailable` naming the
+    file and what to do (an error that is not about the file, a bug, as it is). A damaged
+    page surfaced as a bare DatabaseError: the CLI said "the file is damaged" naming no
+    file, the server answered 503 naming none."""
+    name = exc.sqlite_errorname or ""
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or name.startswith("SQLITE_CORRUPT_"):
+        raise _damaged(path, exc) from exc
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        raise StoreUnavailable(f"{path}: another process held a lock on the index for over "
+                               f"{LOCK_TIMEOUT_S:.0f} s ({exc}): run the command again once it "
+                               "has finished") from exc
+    if name.startswith("SQLITE_IOERR"):
+        raise StoreUnavailable(f"{path}: the disk failed to read the index file ({exc}): "
+                               "check the disk, then run the same command again") from exc
+    raise exc
+
+
+def _read(method: F) -> F:
+    """Convert SQLite's errors while reading to :class:`StoreUnavailable` naming the
+    file (:func:`_unreadable`) at the store boundary."""
+
+    @functools.wraps(method)
+    def wrapper(self: SQLiteStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            _unreadable(self.path, exc)
+
+    return wrapper  # type: ignore[return-value]
+
 
 def _unwritten(path: Path, exc: sqlite3.DatabaseError, what: str) -> NoReturn:
     """Raise SQLite's refusal to write ``what`` as :class:`StoreUnavailable` naming the
@@ -190,9 +234,8 @@ def _unwritten(path: Path, exc: sqlite3.DatabaseError, what: str) -> NoReturn:
         raise StoreUnavailable(f"{path}: the disk failed to write the index file ({kept}; "
                                f"{msg}): check the disk, then run the same command again"
                                ) from exc
-    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
-        raise StoreUnavailable(f"{path}: the index file is damaged ({msg}): index the "
-                               "documents again into a new --index folder") from exc
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or name.startswith("SQLITE_CORRUPT_"):
+        raise _damaged(path, exc) from exc
     raise exc
 
 
@@ -327,7 +370,10 @@ class SQLiteStore:
                     _rollback(c)
                     raise
         except sqlite3.DatabaseError as exc:  # not a database, a damaged one, or locked
-            raise StoreUnavailable(f"{self.path}: cannot open the index: {exc}") from exc
+            try:
+                _unreadable(self.path, exc)
+            except sqlite3.DatabaseError:
+                raise StoreUnavailable(f"{self.path}: cannot open the index: {exc}") from exc
         if version > len(MIGRATIONS):
             raise SchemaError(
                 f"{self.path}: schema version {version} is newer than this citeline "
@@ -336,6 +382,7 @@ class SQLiteStore:
 
     # --- settings ---------------------------------------------------------------------
 
+    @_read
     def get_setting(self, key: str, default: str | None = None) -> str | None:
         row = self.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
@@ -372,20 +419,24 @@ class SQLiteStore:
             id=id_,
         )
 
+    @_read
     def documents(self) -> list[DocRecord]:
         rows = self.conn.execute(f"SELECT {self._DOC_COLS} FROM documents ORDER BY path")
         return [self._record(r) for r in rows]
 
+    @_read
     def document(self, path: str) -> DocRecord | None:
         row = self.conn.execute(
             f"SELECT {self._DOC_COLS} FROM documents WHERE path = ?", (path,)
         ).fetchone()
         return self._record(row) if row else None
 
+    @_read
     def document_text(self, path: str) -> str | None:
         row = self.conn.execute("SELECT text FROM documents WHERE path = ?", (path,)).fetchone()
         return row[0] if row else None
 
+    @_read
     def document_regions(self, path: str) -> list[Region] | None:
         row = self.conn.execute("SELECT regions FROM documents WHERE path = ?", (path,)).fetchone()
         return regions_from_json(row[0]) if row else None
@@ -516,6 +567,7 @@ class SQLiteStore:
 
     # --- embedding cache --------------------------------------------------------------
 
+    @_read
     def cached_vectors(self, text_hashes: Sequence[str], model_key: str) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         hashes = list(dict.fromkeys(text_hashes))
@@ -531,6 +583,7 @@ class SQLiteStore:
                 out[h] = np.frombuffer(blob, dtype=np.float32)
         return out
 
+    @_read
     def cached_token_vectors(self, text_hashes: Sequence[str],
                              model_key: str) -> dict[str, np.ndarray]:
         return self._token_vectors_by("text_hash", list(dict.fromkeys(text_hashes)), model_key)
@@ -553,6 +606,7 @@ class SQLiteStore:
 
     # --- reads ------------------------------------------------------------------------
 
+    @_read
     def _snapshot(self) -> _Snapshot:
         rows = dict(self.conn.execute(
             "SELECT key, value FROM settings WHERE key IN ('generation', 'index_id')"))
@@ -704,6 +758,7 @@ class SQLiteStore:
         top = top_k(best, k)
         return [(int(chunk_ids[i]), float(best[i])) for i in top]
 
+    @_read
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         out: dict[int, ChunkRow] = {}
         ids = list(dict.fromkeys(int(i) for i in ids))
@@ -720,6 +775,7 @@ class SQLiteStore:
                 out[cid] = ChunkRow(cid, path, title, sec, s, e, content, text, locator_from(json.loads(loc)))
         return out
 
+    @_read
     def token_vectors(self, ids: Sequence[int], model_key: str) -> dict[int, np.ndarray]:
         return self._token_vectors_by("id", list(dict.fromkeys(int(i) for i in ids)), model_key)
 
@@ -728,6 +784,7 @@ class SQLiteStore:
         return len(snap.ids), {t: len(snap.postings[t][0]) for t in set(terms)
                                if t in snap.postings}
 
+    @_read
     def sections(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
         out: dict[int, tuple[int, str]] = {}
         ids = list(dict.fromkeys(int(i) for i in ids))
@@ -740,6 +797,7 @@ class SQLiteStore:
                 out[cid] = (doc, sec)
         return out
 
+    @_read
     def all_chunks(self) -> list[ChunkRow]:
         """Every chunk, in document order (for evaluation and export)."""
         rows = self.conn.execute(
@@ -749,6 +807,7 @@ class SQLiteStore:
         )
         return [ChunkRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], locator_from(json.loads(r[8]))) for r in rows]
 
+    @_read
     def stats(self) -> IndexStats:
         c = self.conn
         n, over, tok, htok = c.execute(
