@@ -225,3 +225,30 @@ def test_a_file_that_is_no_html_page_is_named_for_what_it_is(tmp_path: Path):
         with pytest.raises(ExtractionError) as err:
             extract(tmp_path / name)
         assert str(err.value) == f"{name}: {reason}"
+
+
+def test_html_ordered_list_items_keep_their_numbers(tmp_path: Path):
+    """A browser draws "1.", "2." before an ordered list's items, and a manual's steps
+    refer to them ("go back to step 2"); the numbers were lost, so "2. Wait ten seconds"
+    was indexed as "Wait ten seconds". Numbered as HTML numbers them: from ``start``, down
+    when ``reversed``, an item's ``value`` restarting the count, in the list's ``type``; a
+    hidden item is not counted, an unordered list's items get no bullet (no word to find)."""
+    page = tmp_path / "reset.html"
+    page.write_text(
+        "<html><body><h1>Resetting the router</h1><ol><li>Unplug the unit</li>"
+        "<li><p>Wait ten seconds.</p><p>The light goes out.</p></li>"
+        "<li>Plug it in<ol type='a'><li>the power cable</li><li hidden>draft</li>"
+        "<li>the network cable</li></ol></li></ol>"
+        "<ol start='4'><li>Press reset</li><li value='9'>Hold it</li><li>Let go</li></ol>"
+        "<ol reversed><li>three</li><li>two</li><li>one</li></ol>"
+        "<ol type='I' start='3'><li><h2>Appendix</h2></li></ol>"
+        "<ul><li>apples</li></ul><ol style='list-style: none'><li>no mark</li></ol>"
+        "<table><tr><td><ol><li>red</li><li>blue</li></ol></td><td>wires</td></tr></table>"
+        "</body></html>", encoding="utf-8")
+    doc = extract(page)
+    assert doc.text.split("\n\n") == [
+        "# Resetting the router", "1. Unplug the unit", "2. Wait ten seconds.",
+        "The light goes out.", "3. Plug it in", "a. the power cable", "b. the network cable",
+        "4. Press reset", "9. Hold it", "10. Let go", "3. three", "2. two", "1. one",
+        "## III. Appendix", "apples", "no mark", "1. red 2. blue | wires"]
+    assert sections(doc)[-1] == "Resetting the router > III. Appendix"

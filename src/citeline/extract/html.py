@@ -9,7 +9,9 @@ a large page in milliseconds.
 Canonical text is Markdown-shaped: ``<h1>``-``<h6>`` become ``#``-heading
 lines (the chunker's section path), paragraphs, list items, ``<pre>`` blocks
 and table rows (cells joined by `` | ``) become blocks separated by a blank
-line; inline whitespace is collapsed as a browser does. A table used for page
+line; inline whitespace is collapsed as a browser does. An ordered list's item
+opens with the number a browser draws before it (``3. ``, ``b. ``, ``IV. ``); an
+unordered list's item is a block with no bullet, which is no word to search for. A table used for page
 layout (a cell holds a heading or another table) is not data: each cell's
 contents are read as blocks, headings included. Locators are
 ``#char=`` offsets into this extracted text. Characters a browser shows as nothing
@@ -110,6 +112,16 @@ _SELF_CLOSING = re.compile(
     r"""<([A-Za-z][\w:.-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*/>""")
 VOID_TAGS = frozenset(
     "area base br col embed hr img input link meta param source track wbr keygen".split())
+# An ordered list's numbering (HTML's <ol type> and <li type>, or an inline style's
+# list-style-type): "1." a browser shows before an item is part of what the reader sees,
+# and what "step 3" in a question refers to.
+_HTML_INT = re.compile(r"\s*([-+]?\d+)")  # HTML's rules for parsing integers: "3rd" is 3
+_LIST_STYLE = re.compile(r"list-style(?:-type)?\s*:\s*([a-z-]+)", re.I)
+_STYLE_TYPES = {"decimal": "1", "lower-alpha": "a", "lower-latin": "a", "upper-alpha": "A",
+                "upper-latin": "A", "lower-roman": "i", "upper-roman": "I", "none": ""}
+_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
+ROMAN_MAX = 3999  # CSS's roman counters stop here and fall back to decimal
 
 
 def open_self_closing(xhtml: str) -> str:
@@ -178,6 +190,43 @@ def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
     return text
 
 
+def _html_int(value: str | None) -> int | None:
+    m = _HTML_INT.match(value or "")
+    return int(m.group(1)) if m else None
+
+
+def list_label(n: int, kind: str) -> str:
+    """An ordered list item's mark as a browser draws it: its number ``n`` in the list's
+    ``type`` ("1", "a", "A", "i", "I"; "" draws none).
+
+    >>> [list_label(n, k) for n, k in ((3, "1"), (28, "a"), (14, "I"), (0, "i"), (2, ""))]
+    ['3. ', 'ab. ', 'XIV. ', '0. ', '']
+    """
+    if not kind:
+        return ""
+    mark = str(n)
+    if kind in "aA" and n > 0:
+        mark = ""
+        while n:
+            n, r = divmod(n - 1, 26)
+            mark = chr(ord("a") + r) + mark
+    elif kind in "iI" and 0 < n <= ROMAN_MAX:
+        mark = ""
+        for value, letters in _ROMAN:
+            k, n = divmod(n, value)
+            mark += letters * k
+    return (mark.upper() if kind in "AI" else mark) + ". "
+
+
+def _list_type(node: LexborNode, inherited: str) -> str:
+    """The numbering an <ol> or <li> asks for: its inline style, else its type attribute."""
+    attrs = node.attributes
+    if (m := _LIST_STYLE.search(attrs.get("style") or "")) and m.group(1).lower() in _STYLE_TYPES:
+        return _STYLE_TYPES[m.group(1).lower()]
+    kind = (attrs.get("type") or "").strip()
+    return kind if kind in ("1", "a", "A", "i", "I") else inherited
+
+
 def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     tag = node.tag
     if tag in DROP_TAGS:
@@ -228,44 +277,78 @@ class _Walker:
         self.blocks: list[str] = []
         self.buf: list[str] = []
         self.page_chars = page_chars  # the walked root's text, for _dropped's share
+        self.mark = ""  # an ordered list item's "3. ", until its first block takes it
 
     def flush(self) -> None:
         lines = (ln.strip() for ln in "".join(self.buf).split(_BR))
         text = "\n".join(ln for ln in lines if ln)
         self.buf = []
         if text:
-            self.blocks.append(escape_markdown(text))
+            self.blocks.append(escape_markdown(self.take_mark() + text))
+
+    def take_mark(self) -> str:
+        mark, self.mark = self.mark, ""
+        return mark
+
+    def children(self, node: LexborNode, in_section: bool) -> list[tuple[LexborNode, str]]:
+        """``node``'s children that are shown, each with the mark a browser draws before
+        it: an ordered list's items are numbered from its ``start`` (down from it, or
+        from their count, when ``reversed``), an item's ``value`` restarting the count."""
+        kept = [c for c in node.iter(include_text=True)
+                if not (c.tag and not c.tag.startswith("-")
+                        and _dropped(c, in_section, self.page_chars))]
+        if node.tag != "ol":
+            return [(c, "") for c in kept]
+        attrs = node.attributes
+        step = -1 if "reversed" in attrs else 1
+        items = sum(c.tag == "li" for c in kept)
+        start = _html_int(attrs.get("start"))
+        n = (start if start is not None else items if step < 0 else 1) - step
+        kind = _list_type(node, "1")
+        out = []
+        for c in kept:
+            mark = ""
+            if c.tag == "li":
+                value = _html_int(c.attributes.get("value"))
+                n = value if value is not None else n + step
+                mark = list_label(n, _list_type(c, kind))
+            out.append((c, mark))
+        return out
 
     def inline(self, node: LexborNode, in_section: bool, pre: bool = False) -> str:
         """The text of a subtree (dropped parts skipped); <br> is a line break."""
         parts: list[str] = []
-        for child in node.iter(include_text=True):
+        for child, mark in self.children(node, in_section):
             tag = child.tag
             if tag == "-text":
                 raw = _INVISIBLE.sub("", child.text_content or "")
                 parts.append(raw if pre else _WS.sub(" ", raw))
             elif tag == "br":
                 parts.append(_BR)
-            elif tag and not tag.startswith("-") and not _dropped(child, in_section, self.page_chars):
-                inner = self.inline(child, in_section or tag in SECTIONING, pre or tag == "pre")
+            elif tag and not tag.startswith("-"):
+                inner = mark + self.inline(child, in_section or tag in SECTIONING,
+                                           pre or tag == "pre")
                 parts.append(inner if pre or tag not in BLOCK_TAGS else f" {inner} ")
         return "".join(parts)
 
     def walk(self, node: LexborNode, in_section: bool = False) -> None:
-        for child in node.iter(include_text=True):
+        for child, mark in self.children(node, in_section):
             tag = child.tag
             if tag == "-text":
                 self.buf.append(_WS.sub(" ", _INVISIBLE.sub("", child.text_content or "")))
                 continue
-            if not tag or tag.startswith("-") or _dropped(child, in_section, self.page_chars):
+            if not tag or tag.startswith("-"):
                 continue
+            if mark:  # an item of a list inside an item ("1. 1. ..." as a browser draws it)
+                self.flush()
+                self.mark += mark
             if tag == "br":
                 self.buf.append(_BR)
             elif tag in HEADINGS:
                 self.flush()
                 title = squash(self.inline(child, in_section))
                 if title:
-                    self.blocks.append("#" * HEADINGS[tag] + " " + title)
+                    self.blocks.append("#" * HEADINGS[tag] + " " + self.take_mark() + title)
             elif tag == "tr":
                 self.flush()
                 cells = [c for c in child.iter()
@@ -277,31 +360,34 @@ class _Walker:
                     continue
                 texts = [squash(self.inline(c, in_section)) for c in cells]
                 if any(texts):
-                    self.blocks.append(escape_markdown(" | ".join(texts)))
+                    self.blocks.append(escape_markdown(self.take_mark() + " | ".join(texts)))
             elif tag == "pre":
                 self.flush()
                 lines = [ln.rstrip() for ln in self.inline(child, in_section, pre=True).split("\n")]
                 text = "\n".join(ln for ln in lines if ln.strip())
                 if text:
-                    self.blocks.append(escape_markdown(text))
+                    self.blocks.append(escape_markdown(self.take_mark() + text))
             elif tag in BLOCK_TAGS:
                 self.flush()
                 self.walk(child, in_section or tag in SECTIONING)
                 self.flush()
             else:
                 self.walk(child, in_section)
+            if mark:
+                self.mark = ""  # an empty item is counted, and draws its number on nothing
 
 
 class HtmlExtractor:
     name = "html"
-    version = "9"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "10"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
     # first shown <main>, not a hidden one; XHTML's self-closing tags are empty elements;
     # 6: a heading's permalink ("¶", "§") is no part of its title; 7: soft hyphens and
     # zero-width spaces are dropped from words; 8: an XML declaration's encoding is read;
-    # 9: a page with UTF-32's byte-order mark is read as UTF-32, not UTF-16
+    # 9: a page with UTF-32's byte-order mark is read as UTF-32, not UTF-16; 10: an
+    # ordered list's items open with their numbers ("2. ")
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
