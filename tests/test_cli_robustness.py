@@ -66,3 +66,30 @@ def test_config_paths_expand_home_and_are_relative_to_the_file(tmp_path: Path,
     assert (s.store, s.rerank_model, s.model_path) == ("postgresql://u@h/db", "smollm2",
                                                        "default")
     assert s.local_model_path == str(home / "m.gguf")
+
+
+@pytest.mark.parametrize("argv", [
+    ["search", "kettle", "--index", "{ix}"],
+    ["ask", "how do I descale the kettle?", "--index", "{ix}"],
+    ["status", "--index", "{ix}"],
+    # a network address with no key: were the check gone, serve would stop at that
+    # refusal (another message) instead of serving until killed
+    ["serve", "--index", "{ix}", "--host", "0.0.0.0"],
+])
+@pytest.mark.parametrize("there", ["nothing", "documents"])
+def test_an_index_flag_naming_no_index_is_refused_and_creates_nothing(
+        argv: list[str], there: str, tmp_path: Path, capsys):
+    # serve --index opened its folder with create=True: a mistyped folder became a new,
+    # empty index, served as the real one, and a documents folder got an index inside
+    ix = tmp_path / "ix-typo"
+    if there == "documents":
+        ix.mkdir()
+        (ix / "notes.md").write_text("# Notes\n")
+    assert cli.main([a.format(ix=ix) for a in argv]) == 2
+    out, err = capsys.readouterr()
+    assert f"{ix}: no citeline index here" in err and err.count("\n") == 1, err
+    assert out == ""
+    if there == "nothing":
+        assert not ix.exists()
+    else:
+        assert sorted(p.name for p in ix.iterdir()) == ["notes.md"]

@@ -521,6 +521,19 @@ def _remembered_model(location: str) -> str | None:
         idx.close()
 
 
+def _served_index(folder: str) -> None:
+    """Refuse ``serve --index`` naming a folder with no index in it, before anything loads:
+    the server opened it with create=True, so a mistyped folder became a new, empty index
+    served as the real one (and a documents folder named by mistake got an index inside)."""
+    try:
+        Index(Path(folder).expanduser(), create=False).close()
+    except IndexNotFound as exc:
+        raise IndexNotFound(
+            f"--index {folder}: no citeline index here (serve --index serves an index "
+            f"`citeline index PATH --index {folder}` built; serve --data DIR creates "
+            "collections from the web page)") from exc
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the HTTP API and the web page (FastAPI under uvicorn)."""
     try:
@@ -547,6 +560,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise ConfigError("serve: --files, --name and --no-index-worker go with --store URL")
     for flag in ("data", "index", "files"):
         _folder_flag(f"--{flag}", getattr(args, flag))
+    if args.index is not None:
+        _served_index(args.index)
     if args.store is not None:
         from citeline.store.postgres import redact
 
