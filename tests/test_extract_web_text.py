@@ -252,3 +252,20 @@ def test_html_ordered_list_items_keep_their_numbers(tmp_path: Path):
         "4. Press reset", "9. Hold it", "10. Let go", "3. three", "2. two", "1. one",
         "## III. Appendix", "apples", "no mark", "1. red 2. blue | wires"]
     assert sections(doc)[-1] == "Resetting the router > III. Appendix"
+
+
+def test_html_pre_keeps_its_blank_lines(tmp_path: Path):
+    """Preformatted text is shown as written: the blank lines between a listing's
+    functions or a poem's stanzas were dropped, so a quote of it matched no copy of the
+    page. Kept; only the blank lines opening and closing the block (and spaces ending a
+    line) go, and a "#" line stays escaped from the chunker's headings."""
+    page = tmp_path / "listing.html"
+    page.write_text(
+        "<html><body><h1>Listing</h1><pre>\n\n  def f():\n      return 1   \n\n\n"
+        "# two blank lines above\ndef g():\n\tpass\n\n</pre>"
+        "<pre><code>Roses are red,\n\nViolets are blue.</code></pre></body></html>",
+        encoding="utf-8")
+    doc = extract(page)
+    assert doc.text == ("# Listing\n\n  def f():\n      return 1\n\n\n\\# two blank lines above\n"
+                        "def g():\n\tpass\n\nRoses are red,\n\nViolets are blue.")
+    assert sections(doc) == ["Listing"]

@@ -11,7 +11,8 @@ lines (the chunker's section path), paragraphs, list items, ``<pre>`` blocks
 and table rows (cells joined by `` | ``) become blocks separated by a blank
 line; inline whitespace is collapsed as a browser does. An ordered list's item
 opens with the number a browser draws before it (``3. ``, ``b. ``, ``IV. ``); an
-unordered list's item is a block with no bullet, which is no word to search for. A table used for page
+unordered list's item is a block with no bullet, which is no word to search for.
+A ``<pre>`` block is kept as written, its blank lines and indentation too. A table used for page
 layout (a cell holds a heading or another table) is not data: each cell's
 contents are read as blocks, headings included. Locators are
 ``#char=`` offsets into this extracted text. Characters a browser shows as nothing
@@ -363,8 +364,10 @@ class _Walker:
                     self.blocks.append(escape_markdown(self.take_mark() + " | ".join(texts)))
             elif tag == "pre":
                 self.flush()
+                # as written, blank lines too (they part a listing's functions, a poem's
+                # stanzas); only the blank lines around it and the spaces ending a line go
                 lines = [ln.rstrip() for ln in self.inline(child, in_section, pre=True).split("\n")]
-                text = "\n".join(ln for ln in lines if ln.strip())
+                text = "\n".join(lines).strip("\n")
                 if text:
                     self.blocks.append(escape_markdown(self.take_mark() + text))
             elif tag in BLOCK_TAGS:
@@ -379,7 +382,7 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "10"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "11"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -387,7 +390,7 @@ class HtmlExtractor:
     # 6: a heading's permalink ("¶", "§") is no part of its title; 7: soft hyphens and
     # zero-width spaces are dropped from words; 8: an XML declaration's encoding is read;
     # 9: a page with UTF-32's byte-order mark is read as UTF-32, not UTF-16; 10: an
-    # ordered list's items open with their numbers ("2. ")
+    # ordered list's items open with their numbers ("2. "); 11: a <pre> keeps its blank lines
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
