@@ -93,3 +93,44 @@ def test_an_index_flag_naming_no_index_is_refused_and_creates_nothing(
         assert not ix.exists()
     else:
         assert sorted(p.name for p in ix.iterdir()) == ["notes.md"]
+
+
+GT = str(Path(__file__).parent / "fixtures" / "gt")
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["search", "q", "--mode", "bm25", "--fusion", "rrf"],
+     "--fusion rrf: --mode bm25 ranks one list, so there is nothing to fuse "
+     "(--fusion goes with --mode hybrid or rerank)"),
+    (["search", "q", "--mode", "dense", "--fusion", "late"],
+     "--fusion late: --mode dense ranks one list"),
+    (["eval", GT, "--modes", "dense,bm25", "--fusion", "convex"],
+     "--fusion convex: --modes dense,bm25 ranks one list per run, so there is nothing to "
+     "fuse (--fusion goes with a hybrid or rerank mode)"),
+    (["eval", GT, "--modes", "dense", "--fusions", "rrf"],
+     "--fusions rrf: these are runs E/hybrid+NAME, and --strategies ABCDEF --modes dense "
+     "has no E/hybrid to run them on"),
+    (["eval", GT, "--strategies", "A", "--fusions", "rrf,late"],
+     "--fusions rrf,late: these are runs E/hybrid+NAME, and --strategies A"),
+])
+def test_a_fusion_no_run_would_use_is_refused_naming_both_flags(argv: list[str], said: str,
+                                                                tmp_path: Path, capsys):
+    # taken and ignored: `search --mode bm25 --fusion rrf` ranked as without it, and eval
+    # wrote a report whose runs never fused
+    where = ["--index", str(tmp_path / "ix")] if argv[0] == "search" else [
+        "--out", str(tmp_path / "out"), "-q"]
+    assert cli.main([*argv, *where]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"citeline: error: {said}") and err.count("\n") == 1, err
+    assert not (tmp_path / "ix").exists() and not (tmp_path / "out").exists()
+
+
+def test_a_fusion_is_refused_with_a_one_list_mode_from_the_settings(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("CITELINE_MODE", "bm25")
+    assert cli.main(["search", "q", "--index", str(tmp_path / "ix"), "--fusion", "rrf"]) == 2
+    assert "--fusion rrf: mode bm25 (the mode setting) ranks one list" in capsys.readouterr().err
+    # a mode that fuses takes it: what stops this search is the missing index
+    assert cli.main(["search", "q", "--index", str(tmp_path / "ix"), "--fusion", "rrf",
+                     "--mode", "hybrid"]) == 2
+    assert "no citeline index here" in capsys.readouterr().err

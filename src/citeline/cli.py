@@ -23,7 +23,7 @@ from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport, existing_path
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS
 from citeline.store.sqlite import DB_NAME
-from citeline.types import ALL_MODES, MODES, STRATEGIES, Locator
+from citeline.types import ALL_MODES, MODES, STRATEGIES, Locator, Mode
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -260,12 +260,27 @@ def _note_other_model(idx: Index) -> None:
               "`citeline reindex --stale` re-embeds them", file=sys.stderr)
 
 
+# the modes that merge the dense and BM25 lists, the only ones a --fusion changes
+FUSED_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
+
+
+def _fusion_fits(fusion: str | None, mode: str, from_flag: bool) -> None:
+    """Refuse --fusion with a mode of one list (dense, bm25): it was taken and ignored,
+    so a run "with rrf" ranked exactly as without it."""
+    if fusion is not None and mode not in FUSED_MODES:
+        shown = f"--mode {mode}" if from_flag else f"mode {mode} (the mode setting)"
+        raise ConfigError(f"--fusion {fusion}: {shown} ranks one list, so there is nothing "
+                          "to fuse (--fusion goes with --mode hybrid or rerank)")
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     """Ranked hits without generation."""
     settings = load_settings()
+    mode = args.mode or settings.mode
+    _fusion_fits(args.fusion, mode, from_flag=args.mode is not None)
     idx = _open(args)
     result = idx.search(args.query, k=settings.k if args.k is None else args.k,
-                        mode=args.mode or settings.mode, fusion=args.fusion)
+                        mode=mode, fusion=args.fusion)
     wanted = args.fusion or DEFAULT_FUSION
     if result.mode == "hybrid" and wanted == "late" and result.fusion == "section" and result.hits:
         print(f"citeline: note: {_shown(idx.location)} holds no token vectors (an index "
@@ -664,6 +679,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from citeline.embed import load_embedder
     from citeline.eval.groundtruth import load_ground_truth
     from citeline.eval.harness import (
+        FUSION_RUNS,
+        FUSION_STRATEGY,
         EvalConfig,
         parse_comparison,
         parse_fusions,
@@ -676,15 +693,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from citeline.rerank import load_reranker
 
     settings = load_settings()
+    strategies, modes = parse_strategies(args.strategies), parse_modes(args.modes)
+    # a fusion flag no run of these would use is refused, as by search, not ignored
+    if args.fusion is not None and not set(modes) & set(FUSED_MODES):
+        raise ConfigError(f"--fusion {args.fusion}: --modes {','.join(modes)} ranks one list "
+                          "per run, so there is nothing to fuse (--fusion goes with a hybrid "
+                          "or rerank mode)")
+    fusions = FUSION_RUNS if args.fusions is None else parse_fusions(args.fusions)
+    if args.fusions is not None and fusions and (
+            "hybrid" not in modes or FUSION_STRATEGY not in strategies):
+        raise ConfigError(f"--fusions {args.fusions}: these are runs {FUSION_STRATEGY}/hybrid+"
+                          f"NAME, and --strategies {''.join(strategies)} --modes "
+                          f"{','.join(modes)} has no {FUSION_STRATEGY}/hybrid to run them on")
     config = EvalConfig(
         out=Path(args.out),
-        strategies=parse_strategies(args.strategies),
-        modes=parse_modes(args.modes),
+        strategies=strategies,
+        modes=modes,
         ks=parse_ks(args.k),
         compare=tuple(parse_comparison(c) for c in args.compare) if args.compare else None,
         progress=not args.quiet,
         store=args.store,
-        fusions=parse_fusions(args.fusions),
+        fusions=fusions,
         query_map=args.query_map,
         fusion=args.fusion,
         budget=args.budget,
@@ -993,7 +1022,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mode", choices=ALL_MODES, default=None, help=MODE_HELP)
     _add_rerank_model(sp)
     sp.add_argument("--fusion", choices=FUSIONS, default=None,
-                    help="how hybrid merges its lists (default late): late = section, its "
+                    help="how hybrid (and rerank's shortlist) merges its lists, refused "
+                         "with --mode dense or bm25 (default late): late = section, its "
                          "top 100 re-scored by late interaction over the model's token vectors "
                          "as a fourth list; section = RRF k=10 "
                          "over dense, BM25 and best-sentence similarity, the dense and sentence "
@@ -1155,16 +1185,16 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
                     help="retrieval modes, comma-separated from dense,bm25,hybrid,rerank "
                          "(default dense,bm25,hybrid; rerank needs --rerank-model)")
     sp.add_argument("--fusion", choices=FUSIONS, default=None,
-                    help="how hybrid (and rerank's shortlist) merge their lists "
-                         "(default: search's default, late)")
+                    help="how hybrid (and rerank's shortlist) merge their lists, refused when "
+                         "--modes has neither (default: search's default, late)")
     sp.add_argument("--budget", type=int, default=None, metavar="CHARS",
                     help="characters per chunk for every strategy's index (default 512)")
     _add_rerank_model(sp)
-    sp.add_argument("--fusions", default="rrf,sentence,section,late", metavar="LIST",
+    sp.add_argument("--fusions", default=None, metavar="LIST",
                     help="hybrid fusions scored side by side on strategy E as runs "
-                         "E/hybrid+NAME (default rrf,sentence,section,late: the faithful port, "
-                         "the sentence-level list, the previous default and the default; "
-                         "empty for none)")
+                         "E/hybrid+NAME, refused without E and hybrid (default "
+                         "rrf,sentence,section,late: the faithful port, the sentence-level "
+                         "list, the previous default and the default; empty for none)")
     sp.add_argument("--query-map", action="store_true",
                     help="also fit a query map (adapt --query-map) on strategy E's index and "
                          "score runs E/dense+qmap and E/hybrid+qmap against the same index "

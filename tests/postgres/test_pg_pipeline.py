@@ -239,14 +239,15 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
     assert settings == lite_settings and dim == 384 and hnsw is not None
     assert len(sentence_hnsw) == 1  # built after the bulk copy, like the chunks' index
     # the copy answers exactly like the original, and knows the failed documents too
-    for mode, fusion in [("dense", "rrf"), ("bm25", "rrf"), ("hybrid", "rrf"),
+    for mode, fusion in [("dense", ""), ("bm25", ""), ("hybrid", "rrf"),
                          ("hybrid", "sentence"), ("hybrid", "section")]:
+        fused = ("--fusion", fusion) if fusion else ()  # refused with a one-list mode
         _, a, _ = run("search", "descaling vinegar", "--index", ix, "--json", "--mode", mode,
-                      "--fusion", fusion)
+                      *fused)
         for url in (pg_url + "?exact=1", pg_url):  # exact scans, then the HNSW indexes
             _, b, _ = run("search", "descaling vinegar", "--store", url, "--json",
-                          "--mode", mode, "--fusion", fusion)
-            assert json.loads(b)["fusion"] == (fusion if mode == "hybrid" else "")
+                          "--mode", mode, *fused)
+            assert json.loads(b)["fusion"] == fusion
             ha, hb = json.loads(a)["hits"], json.loads(b)["hits"]
             assert [(h["document"], h["start"], h["end"]) for h in ha] == [
                 (h["document"], h["start"], h["end"]) for h in hb
