@@ -269,3 +269,17 @@ def test_html_pre_keeps_its_blank_lines(tmp_path: Path):
     assert doc.text == ("# Listing\n\n  def f():\n      return 1\n\n\n\\# two blank lines above\n"
                         "def g():\n\tpass\n\nRoses are red,\n\nViolets are blue.")
     assert sections(doc) == ["Listing"]
+
+
+def test_html_spaces_meeting_across_elements_are_one(tmp_path: Path):
+    """A browser shows the spaces on either side of an element boundary as one space;
+    they were kept double ("a  standby.signal  file", "Price  5" around a hidden span),
+    so a quote copied from the page, or a phrase typed as seen, matched no chunk."""
+    page = tmp_path / "standby.html"
+    page.write_text(
+        "<html><body><p>A server enters standby mode if a <code> standby.signal </code> file "
+        "exists.</p><p>Price <span hidden>in cents</span> 5 <span></span> euros.<br> "
+        "<b>Second </b> line.</p></body></html>", encoding="utf-8")
+    doc = extract(page)
+    assert doc.text == ("A server enters standby mode if a standby.signal file exists.\n\n"
+                        "Price 5 euros.\nSecond line.")

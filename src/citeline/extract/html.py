@@ -96,6 +96,7 @@ _STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hi
 # way to put a menu beside the text), not a data cell: its blocks are read as blocks.
 _LAYOUT = "h1, h2, h3, h4, h5, h6, table"
 _WS = re.compile(r"\s+")
+_RUN_OF_SPACES = re.compile(r"  +")
 # A permalink beside a heading or a definition (Sphinx's and MkDocs' "¶" headerlink,
 # rustdoc's "§", VuePress's "#", Docusaurus's zero-width hash-link): a link to its own
 # place in the page, shown on hover, not part of the title. Known by its target (a
@@ -281,7 +282,9 @@ class _Walker:
         self.mark = ""  # an ordered list item's "3. ", until its first block takes it
 
     def flush(self) -> None:
-        lines = (ln.strip() for ln in "".join(self.buf).split(_BR))
+        # spaces meeting across elements are one, as a browser shows them ("Price " and
+        # " 5" around a dropped or empty <span>)
+        lines = (_RUN_OF_SPACES.sub(" ", ln).strip() for ln in "".join(self.buf).split(_BR))
         text = "\n".join(ln for ln in lines if ln)
         self.buf = []
         if text:
@@ -382,7 +385,7 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "11"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "12"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -390,7 +393,8 @@ class HtmlExtractor:
     # 6: a heading's permalink ("¶", "§") is no part of its title; 7: soft hyphens and
     # zero-width spaces are dropped from words; 8: an XML declaration's encoding is read;
     # 9: a page with UTF-32's byte-order mark is read as UTF-32, not UTF-16; 10: an
-    # ordered list's items open with their numbers ("2. "); 11: a <pre> keeps its blank lines
+    # ordered list's items open with their numbers ("2. "); 11: a <pre> keeps its blank lines;
+    # 12: spaces meeting across elements are one
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
