@@ -134,3 +134,29 @@ def test_a_fusion_is_refused_with_a_one_list_mode_from_the_settings(
     assert cli.main(["search", "q", "--index", str(tmp_path / "ix"), "--fusion", "rrf",
                      "--mode", "hybrid"]) == 2
     assert "no citeline index here" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("setting, value, expected", [
+    ("k", "abc", "a whole number"),
+    ("k", "2.5", "a whole number"),
+    ("generator_timeout", "soon", "a number"),
+    ("rerank_candidates", "", "a whole number"),
+])
+@pytest.mark.parametrize("source", ["file", "env"])
+def test_a_setting_of_the_wrong_type_reads_alike_from_the_file_and_the_environment(
+        setting: str, value: str, expected: str, source: str, tmp_path: Path, capsys,
+        monkeypatch: pytest.MonkeyPatch):
+    # the variable's said "setting 'CITELINE_K': expected int, got 'abc'", naming the
+    # variable as the setting and the type by Python's name, where the file's said
+    # "config.toml: setting 'k': expected a whole number, got 'abc'"
+    if source == "file":
+        cfg = tmp_path / "config.toml"
+        cfg.write_text(f'{setting} = "{value}"\n')
+        monkeypatch.setenv("CITELINE_CONFIG", str(cfg))
+        where = str(cfg)
+    else:
+        where = f"CITELINE_{setting.upper()}"
+        monkeypatch.setenv(where, value)
+    assert cli.main(["search", "q", "--index", str(tmp_path / "ix")]) == 2
+    assert capsys.readouterr().err == (f"citeline: error: {where}: setting '{setting}': "
+                                       f"expected {expected}, got '{value}'\n")

@@ -66,12 +66,16 @@ class Settings:
     store: str = ""
 
 
-def _coerce(name: str, raw: Any, typ: type) -> Any:
-    """An environment variable's text as the setting's type."""
+def _from_env(var: str, name: str, raw: str, typ: type) -> Any:
+    """An environment variable's text as the setting's type, refused as a config file's
+    value is: the variable, the setting, what was expected and the text (it said
+    "setting 'CITELINE_K': expected int", where the file said "setting 'k': expected a
+    whole number")."""
     try:
         return typ(raw)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"setting '{name}': expected {typ.__name__}, got {raw!r}") from exc
+    except ValueError as exc:
+        raise ConfigError(f"{var}: setting '{name}': expected {_TOML_TYPE[typ]}, "
+                          f"got {raw!r}") from exc
 
 
 def _from_toml(where: Path, name: str, value: Any, typ: type) -> Any:
@@ -128,7 +132,7 @@ def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -
         raise ConfigError(f"{p}: no such config file (named by "
                           f"{'CITELINE_CONFIG' if path is None else 'the caller'})")
     over = {
-        name: _coerce(f"CITELINE_{name.upper()}", env[f"CITELINE_{name.upper()}"], typ)
+        name: _from_env(f"CITELINE_{name.upper()}", name, env[f"CITELINE_{name.upper()}"], typ)
         for name, typ in types.items()
         if f"CITELINE_{name.upper()}" in env
     }
