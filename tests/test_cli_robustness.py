@@ -18,9 +18,29 @@ def test_serve_refuses_a_port_out_of_range_before_starting(port: str, tmp_path: 
         cli.main(["serve", "--index", str(tmp_path / "ix"), "--port", port])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert f"--port: must be a whole number within 0..65535, got '{port}'" in err
+    assert err.splitlines()[-1] == ("citeline serve: error: argument --port: must be a whole "
+                                    f"number within 0..65535, got '{port}'")
     assert "Traceback" not in err
     assert not (tmp_path / "ix").exists()
+
+
+@pytest.mark.parametrize("argv, flag, said", [
+    (["serve", "--index", "ix", "--port", "99999"], "--port",
+     "must be a whole number within 0..65535, got '99999'"),
+    (["search", "q", "--rerank-candidates", "0"], "--rerank-candidates",
+     "must be a whole number of at least 1, got '0'"),
+    (["eval", "gt", "--rerank-candidates", "many"], "--rerank-candidates",
+     "must be a whole number of at least 1, got 'many'"),
+])
+def test_a_bad_flag_value_names_the_flag_once(argv: list[str], flag: str, said: str, capsys):
+    # argparse puts "argument --port: " before a type's message, which named the flag
+    # too: "argument --port: --port: must be ..."
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last == f"citeline {argv[0]}: error: argument {flag}: {said}"
+    assert last.count(flag) == 1
 
 
 @pytest.mark.parametrize("argv", [

@@ -62,32 +62,30 @@ def _rerank_candidates(args: argparse.Namespace, settings: Settings) -> int | No
     return getattr(args, "rerank_candidates", None) or settings.rerank_candidates or None
 
 
-def _positive_int(flag: str) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least 1, refused naming ``flag``."""
+# argparse types below: their message follows argparse's own "argument --flag: ", so it
+# names no flag itself (it read "argument --port: --port: must be ...")
 
-    def parse(raw: str) -> int:
-        try:
-            value = int(raw)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{flag}: must be a whole number of at least 1, "
-                                             f"got {raw!r}")
-        return value
-    return parse
+
+def _positive_int(raw: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {raw!r}")
+    return value
 
 
 def _port(raw: str) -> int:
-    """An argparse type: a TCP port, 0..65535 (0: any free port), refused naming --port;
-    out of range, it passed to uvicorn, which failed with a traceback from bind()
-    after the model had loaded."""
+    """An argparse type: a TCP port, 0..65535 (0: any free port); out of range, it passed
+    to uvicorn, which failed with a traceback from bind() after the model had loaded."""
     try:
         value = int(raw)
     except ValueError:
         value = -1
     if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"--port: must be a whole number within 0..65535, "
-                                         f"got {raw!r}")
+        raise argparse.ArgumentTypeError(f"must be a whole number within 0..65535, got {raw!r}")
     return value
 
 
@@ -105,7 +103,7 @@ def _add_rerank_model(sp: argparse.ArgumentParser) -> None:
              "CITELINE_RERANK_MODEL; no cross-encoder weights are bundled)",
     )
     sp.add_argument(
-        "--rerank-candidates", type=_positive_int("--rerank-candidates"), default=None,
+        "--rerank-candidates", type=_positive_int, default=None,
         metavar="N",
         help="how many fused hits mode rerank re-scores (default: the rerank_candidates "
              "setting, else the reranker's own: 30 for a cross-encoder, 10 for a causal LM); "
