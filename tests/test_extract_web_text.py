@@ -283,3 +283,28 @@ def test_html_spaces_meeting_across_elements_are_one(tmp_path: Path):
     doc = extract(page)
     assert doc.text == ("A server enters standby mode if a standby.signal file exists.\n\n"
                         "Price 5 euros.\nSecond line.")
+
+
+def test_html_text_hidden_from_sight_or_from_screen_readers_is_left_out(tmp_path: Path):
+    """Screen-reader-only text (sr-only, visually-hidden, WordPress's screen-reader-text)
+    is not on the page a reader sees: skip links, an icon's label, a "Warning" glued to
+    the sentence beside it ("WarningYou can be fined"). It was indexed, so a quote held
+    words the page does not show. It is dropped like hidden and aria-hidden text; a
+    collapsed part a search in the page opens (hidden="until-found", a closed <details>)
+    is kept."""
+    page = tmp_path / "fines.html"
+    page.write_text(
+        "<html><body><a class='visually-hidden-focusable' href='#main'>Skip to content</a>"
+        "<main id='main'><h1>Parking<span class='sr-only'> (section 2)</span></h1>"
+        "<p class='govuk-warning-text'><span aria-hidden='true'>!</span>"
+        "<strong><span class='govuk-visually-hidden'>Warning</span>You can be fined up to "
+        "£5,000.</strong></p><p>Pay <a href='/pay'>online<span class='Screen-Reader-Text'> "
+        "(opens in a new tab)</span></a> within 28 days.</p>"
+        "<p hidden>Draft: raise the fine.</p><p style='display: none'>Old fine: £100.</p>"
+        "<div hidden='until-found'><p>Appeals take 8 weeks.</p></div>"
+        "<details><summary>Exemptions</summary><p>Blue badge holders.</p></details>"
+        "</main></body></html>", encoding="utf-8")
+    doc = extract(page)
+    assert doc.text == ("# Parking\n\nYou can be fined up to £5,000.\n\nPay online within 28 "
+                        "days.\n\nAppeals take 8 weeks.\n\nExemptions\n\nBlue badge holders.")
+    assert sections(doc) == ["Parking"]

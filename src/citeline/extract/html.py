@@ -19,8 +19,7 @@ contents are read as blocks, headings included. Locators are
 inside a word (a soft hyphen, a zero-width space) are left out, so the word is one.
 
 Dropped, never indexed: scripts, styles, ``<nav>``, ``<aside>``, forms,
-``<noscript>``, templates, embedded SVG/iframes, hidden elements
-(``hidden``, ``aria-hidden="true"``, an inline ``display: none``), a heading's
+``<noscript>``, templates, embedded SVG/iframes, hidden elements, a heading's
 permalink (a link to a place on the page whose text is only ``¶``, ``§``, ``#`` or
 nothing visible, as Sphinx, MkDocs and rustdoc write), landmark roles for navigation, banners,
 footers, search and complementary content, the page-level ``<header>`` and
@@ -32,6 +31,17 @@ half of the page's text (``cookie-recipe`` on a recipe page). When the page mark
 its ``<main>`` content, only that is indexed: the first ``<main>`` (then
 ``role="main"``) that is shown, neither hidden itself nor inside a dropped part (a
 page may keep other, hidden ``<main>`` elements, as a single-page app does).
+
+Hidden text: what is indexed is the text a reader sees on the page and a screen
+reader reads aloud, both, so a quote can be found on the page as shown. Hidden from
+sight and dropped: ``hidden``, an
+inline ``display: none`` or ``visibility: hidden``, and the screen-reader-only classes
+of :data:`VISUALLY_HIDDEN` (``sr-only``, ``visually-hidden``: skip links, "opens in a
+new tab", icons' labels, often glued to the visible words beside them). Hidden from
+screen readers and dropped: ``aria-hidden="true"``, which marks decoration and
+duplicates (a carousel's cloned slides) and, beside a stylesheet's class citeline does
+not read, closed menus and dialogs. Kept: a closed ``<details>`` and
+``hidden="until-found"`` (collapsed parts a click, or a search in the page, opens).
 
 An ``.xhtml`` file is XML, where ``<script/>`` or ``<iframe/>`` is an empty element;
 an HTML parser reads it as an open tag that swallows the rest of the page, so such
@@ -90,6 +100,16 @@ _NOT_HTML = (
 # An XML declaration's encoding, which can only open the file.
 _XML_ENCODING = re.compile(rb"""<\?xml\s[^>]*?\bencoding\s*=\s*["']\s*([A-Za-z0-9._:-]+)""")
 _WORDS = re.compile(r"[\s_-]+")
+# The classes a page's stylesheet uses to hide text from sight while a screen reader
+# still reads it: Bootstrap's and Tailwind's sr-only, Bootstrap 5's and Drupal's
+# visually-hidden, HTML5 Boilerplate's visuallyhidden, WordPress's screen-reader-text,
+# Drupal 7's element-invisible, Foundation's show-for-sr, GOV.UK's and jQuery UI's own.
+# Such text is no part of the page a reader sees: a skip link, "(opens in a new tab)",
+# an icon's label, a "Warning" glued to the visible sentence ("WarningYou can be fined").
+VISUALLY_HIDDEN = frozenset(
+    "sr-only visually-hidden visually-hidden-focusable visuallyhidden screen-reader-text "
+    "screen-reader-only element-invisible show-for-sr govuk-visually-hidden "
+    "ui-helper-hidden-accessible".split())
 # An inline style that hides its element (a closed modal, a collapsed menu).
 _STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 # A table cell holding a heading or a table of its own is page layout (the 1990s'
@@ -238,14 +258,21 @@ def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     attrs = node.attributes
     if (attrs.get("role") or "").strip().lower() in DROP_ROLES:
         return True
-    if "hidden" in attrs or (attrs.get("aria-hidden") or "").strip().lower() == "true":
+    # hidden="until-found" is a collapsed part (an accordion's) that the browser opens
+    # when a search finds text in it: kept, as a closed <details> is
+    if "hidden" in attrs and (attrs.get("hidden") or "").strip().lower() != "until-found":
+        return True
+    if (attrs.get("aria-hidden") or "").strip().lower() == "true":
         return True
     if _STYLE_HIDDEN.search(attrs.get("style") or ""):
+        return True
+    classes = (attrs.get("class") or "").lower().split()
+    if VISUALLY_HIDDEN.intersection(classes):
         return True
     if tag == "a" and (attrs.get("href") or "").startswith("#") and \
             _INVISIBLE.sub("", squash(node.text())) in PERMALINK_MARKS:
         return True
-    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower().split()
+    names = [*classes, *(attrs.get("id") or "").lower().split()]
     return any(_boilerplate_name(n) for n in names) and \
         len(squash(node.text())) <= BOILERPLATE_MAX_SHARE * page_chars
 
@@ -385,7 +412,7 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "12"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "13"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -394,7 +421,8 @@ class HtmlExtractor:
     # zero-width spaces are dropped from words; 8: an XML declaration's encoding is read;
     # 9: a page with UTF-32's byte-order mark is read as UTF-32, not UTF-16; 10: an
     # ordered list's items open with their numbers ("2. "); 11: a <pre> keeps its blank lines;
-    # 12: spaces meeting across elements are one
+    # 12: spaces meeting across elements are one; 13: screen-reader-only text (sr-only,
+    # visually-hidden) is dropped, hidden="until-found" kept
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -423,9 +451,10 @@ class HtmlExtractor:
             )
         title_node = tree.css_first("head > title") or tree.css_first("title")
         title = squash(_INVISIBLE.sub("", title_node.text())) if title_node is not None else ""
-        if not title:
+        if not title:  # the first level-1 heading as shown, else any <h1> (a hidden one)
+            shown = next((b[2:] for b in walker.blocks if b.startswith("# ")), "")
             h1 = tree.css_first("h1")
-            title = squash(_INVISIBLE.sub("", h1.text())) if h1 is not None else ""
+            title = shown or (squash(_INVISIBLE.sub("", h1.text())) if h1 is not None else "")
         return Document(
             path=rel,
             title=title or path.stem,
