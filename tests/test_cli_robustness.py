@@ -31,6 +31,16 @@ def test_serve_refuses_a_port_out_of_range_before_starting(port: str, tmp_path: 
      "must be a whole number of at least 1, got '0'"),
     (["eval", "gt", "--rerank-candidates", "many"], "--rerank-candidates",
      "must be a whole number of at least 1, got 'many'"),
+    # nan passed every check (a server with no request timeout); inf and nan as sizes
+    # failed converting to bytes, a traceback after the model had loaded
+    (["serve", "--index", "ix", "--timeout", "nan"], "--timeout",
+     "must be a finite number above 0, got 'nan'"),
+    (["serve", "--index", "ix", "--max-upload-mb", "inf"], "--max-upload-mb",
+     "must be a finite number above 0, got 'inf'"),
+    (["serve", "--index", "ix", "--min-free-mb", "nan"], "--min-free-mb",
+     "must be a finite number of at least 0, got 'nan'"),
+    (["serve", "--index", "ix", "--min-free-mb", "-1"], "--min-free-mb",
+     "must be a finite number of at least 0, got '-1'"),
 ])
 def test_a_bad_flag_value_names_the_flag_once(argv: list[str], flag: str, said: str, capsys):
     # argparse puts "argument --port: " before a type's message, which named the flag

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sqlite3
 import sys
@@ -75,6 +76,24 @@ def _positive_int(raw: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {raw!r}")
     return value
+
+
+def _float_at_least(low: float, above: bool) -> Callable[[str], float]:
+    """An argparse type: a finite number above ``low`` (``above``) or at least ``low``;
+    nan passed every comparison (serve --timeout nan served with no timeout at all) and
+    inf or nan as --max-upload-mb or --min-free-mb failed converting to bytes, with a
+    traceback after the model had loaded."""
+    bound = f"above {low:g}" if above else f"of at least {low:g}"
+
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < low or (above and value == low):
+            raise argparse.ArgumentTypeError(f"must be a finite number {bound}, got {raw!r}")
+        return value
+    return parse
 
 
 def _port(raw: str) -> int:
@@ -1098,12 +1117,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="port to listen on, 0..65535 (default 8000)")
     sp.add_argument("--insecure-open", action="store_true",
                     help="allow serving a non-loopback address with no API key configured")
-    sp.add_argument("--max-upload-mb", type=float, default=100.0, metavar="MB",
+    sp.add_argument("--max-upload-mb", type=_float_at_least(0, above=True), default=100.0,
+                    metavar="MB",
                     help="largest accepted upload per file, in MiB (default 100)")
-    sp.add_argument("--min-free-mb", type=float, default=1024.0, metavar="MB",
+    sp.add_argument("--min-free-mb", type=_float_at_least(0, above=False), default=1024.0,
+                    metavar="MB",
                     help="refuse uploads (507) that would leave the disk holding the "
                          "collections with less than this free, in MiB (default 1024)")
-    sp.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    sp.add_argument("--timeout", type=_float_at_least(0, above=True), default=30.0,
+                    metavar="SECONDS",
                     help="search/ask requests not answered within this time get 504 (default 30)")
     sp.add_argument("--model", default=None, metavar="PATH",
                     help="local sentence-transformers folder (default: bundled all-MiniLM-L6-v2)")
