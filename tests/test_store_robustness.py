@@ -7,7 +7,12 @@ answers SQLITE_FULL, as a full disk does), a read-only file its ``query_only`` s
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +20,7 @@ import pytest
 from citeline import cli
 from citeline.errors import StoreUnavailable
 from citeline.pipeline import Index
-from citeline.store.sqlite import DB_NAME
+from citeline.store.sqlite import DB_NAME, MIGRATIONS
 
 TIDES = "# Tides\n\nThe harbour pilot boards at slack water, two hours after high tide.\n"
 CRANES = "# Cranes\n\nThe gantry crane lifts forty tonnes; its winch is greased each Monday.\n"
@@ -127,3 +132,82 @@ def test_a_damaged_page_found_by_a_search_is_named_with_the_file(tmp_path: Path,
     index.close()
     assert cli.main(["search", "pilot", "--mode", "bm25", "--index", str(tmp_path / "ix")]) == 2
     _damaged_message(capsys.readouterr().err, db)
+
+
+def _unprivileged() -> list[str]:
+    """A command prefix under which a folder's permission bits stop writes. Root's
+    CAP_DAC_OVERRIDE writes into a folder whatever its bits say, so as root the command
+    runs without it (util-linux's setpriv); the test is skipped where that cannot be."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    prefix = [setpriv or "setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"]
+    if setpriv is None or subprocess.run([*prefix, "true"], capture_output=True).returncode:
+        pytest.skip("running as root, and setpriv cannot drop CAP_DAC_OVERRIDE here: a "
+                    "read-only folder does not stop root's writes")
+    return prefix
+
+
+def _citeline(*argv: str) -> subprocess.CompletedProcess:
+    """The CLI in a process of its own, without root's override of permission bits."""
+    return subprocess.run([*_unprivileged(), sys.executable, "-m", "citeline", *argv],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def _downgrade_to_schema_4(db: Path) -> None:
+    """The index as citeline wrote it before migration 5 (no document regions) and on."""
+    with sqlite3.connect(db, isolation_level=None) as c:
+        c.execute("ALTER TABLE documents DROP COLUMN regions")
+        c.execute("DROP INDEX chunks_text_hash")
+        c.execute("DROP TABLE chunk_log")
+        c.execute("DELETE FROM settings WHERE key IN ('log_from', 'index_id')")
+        c.execute("PRAGMA user_version = 4")
+    c.close()
+
+
+def test_an_index_in_a_read_only_folder_is_searched_and_refuses_writes_naming_it(
+        tmp_path: Path, embedder):
+    _unprivileged()
+    db = _built(tmp_path, embedder)
+    ix = tmp_path / "ix"
+    ix.chmod(0o555)  # a read-only mount or volume does the same
+    try:
+        # each failed: in WAL mode SQLite creates -shm and -wal beside the file to read
+        # it, and answered "cannot open the index: attempt to write a readonly database"
+        done = _citeline("status", "--index", str(ix))
+        assert done.returncode == 0, done.stderr
+        assert "cranes.md" in done.stdout and "tides.md" in done.stdout
+        done = _citeline("search", "when does the pilot board", "-k", "1", "--json",
+                         "--index", str(ix))
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["hits"][0]["document"] == "tides.md"
+        done = _citeline("remove", "tides.md", "--index", str(ix))
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert str(db) in done.stderr and "read-only" in done.stderr
+        assert "the removal of tides.md was not written" in done.stderr
+        assert "make both writable" in done.stderr
+        assert sorted(p.name for p in ix.iterdir()) == [DB_NAME]
+        # an index written before migration 5 is upgraded when opened: that is a write
+        ix.chmod(0o755)
+        _downgrade_to_schema_4(db)
+        ix.chmod(0o555)
+        done = _citeline("status", "--index", str(ix))
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert (f"{db}: the index was written by an older citeline (schema 4; this one's is "
+                f"{len(MIGRATIONS)})") in done.stderr
+        assert "read-only" in done.stderr and "make both writable" in done.stderr
+        # a new index in a read-only folder: said before the model is loaded
+        fresh = tmp_path / "fresh"
+        fresh.mkdir(mode=0o555)
+        done = _citeline("index", str(tmp_path / "docs"), "--index", str(fresh), "-q")
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert (f"{fresh / DB_NAME}: cannot create the index file, its folder is "
+                "read-only") in done.stderr
+    finally:
+        ix.chmod(0o755)
+    index = Index(ix, embedder=embedder)  # writable again: upgraded, nothing lost
+    assert [d.record.path for d in index.status()] == ["cranes.md", "tides.md"]
+    assert index.search("gantry crane winch", k=1).hits[0].document == "cranes.md"
+    assert index.store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"  # type: ignore[attr-defined]
+    index.close()

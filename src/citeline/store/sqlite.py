@@ -239,6 +239,14 @@ def _unwritten(path: Path, exc: sqlite3.DatabaseError, what: str) -> NoReturn:
     raise exc
 
 
+def _read_only_folder(folder: Path, exc: sqlite3.OperationalError) -> bool:
+    """Whether ``exc`` refused to open the index because its folder cannot be written
+    (SQLite needs to create the ``-shm`` and ``-wal`` files there, even to read)."""
+    name = exc.sqlite_errorname or ""
+    return (name.startswith("SQLITE_READONLY") or name.startswith("SQLITE_CANTOPEN")) \
+        and not os.access(folder, os.W_OK)
+
+
 def _rollback(c: sqlite3.Connection) -> None:
     """Undo the open transaction, if one is still open: an interrupt (Ctrl-C) that lands
     on COMMIT after it completed leaves none, and ROLLBACK would then raise an
@@ -309,6 +317,8 @@ class SQLiteStore:
         self._snap: _Snapshot | None = None
         self._snap_lock = threading.Lock()
         self._opened = False  # once open, a connection never creates the file again
+        # opened read-only: its folder cannot be written (see _read_only)
+        self.read_only = False
         self._migrate()
         self._opened = True
 
@@ -329,22 +339,58 @@ class SQLiteStore:
                 raise IndexNotFound(f"{self.folder}: the index was removed while in use")
             c = None
         if c is None:
-            if self._opened:  # a thread's first connection: the file must still be there
-                try:
-                    c = sqlite3.connect(f"file:{quote(str(self.path))}?mode=rw", uri=True,
-                                        timeout=LOCK_TIMEOUT_S, isolation_level=None)
-                except sqlite3.OperationalError as exc:
-                    if self.path.exists():
-                        raise
-                    raise IndexNotFound(f"{self.folder}: the index was removed while in use"
-                                        ) from exc
-            else:
-                c = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
-            _use_wal(c)
+            try:
+                c = self._connect()
+            except sqlite3.OperationalError as exc:
+                if not _read_only_folder(self.folder, exc):
+                    raise
+                c = self._read_only(exc)
             c.execute("PRAGMA foreign_keys=ON")
             c.execute("PRAGMA synchronous=NORMAL")
             self._local.conn, self._local.file = c, _file_id(self.path)
         return c
+
+    def _connect(self) -> sqlite3.Connection:
+        """A connection that reads and writes, the file in WAL mode."""
+        if self._opened:  # a thread's first connection: the file must still be there
+            try:
+                c = sqlite3.connect(f"file:{quote(str(self.path))}?mode=rw", uri=True,
+                                    timeout=LOCK_TIMEOUT_S, isolation_level=None)
+            except sqlite3.OperationalError as exc:
+                if self.path.exists():
+                    raise
+                raise IndexNotFound(f"{self.folder}: the index was removed while in use"
+                                    ) from exc
+        else:
+            c = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+        try:
+            _use_wal(c)
+        except BaseException:
+            c.close()
+            raise
+        return c
+
+    def _read_only(self, exc: sqlite3.OperationalError) -> sqlite3.Connection:
+        """A connection that only reads, for an index whose folder cannot be written (a
+        read-only mount or volume, a folder without write permission). In WAL mode every
+        connection, a reader's too, creates the ``-shm`` and ``-wal`` files beside the
+        index, so SQLite refused to open it at all: ``status`` and ``search`` failed with
+        "attempt to write a readonly database". Opened ``immutable`` instead: no other
+        process can write it either (a writer needs the ``-wal`` file, which cannot be
+        created there); a ``-wal`` left holding writes not yet in the file is not skipped
+        (that would hide them) but named, with what to do."""
+        if not self.path.exists():
+            raise StoreUnavailable(f"{self.path}: cannot create the index file, its folder is "
+                                   f"read-only ({exc}): make the folder writable, or index into "
+                                   "another --index folder") from exc
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreUnavailable(f"{self.path}: the index folder is read-only and {wal.name} "
+                                   f"holds writes not yet merged into the file ({exc}): make the "
+                                   "folder writable and run the command again") from exc
+        self.read_only = True
+        return sqlite3.connect(f"file:{quote(str(self.path))}?mode=ro&immutable=1", uri=True,
+                               isolation_level=None)
 
     def close(self) -> None:
         c = getattr(self._local, "conn", None)
@@ -353,6 +399,7 @@ class SQLiteStore:
             self._local.conn = self._local.file = None
 
     def _migrate(self) -> None:
+        version = 0  # of the file's schema, once read
         try:
             c = self.conn
             while (version := c.execute("PRAGMA user_version").fetchone()[0]) < len(MIGRATIONS):
@@ -370,6 +417,14 @@ class SQLiteStore:
                     _rollback(c)
                     raise
         except sqlite3.DatabaseError as exc:  # not a database, a damaged one, or locked
+            if (exc.sqlite_errorname or "").startswith("SQLITE_READONLY"):
+                if not version:  # an empty file, or one SQLite would not open to read
+                    _unwritten(self.path, exc, "the index's schema")
+                raise StoreUnavailable(
+                    f"{self.path}: the index was written by an older citeline (schema "
+                    f"{version}; this one's is {len(MIGRATIONS)}) and is upgraded when opened, "
+                    f"which writes to it, but the file or its folder is read-only ({exc}): make "
+                    "both writable and run the command again") from exc
             try:
                 _unreadable(self.path, exc)
             except sqlite3.DatabaseError:
