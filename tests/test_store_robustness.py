@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from citeline import cli
-from citeline.errors import StoreUnavailable
+from citeline.errors import SchemaError, StoreUnavailable
 from citeline.pipeline import Index
 from citeline.store.sqlite import DB_NAME, MIGRATIONS
 
@@ -132,6 +132,25 @@ def test_a_damaged_page_found_by_a_search_is_named_with_the_file(tmp_path: Path,
     index.close()
     assert cli.main(["search", "pilot", "--mode", "bm25", "--index", str(tmp_path / "ix")]) == 2
     _damaged_message(capsys.readouterr().err, db)
+
+
+def test_a_newer_schema_is_refused_naming_the_versions_and_left_untouched(tmp_path: Path,
+                                                                         embedder):
+    db = _built(tmp_path, embedder)
+    with sqlite3.connect(db, isolation_level=None) as c:  # a newer citeline's rollback journal
+        c.execute("PRAGMA journal_mode = DELETE")
+        c.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 2}")
+    c.close()
+    before = db.read_bytes()
+    with pytest.raises(SchemaError) as err:
+        Index(tmp_path / "ix", embedder=embedder)
+    assert str(err.value) == (f"{db}: schema version {len(MIGRATIONS) + 2} is newer than this "
+                              f"citeline knows ({len(MIGRATIONS)}); upgrade citeline (the file "
+                              "is left as it is)")
+    # it was switched to WAL mode before the version was read: a write to a file this
+    # citeline cannot know, which the newer one opening it again would find changed
+    assert db.read_bytes() == before
+    assert not db.with_name(DB_NAME + "-wal").exists()
 
 
 def _unprivileged() -> list[str]:

@@ -239,6 +239,15 @@ def _unwritten(path: Path, exc: sqlite3.DatabaseError, what: str) -> NoReturn:
     raise exc
 
 
+def _check_version(path: Path, version: int) -> None:
+    """Refuse an index written by a newer citeline (more migrations than this one has)."""
+    if version > len(MIGRATIONS):
+        raise SchemaError(
+            f"{path}: schema version {version} is newer than this citeline knows "
+            f"({len(MIGRATIONS)}); upgrade citeline (the file is left as it is)"
+        )
+
+
 def _read_only_folder(folder: Path, exc: sqlite3.OperationalError) -> bool:
     """Whether ``exc`` refused to open the index because its folder cannot be written
     (SQLite needs to create the ``-shm`` and ``-wal`` files there, even to read)."""
@@ -364,6 +373,9 @@ class SQLiteStore:
         else:
             c = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
         try:
+            # before anything is written: a newer citeline's file is refused untouched (it
+            # was switched to WAL mode first, a write to a file this code cannot know)
+            _check_version(self.path, c.execute("PRAGMA user_version").fetchone()[0])
             _use_wal(c)
         except BaseException:
             c.close()
@@ -429,11 +441,7 @@ class SQLiteStore:
                 _unreadable(self.path, exc)
             except sqlite3.DatabaseError:
                 raise StoreUnavailable(f"{self.path}: cannot open the index: {exc}") from exc
-        if version > len(MIGRATIONS):
-            raise SchemaError(
-                f"{self.path}: schema version {version} is newer than this citeline "
-                f"knows ({len(MIGRATIONS)}); upgrade citeline"
-            )
+        _check_version(self.path, version)
 
     # --- settings ---------------------------------------------------------------------
 
