@@ -113,7 +113,7 @@ def test_html_reads_the_charset_an_xml_declaration_names(tmp_path: Path):
         extract(lying)
     assert str(err.value) == (
         "lying.html: not valid utf-8, the charset its <meta charset> declares (undecodable "
-        "byte at offset 53); correct the declaration, or save the page in that charset")
+        "byte 0xE9 at offset 53, line 1); correct the declaration, or save the page in that charset")
 
 
 _DGM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
@@ -308,3 +308,30 @@ def test_html_text_hidden_from_sight_or_from_screen_readers_is_left_out(tmp_path
     assert doc.text == ("# Parking\n\nYou can be fined up to £5,000.\n\nPay online within 28 "
                         "days.\n\nAppeals take 8 weeks.\n\nExemptions\n\nBlue badge holders.")
     assert sections(doc) == ["Parking"]
+
+
+def test_a_byte_order_mark_then_bytes_that_break_it_are_refused_naming_the_byte(tmp_path: Path):
+    """A file opening with UTF-8's byte-order mark, with a Latin-1 "é" pasted in later: the
+    text extractor said 'not valid UTF-8 (undecodable byte at offset 17)', counting from
+    after the mark (the byte is at 20) and calling the whole file not UTF-8; the HTML
+    extractor indexed the byte as U+FFFD without a word. Both refuse it, naming the byte as
+    a hex editor finds it, its line, and what happened."""
+    import codecs
+
+    body = "héllo wörld\n".encode() + b"caf\xe9 au lait\n"
+    cases = {"notes.txt": (codecs.BOM_UTF8 + body, "UTF-8", 20, 2),
+             "notes.md": (codecs.BOM_UTF8 + b"# Caf\xe9\n" + body, "UTF-8", 8, 1),
+             "page.html": (codecs.BOM_UTF8 + b"<p>h\xc3\xa9llo</p>\n<p>caf\xe9</p>", "UTF-8", 23, 2),
+             "page16.html": (codecs.BOM_UTF16_LE + "<p>a</p>\n".encode("utf-16-le") + b"\x00\xdc",
+                             "UTF-16", 20, 2)}
+    for name, (data, encoding, offset, line) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ExtractionError) as err:
+            extract(tmp_path / name)
+        byte = data[offset] if encoding == "UTF-8" else None
+        shown = f"byte 0x{byte:02X}" if byte is not None else "bytes 0x00 0xDC"
+        assert str(err.value) == (
+            f"{name}: starts with {encoding}'s byte-order mark, but its {shown} at offset {offset}, "
+            f"line {line}, {'is' if byte else 'are'} not {encoding}: part of the file was saved in "
+            "another encoding, or it is damaged"), name
+        assert byte is None or byte == 0xE9

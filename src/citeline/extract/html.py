@@ -59,6 +59,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
 from citeline.extract.blocks import TextBuilder, escape_markdown, squash
+from citeline.extract.text import damaged_after_mark, undecodable
 from citeline.types import Document
 
 DROP_TAGS = frozenset(
@@ -170,11 +171,18 @@ def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
     """
     # UTF-32's marks before UTF-16's: UTF-32LE's FF FE 00 00 starts with UTF-16LE's FF FE,
     # and read as UTF-16 its every tag is text ("<\x00p\x00>" is no tag)
-    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"),
-                     (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF16_LE, "utf-16-le"),
-                     (codecs.BOM_UTF16_BE, "utf-16-be")):
+    for bom, enc, name in ((codecs.BOM_UTF8, "utf-8", "UTF-8"),
+                           (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+                           (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+                           (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+                           (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16")):
         if data.startswith(bom):
-            return data[len(bom) :].decode(enc, errors="replace")
+            try:
+                return data[len(bom) :].decode(enc)
+            except UnicodeDecodeError as exc:  # refused, as bytes breaking a declared charset
+                # are (each was indexed as U+FFFD, with no word that anything was wrong)
+                raise ExtractionError(rel, damaged_after_mark(
+                    name, undecodable(data, enc, exc, len(bom)))) from exc
     for magic, what, fix in _NOT_HTML:
         if data.startswith(magic):
             raise ExtractionError(rel, f"not an HTML page but {what}; {fix}")
@@ -201,7 +209,7 @@ def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
     try:
         text = data.decode(enc)
     except UnicodeDecodeError as exc:
-        where = f"byte at offset {exc.start}"
+        where = undecodable(data, enc, exc)
         if found:
             what = "XML declaration" if found is xml else "<meta charset>"
             reason = (f"not valid {enc}, the charset its {what} declares (undecodable {where}); "
@@ -412,7 +420,7 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "13"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "14"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -422,7 +430,8 @@ class HtmlExtractor:
     # 9: a page with UTF-32's byte-order mark is read as UTF-32, not UTF-16; 10: an
     # ordered list's items open with their numbers ("2. "); 11: a <pre> keeps its blank lines;
     # 12: spaces meeting across elements are one; 13: screen-reader-only text (sr-only,
-    # visually-hidden) is dropped, hidden="until-found" kept
+    # visually-hidden) is dropped, hidden="until-found" kept; 14: a page whose bytes break
+    # its byte-order mark's encoding is refused (they were indexed as U+FFFD)
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -10,6 +10,7 @@ A ``.txt`` file in Vim's help format (Vim's own manuals and every Vim plugin's
 
 from __future__ import annotations
 
+import codecs
 import re
 from pathlib import Path
 from typing import Literal
@@ -41,20 +42,45 @@ _VIM_MODELINE = re.compile(r"[ \t]*(vim?|ex):")  # "vim:tw=78:ts=8:ft=help:" und
 VIM_TITLE_MAX = 60  # characters: a longer line under the banner is the first sentence
 
 
+def undecodable(data: bytes, encoding: str, exc: UnicodeDecodeError, skipped: int = 0) -> str:
+    """Where ``data`` breaks ``encoding``: the bytes, their offset from the file's start
+    (a byte-order mark counted, as a hex editor counts) and their line: "byte 0xE9 at
+    offset 21, line 2". ``skipped``: the bytes before what was decoded (a mark cut off);
+    counted from after the mark, that byte was reported at offset 18, where a reader
+    finds nothing wrong."""
+    start, end = exc.start + skipped, exc.end + skipped
+    line = data[:start].decode(encoding, "replace").count("\n") + 1
+    bad = " ".join(f"0x{b:02X}" for b in data[start:end])
+    return f"byte{'s' if end - start > 1 else ''} {bad} at offset {start}, line {line}"
+
+
+def damaged_after_mark(encoding: str, where: str) -> str:
+    """Why a file whose byte-order mark names ``encoding`` cannot be read."""
+    return (f"starts with {encoding}'s byte-order mark, but its {where}, "
+            f"{'are' if where.startswith('bytes') else 'is'} not {encoding}: part of the file "
+            "was saved in another encoding, or it is damaged")
+
+
 def decode_text(path: Path, rel: str, data: bytes) -> str:
     """Bytes -> canonical text, or a clear reason why this is not a text file."""
     if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's
-        encoding, what = "utf-32", "valid UTF-32 after its byte-order mark"  # (BOM dropped)
+        encoding, what = "utf-32", "not valid UTF-32 after its byte-order mark"  # (BOM dropped)
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16, whose ASCII holds NUL bytes
-        encoding, what = "utf-16", "valid UTF-16 after its byte-order mark"  # (BOM dropped)
+        encoding, what = "utf-16", "not valid UTF-16 after its byte-order mark"  # (BOM dropped)
+    elif data.startswith(codecs.BOM_UTF8):  # the mark says UTF-8: a byte that is not is damage
+        encoding, what = "utf-8", "starts with UTF-8's byte-order mark"
     else:
-        if b"\x00" in data:  # anywhere: one NUL past the start is binary all the same
-            raise ExtractionError(rel, "binary file (contains NUL bytes), not text")
-        encoding, what = "utf-8-sig", "valid UTF-8"  # utf-8-sig: a leading BOM dropped
+        encoding, what = "utf-8", "not valid UTF-8"
+    if encoding == "utf-8" and b"\x00" in data:  # one NUL anywhere is binary
+        raise ExtractionError(rel, "binary file (contains NUL bytes), not text")
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0  # dropped
     try:
-        text = data.decode(encoding)
+        text = data[bom:].decode(encoding)
     except UnicodeDecodeError as exc:
-        raise ExtractionError(rel, f"not {what} (undecodable byte at offset {exc.start})") from exc
+        where = undecodable(data, encoding, exc, bom)
+        if bom:  # not "not valid UTF-8": its other bytes are, as its mark says
+            raise ExtractionError(rel, damaged_after_mark("UTF-8", where)) from exc
+        raise ExtractionError(rel, f"{what} (undecodable {where})") from exc
     if "\x00" in text:  # a NUL character in UTF-16/32 text: binary all the same
         raise ExtractionError(rel, "binary file (contains NUL characters), not text")
     if not text.strip():
