@@ -13,6 +13,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -229,4 +231,133 @@ def test_an_index_in_a_read_only_folder_is_searched_and_refuses_writes_naming_it
     assert [d.record.path for d in index.status()] == ["cranes.md", "tides.md"]
     assert index.search("gantry crane winch", k=1).hits[0].document == "cranes.md"
     assert index.store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"  # type: ignore[attr-defined]
+    index.close()
+
+
+# --- processes: killed mid-run, two writers, a held lock ------------------------------
+
+SHIPS = ("ketch", "yawl", "schooner", "brigantine", "barque", "sloop", "xebec", "clipper")
+
+
+def _fleet(folder: Path, names: tuple[str, ...] = SHIPS) -> Path:
+    """One small document per name, each one chunk holding a word no other holds."""
+    folder.mkdir()
+    for n, name in enumerate(names):
+        (folder / f"{name}.md").write_text(
+            f"# The {name}\n\nThe {name} carries {n + 2} masts and berths at quay {n * 7}.\n")
+    return folder
+
+
+def _indexed(db: Path) -> list[str]:
+    """The documents committed to the index, read by a connection of its own."""
+    if not db.exists():
+        return []
+    c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        return [r[0] for r in c.execute(
+            "SELECT path FROM documents WHERE state = 'indexed' ORDER BY path")]
+    except sqlite3.OperationalError:  # not created yet
+        return []
+    finally:
+        c.close()
+
+
+def _index_process(docs: Path, ix: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "citeline", "index", str(docs), "--index",
+                             str(ix), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def _wait_for(proc: subprocess.Popen, db: Path, n: int) -> list[str]:
+    """The documents committed once ``proc`` has written at least ``n`` (polled)."""
+    deadline = time.monotonic() + 240
+    while len(done := _indexed(db)) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    return done
+
+
+def test_a_killed_index_run_keeps_what_it_wrote_and_the_next_run_does_the_rest(
+        tmp_path: Path, embedder):
+    docs, ix = _fleet(tmp_path / "docs"), tmp_path / "ix"
+    proc = _index_process(docs, ix)
+    _wait_for(proc, ix / DB_NAME, 2)
+    proc.kill()  # SIGKILL: no handler, no rollback, no checkpoint
+    proc.wait()
+    index = Index(ix, embedder=embedder)
+    kept = [d.record.path for d in index.status()]
+    assert 2 <= len(kept) < len(SHIPS)
+    assert all(d.state == "indexed" for d in index.status())
+    assert index.store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"  # type: ignore[attr-defined]
+    for path in kept:
+        name = path.removesuffix(".md")
+        assert index.search(f"the {name}", k=1, mode="bm25").hits[0].document == path
+        assert index.search(f"the {name}", k=1).hits[0].document == path
+    report = index.index(docs)
+    assert sorted(report.unchanged) == kept  # nothing done before the kill is done again
+    assert sorted(report.indexed) == sorted(f"{s}.md" for s in SHIPS if f"{s}.md" not in kept)
+    assert (report.embedded, report.reused) == (len(SHIPS) - len(kept), 0)
+    assert len(index.status()) == len(SHIPS)
+    index.close()
+
+
+def test_two_index_runs_at_once_on_one_index_both_finish_and_corrupt_nothing(
+        tmp_path: Path, embedder):
+    ships = _fleet(tmp_path / "ships")
+    other = _fleet(tmp_path / "other", ("dhow", "junk", "felucca"))
+    ix = tmp_path / "ix"
+    proc = _index_process(ships, ix)
+    _wait_for(proc, ix / DB_NAME, 1)
+    assert proc.poll() is None  # the other run is still writing while this one does
+    index = Index(ix, embedder=embedder)
+    report = index.index(other)
+    assert sorted(report.indexed) == sorted(p.name for p in other.iterdir())
+    out, err = proc.communicate(timeout=240)
+    assert proc.returncode == 0, err
+    assert f"{len(SHIPS)} indexed, 0 unchanged, 0 failed" in out
+    status = {d.record.path: d.state for d in index.status()}
+    assert len(status) == len(SHIPS) + 3 and set(status.values()) == {"indexed"}
+    c = index.store.conn  # type: ignore[attr-defined]
+    assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert c.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] == len(SHIPS) + 3
+    assert index.search("the xebec", k=1).hits[0].document == "xebec.md"
+    assert index.search("the felucca", k=1).hits[0].document == "felucca.md"
+    # the same folder again at once, from both processes: nothing changed, nothing written
+    proc = _index_process(ships, ix)
+    again = index.index(ships)
+    out, err = proc.communicate(timeout=240)
+    assert proc.returncode == 0, err
+    assert len(again.unchanged) == len(SHIPS) and not again.indexed
+    assert f"0 indexed, {len(SHIPS)} unchanged" in out
+    index.close()
+
+
+def test_a_write_lock_held_by_another_process_is_waited_for_then_named(
+        tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch):
+    docs, ix = _fleet(tmp_path / "docs", SHIPS[:2]), tmp_path / "ix"
+    first = Index(ix, embedder=embedder)
+    first.index(docs)
+    first.close()
+    (docs / "dhow.md").write_text("# The dhow\n\nThe dhow sails on the monsoon wind.\n")
+    holder = subprocess.Popen(  # another process's write transaction, held until told
+        [sys.executable, "-c", "import sqlite3, sys\n"
+         f"c = sqlite3.connect({str(ix / DB_NAME)!r}, isolation_level=None)\n"
+         "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline()\n"
+         "c.execute('COMMIT')"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    monkeypatch.setattr("citeline.store.sqlite.LOCK_TIMEOUT_S", 1.0)
+    index = Index(ix, embedder=embedder)
+    with pytest.raises(StoreUnavailable) as err:
+        index.index(docs)
+    msg = str(err.value)
+    assert str(ix / DB_NAME) in msg and "write lock for over 1 s" in msg
+    assert "dhow.md was not written" in msg and "run the command again" in msg
+    index.close()
+    monkeypatch.setattr("citeline.store.sqlite.LOCK_TIMEOUT_S", 30.0)
+    index = Index(ix, embedder=embedder)
+    threading.Timer(1.0, lambda: holder.communicate("done\n")).start()  # released in 1 s
+    assert index.index(docs).indexed == ["dhow.md"]  # waited for it
+    assert holder.wait(timeout=30) == 0
+    assert index.search("monsoon wind", k=1).hits[0].document == "dhow.md"
     index.close()
