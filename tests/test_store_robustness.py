@@ -361,3 +361,26 @@ def test_a_write_lock_held_by_another_process_is_waited_for_then_named(
     assert holder.wait(timeout=30) == 0
     assert index.search("monsoon wind", k=1).hits[0].document == "dhow.md"
     index.close()
+
+
+def test_a_folder_in_the_index_files_place_is_named(tmp_path: Path, embedder):
+    (tmp_path / "ix" / DB_NAME).mkdir(parents=True)  # a folder in the file's place
+    with pytest.raises(StoreUnavailable) as err:
+        Index(tmp_path / "ix", embedder=embedder)
+    # it was "cannot open the index: unable to open database file", as for the next
+    assert str(err.value) == (f"{tmp_path / 'ix' / DB_NAME}: cannot open the index: a folder "
+                              "has the index file's name; move it away, or use another "
+                              "--index folder")
+
+
+def test_an_index_file_this_user_may_not_read_says_so(tmp_path: Path, embedder):
+    _unprivileged()
+    db = _built(tmp_path, embedder)
+    db.chmod(0o000)  # another user's file
+    try:
+        done = _citeline("status", "--index", str(db.parent))
+    finally:
+        db.chmod(0o644)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{db}: cannot open the index file: Permission denied: give this user permission " \
+           "to read and write it" in done.stderr

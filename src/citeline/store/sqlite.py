@@ -248,6 +248,23 @@ def _check_version(path: Path, version: int) -> None:
         )
 
 
+def _cannot_open(path: Path, exc: sqlite3.OperationalError) -> NoReturn:
+    """Raise SQLite's "unable to open database file" with the reason the system gives
+    (it gives none: a folder in the file's place and a file this user may not read
+    both said only "cannot open the index: unable to open database file")."""
+    try:
+        with open(path, "rb"):
+            pass
+    except IsADirectoryError:
+        raise StoreUnavailable(f"{path}: cannot open the index: a folder has the index file's "
+                               "name; move it away, or use another --index folder") from exc
+    except OSError as err:
+        raise StoreUnavailable(f"{path}: cannot open the index file: {err.strerror or err}: "
+                               "give this user permission to read and write it and its "
+                               "folder, or use another --index folder") from exc
+    raise StoreUnavailable(f"{path}: cannot open the index: {exc}") from exc
+
+
 def _read_only_folder(folder: Path, exc: sqlite3.OperationalError) -> bool:
     """Whether ``exc`` refused to open the index because its folder cannot be written
     (SQLite needs to create the ``-shm`` and ``-wal`` files there, even to read)."""
@@ -437,6 +454,12 @@ class SQLiteStore:
                     f"{version}; this one's is {len(MIGRATIONS)}) and is upgraded when opened, "
                     f"which writes to it, but the file or its folder is read-only ({exc}): make "
                     "both writable and run the command again") from exc
+            name = exc.sqlite_errorname or ""
+            if name.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
+                _unwritten(self.path, exc, f"the upgrade of its schema from {version} to "
+                           f"{len(MIGRATIONS)}")
+            if name.startswith("SQLITE_CANTOPEN"):
+                _cannot_open(self.path, exc)
             try:
                 _unreadable(self.path, exc)
             except sqlite3.DatabaseError:
