@@ -53,17 +53,17 @@ def test_index_search_ask_status_json(run, corpus: Path, tmp_path: Path):
     st = json.loads(out)
     assert st["sentence_vectors"] is True and st["hybrid_fusion"] == "late"
     docs = {d["document"]: d for d in st["documents"]}
-    assert docs["latin1.txt"]["state"] == "failed" and "UTF-8" in docs["latin1.txt"]["reason"]
+    assert docs["cyrillic.txt"]["state"] == "failed" and "UTF-8" in docs["cyrillic.txt"]["reason"]
     assert docs["kettle.md"]["state"] == "indexed" and docs["kettle.md"]["chunks"] > 0
     code, out, _ = run("status", "--index", ix)
     lines = out.splitlines()
-    failed = next(i for i, line in enumerate(lines) if "latin1.txt" in line)
+    failed = next(i for i, line in enumerate(lines) if "cyrillic.txt" in line)
     assert not lines[failed + 1].strip().startswith("hash")  # never indexed: no empty fields
     kettle = next(i for i, line in enumerate(lines) if "kettle.md" in line)
     assert lines[kettle + 1].strip().startswith("hash ")
 
     (corpus / "empty.md").write_text("# Now\n\nIt has text.\n")
-    (corpus / "latin1.txt").unlink()
+    (corpus / "cyrillic.txt").unlink()
     (corpus / "image.md").unlink()
     code, out, _ = run("retry", "--index", ix, "-q", "--json")
     data = json.loads(out)

@@ -807,9 +807,14 @@ def test_html_declared_charset_and_undecodable_bytes(tmp_path: Path):
     latin = tmp_path / "latin.html"
     latin.write_bytes('<meta charset="iso-8859-1"><p>Crème brûlée à la carte</p>'.encode("latin-1"))
     assert extract(latin).text == "Crème brûlée à la carte"
+    # no charset declared and not UTF-8: Western European text is read as Windows-1252,
+    # as a browser in Western Europe reads it, with a warning; other text is refused
+    bare = tmp_path / "bare.html"
+    bare.write_bytes(b"<p>caf\xe9</p>")
+    assert extract(bare).text == "café" and "read as Windows-1252" in extract(bare).warnings[0]
     bad = tmp_path / "bad.html"
-    bad.write_bytes(b"<p>caf\xe9</p>")
-    with pytest.raises(ExtractionError, match="not valid utf-8"):
+    bad.write_bytes("<p>Привет</p>".encode("cp1251"))
+    with pytest.raises(ExtractionError, match="not valid utf-8 .*, nor Western European text"):
         extract(bad)
     # a UTF-16 label met by an ASCII scan is wrong: the HTML standard reads UTF-8
     wrong = tmp_path / "wrong.html"

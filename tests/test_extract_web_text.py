@@ -335,3 +335,53 @@ def test_a_byte_order_mark_then_bytes_that_break_it_are_refused_naming_the_byte(
             f"line {line}, {'is' if byte else 'are'} not {encoding}: part of the file was saved in "
             "another encoding, or it is damaged"), name
         assert byte is None or byte == 0xE9
+
+
+def test_a_file_that_is_not_utf_8_is_read_as_windows_1252_only_when_it_is_western_text(
+        tmp_path: Path):
+    """A .txt saved by Notepad as "ANSI" in Western Europe, or a page with no charset, is
+    Windows-1252 (Latin-1's superset): both were refused as 'not valid UTF-8', though a
+    browser shows the page. Such a file is read so, with a warning naming the encoding
+    assumed and the first word it decided, so a wrong guess (Czech "Příliš" in
+    Windows-1250 would read "Pøíliš") shows; a file whose words read so are no Western
+    words (Cyrillic, Greek, Central European, East Asian, a DOS box drawing) is refused,
+    saying why, never indexed garbled."""
+    from citeline.extract.text import western_text
+
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes("Crème brûlée\r\n============\r\n\r\nIt’s “smart” – 20 °C, ½ kg, "
+                      "£3, col·lecció.\r\n".encode("cp1252"))
+    doc = extract(notes)
+    assert doc.text == ("Crème brûlée\n============\n\nIt’s “smart” – 20 °C, ½ kg, £3, "
+                        "col·lecció.\n")
+    assert doc.title == "Crème brûlée" and sections(doc) == ["Crème brûlée"]
+    assert doc.warnings == ("not UTF-8: read as Windows-1252, Western European (line 1 reads "
+                            "'Crème'); if accented letters look wrong, save it as UTF-8",)
+    page = tmp_path / "page.html"
+    page.write_bytes("<html><body><h1>Größe</h1><p>Maße für Käufer.</p></body></html>"
+                     .encode("cp1252"))
+    doc = extract(page)
+    assert doc.text == "# Größe\n\nMaße für Käufer." and sections(doc) == ["Größe"]
+    assert doc.warnings == (
+        "no charset declared, and not UTF-8: read as Windows-1252, Western European, as a "
+        "browser there reads it (line 1 reads 'Größe'); if accented letters look wrong, "
+        "declare the page's charset",)
+
+    (tmp_path / "ru.md").write_bytes("# Привет\n\nЭто тест.\n".encode("cp1251"))
+    with pytest.raises(ExtractionError) as err:
+        extract(tmp_path / "ru.md")
+    assert str(err.value) == (
+        "ru.md: not valid UTF-8 (undecodable byte 0xCF at offset 2, line 1), nor Western "
+        "European text (Windows-1252): read so, line 1 holds 'Ïðèâåò', no Western European "
+        "word; it is in some other encoding: save it as UTF-8")
+    (tmp_path / "jp.html").write_bytes("<p>日本語です。</p>".encode("shift_jis"))
+    with pytest.raises(ExtractionError, match=r"^jp.html: not valid utf-8 \(undecodable byte "
+                       r"0x93 at offset 3, line 1\), nor Western European text \(Windows-1252\): "
+                       r"its byte 0x81 at offset 13 is no character there; declare the page's"):
+        extract(tmp_path / "jp.html")
+    for text, encoding in (("Zażółć gęślą, była może", "cp1250"), ("Καλημέρα κόσμε", "cp1253"),
+                           ("中文文本测试", "gbk"), ("한국어 텍스트", "euc-kr"),
+                           ("שלום עולם", "cp1255"), ("╔════╗", "cp437")):
+        assert western_text(text.encode(encoding))[0] is None, encoding
+    for text in ("Þýðing, ævintýrið", "Ações, não", "Hääyö", "Ærø, blåbærgrød", "naïve œuvre"):
+        assert western_text(text.encode("cp1252"))[0] == text

@@ -16,9 +16,9 @@ from citeline.store.sqlite import DB_NAME
 def test_index_counts_and_failures(index: Index, corpus: Path):
     report = index.index(corpus)
     failed = dict(report.failed)
-    assert set(failed) == {"empty.md", "latin1.txt", "image.md"}
+    assert set(failed) == {"empty.md", "cyrillic.txt", "image.md"}
     assert "empty" in failed["empty.md"]
-    assert "UTF-8" in failed["latin1.txt"]
+    assert "UTF-8" in failed["cyrillic.txt"]
     assert "binary" in failed["image.md"]
     assert [p for p, _ in report.skipped] == ["data.bin"]
     assert sorted(report.indexed) == ["guides/bicycle.md", "kettle.md", "notes.txt"]

@@ -254,7 +254,7 @@ def test_copy_moves_an_index_without_reembedding(run, pg_url, corpus, tmp_path):
             ]
     code, out, _ = run("status", "--store", pg_url, "--json")
     docs = {d["document"]: d["state"] for d in json.loads(out)["documents"]}
-    assert docs["latin1.txt"] == "failed" and docs["kettle.md"] == "indexed"
+    assert docs["cyrillic.txt"] == "failed" and docs["kettle.md"] == "indexed"
     # chunk ids continue after the copied ones
     (corpus / "new.md").write_text("# New\n\nA brand new note about teapots.\n")
     code, out, _ = run("index", str(corpus), "--store", pg_url, "-q", "--json")

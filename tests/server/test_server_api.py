@@ -126,16 +126,16 @@ def test_upload_answers_pending_then_indexer_states(env):
     r = c.post("/api/collections/kb/documents", files=[
         ("files", ("bicycle.md", (FIXTURES / "corpus" / "guides" / "bicycle.md").read_bytes())),
         ("files", ("empty.md", b"")),
-        ("files", ("latin1.txt", (FIXTURES / "corpus" / "latin1.txt").read_bytes())),
+        ("files", ("cyrillic.txt", (FIXTURES / "corpus" / "cyrillic.txt").read_bytes())),
     ])
     assert r.status_code == 202
     up = r.json()["documents"]
-    assert [d["document"] for d in up] == ["bicycle.md", "empty.md", "latin1.txt"]
+    assert [d["document"] for d in up] == ["bicycle.md", "empty.md", "cyrillic.txt"]
     assert all(d["state"] == "pending" for d in up) and up[0]["bytes"] > 0
     docs = wait_settled(c, "kb")
     assert docs["bicycle.md"]["state"] == "indexed"
     assert docs["empty.md"]["state"] == "failed" and "empty" in docs["empty.md"]["reason"]
-    assert docs["latin1.txt"]["state"] == "failed" and "UTF-8" in docs["latin1.txt"]["reason"]
+    assert docs["cyrillic.txt"]["state"] == "failed" and "UTF-8" in docs["cyrillic.txt"]["reason"]
     # chunk counts and versions are the indexer's own, as `citeline status --json` shows them
     idx = Index(data / "kb", create=False)
     mine = {s.record.path: s.to_json() for s in idx.status()}
@@ -147,14 +147,14 @@ def test_upload_answers_pending_then_indexer_states(env):
     # a failed one: fix the file by re-uploading it, then retry the other in place
     r = c.post("/api/collections/kb/documents", files=[("files", ("empty.md", b"# Fixed\n\nNow it has text.\n"))])
     assert r.status_code == 202
-    r = c.post("/api/collections/kb/documents/latin1.txt/retry")
+    r = c.post("/api/collections/kb/documents/cyrillic.txt/retry")
     assert r.status_code == 202 and r.json()["state"] == "pending"
     docs = wait_settled(c, "kb")
     assert docs["empty.md"]["state"] == "indexed" and docs["empty.md"]["chunks"] == 1
-    assert docs["latin1.txt"]["state"] == "failed"  # the same bytes fail the same way
+    assert docs["cyrillic.txt"]["state"] == "failed"  # the same bytes fail the same way
 
     # delete: gone from the list, the index and the files folder
-    for name in ("empty.md", "latin1.txt", "bicycle.md"):
+    for name in ("empty.md", "cyrillic.txt", "bicycle.md"):
         assert c.delete(f"/api/collections/kb/documents/{name}").json() == {"deleted": name}
     docs = wait_settled(c, "kb")
     assert set(docs) == {"kettle.md", "notes.txt"}

@@ -59,7 +59,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
 from citeline.extract.blocks import TextBuilder, escape_markdown, squash
-from citeline.extract.text import damaged_after_mark, undecodable
+from citeline.extract.text import damaged_after_mark, undecodable, western_text
 from citeline.types import Document
 
 DROP_TAGS = frozenset(
@@ -162,12 +162,16 @@ def open_self_closing(xhtml: str) -> str:
     return _SELF_CLOSING.sub(expand, xhtml)
 
 
-def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
-    """Bytes -> text: BOM, then the declared charset, then UTF-8; a clear error otherwise.
+def decode_html(data: bytes, rel: str, xhtml: bool = False) -> tuple[str, str]:
+    """Bytes -> (text, a warning or ""): BOM, then the declared charset, then UTF-8, then
+    Windows-1252 for Western European text; a clear error otherwise.
 
     A page declares its charset in a ``<meta charset>`` (or ``http-equiv``) tag; an XML
     page (XHTML, an EPUB's chapters) in its ``<?xml ... encoding="..."?>`` declaration,
-    which XML reads first, and which an HTML page without a ``<meta>`` may carry too.
+    which XML reads first, and which an HTML page without a ``<meta>`` may carry too. A
+    page declaring none, not UTF-8, is read as Windows-1252 as a browser in Western
+    Europe reads it, when it is Western European text (:func:`western_text`), with a
+    warning saying so; another legacy encoding is refused, never shown garbled.
     """
     # UTF-32's marks before UTF-16's: UTF-32LE's FF FE 00 00 starts with UTF-16LE's FF FE,
     # and read as UTF-16 its every tag is text ("<\x00p\x00>" is no tag)
@@ -178,7 +182,7 @@ def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
                            (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16")):
         if data.startswith(bom):
             try:
-                return data[len(bom) :].decode(enc)
+                return data[len(bom) :].decode(enc), ""
             except UnicodeDecodeError as exc:  # refused, as bytes breaking a declared charset
                 # are (each was indexed as U+FFFD, with no word that anything was wrong)
                 raise ExtractionError(rel, damaged_after_mark(
@@ -214,10 +218,16 @@ def decode_html(data: bytes, rel: str, xhtml: bool = False) -> str:
             what = "XML declaration" if found is xml else "<meta charset>"
             reason = (f"not valid {enc}, the charset its {what} declares (undecodable {where}); "
                       "correct the declaration, or save the page in that charset")
-        else:
-            reason = f"not valid {enc} (undecodable {where}); declare the page's charset"
-        raise ExtractionError(rel, reason) from exc
-    return text
+            raise ExtractionError(rel, reason) from exc
+        legacy, seen = western_text(data)
+        if legacy is None:
+            raise ExtractionError(rel, f"not valid {enc} (undecodable {where}), nor Western "
+                                       f"European text (Windows-1252): {seen}; declare the "
+                                       "page's charset") from exc
+        return legacy, (f"no charset declared, and not UTF-8: read as Windows-1252, Western "
+                        f"European, as a browser there reads it ({seen}); if accented letters "
+                        "look wrong, declare the page's charset")
+    return text, ""
 
 
 def _html_int(value: str | None) -> int | None:
@@ -420,7 +430,7 @@ class _Walker:
 
 class HtmlExtractor:
     name = "html"
-    version = "14"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "15"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -431,12 +441,13 @@ class HtmlExtractor:
     # ordered list's items open with their numbers ("2. "); 11: a <pre> keeps its blank lines;
     # 12: spaces meeting across elements are one; 13: screen-reader-only text (sr-only,
     # visually-hidden) is dropped, hidden="until-found" kept; 14: a page whose bytes break
-    # its byte-order mark's encoding is refused (they were indexed as U+FFFD)
+    # its byte-order mark's encoding is refused (they were indexed as U+FFFD); 15: a page
+    # declaring no charset, not UTF-8, is read as Windows-1252 when it is Western text
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
         data = read_bytes(path, rel)
-        html = decode_html(data, rel, xhtml=path.suffix.lower() == ".xhtml")
+        html, warning = decode_html(data, rel, xhtml=path.suffix.lower() == ".xhtml")
         if path.suffix.lower() == ".xhtml":
             html = open_self_closing(html)
         tree = LexborHTMLParser(html)
@@ -472,6 +483,7 @@ class HtmlExtractor:
             extractor=self.name,
             extractor_version=self.version,
             headings="atx",
+            warnings=(warning,) if warning else (),
         )
 
 

@@ -1,7 +1,9 @@
 """Markdown and plain text.
 
-Canonical text = the file decoded as UTF-8 (a BOM dropped), or as UTF-16 when it
-starts with a UTF-16 byte-order mark (Windows Notepad's "Unicode"), with line
+Canonical text = the file decoded as UTF-8 (a BOM dropped), or as UTF-16 or UTF-32
+when it starts with their byte-order mark (Windows Notepad's "Unicode"), or, when it
+is not UTF-8 and has no mark, as Windows-1252 if it is Western European text (with a
+warning; other legacy encodings are refused, see :func:`western_text`), with line
 endings normalised to ``\\n``; every ``#char=`` offset refers to that string.
 
 A ``.txt`` file in Vim's help format (Vim's own manuals and every Vim plugin's
@@ -54,6 +56,55 @@ def undecodable(data: bytes, encoding: str, exc: UnicodeDecodeError, skipped: in
     return f"byte{'s' if end - start > 1 else ''} {bad} at offset {start}, line {line}"
 
 
+# A file that is not UTF-8 and says nothing of its encoding is, most often, Western
+# European text as Windows saved it before UTF-8 (Notepad's "ANSI", old Office exports,
+# a web page with no charset, which browsers in Western locales read so): Windows-1252,
+# a superset of Latin-1. Another legacy encoding also decodes as Windows-1252, byte for
+# byte, into words no Western language has; two signs of that refuse the reading:
+# A run of this many letters outside ASCII ("Ïðèâåò" is Cyrillic "Привет" in
+# Windows-1251, "ÖÐÎÄ" Chinese in GBK; Greek, Hebrew, Arabic, Thai and a DOS box
+# drawing's "ÍÍÍÍ" read alike), where Western words hold at most three (Icelandic "Þýð").
+FOREIGN_LETTERS = 4
+# ... and a sign between two letters, where Central European text in Windows-1250 puts
+# its ł, ą and ż (Windows-1252's "³", "¹" and "¿": "by³a", "mo¿e"); in Western text
+# only an apostrophe, a dash, Catalan's middle dot, a soft hyphen or an ellipsis do.
+_IN_WORD_MARKS = "\u2019\u2018\u00b7\u2013\u2014\u00ad\u2026"
+_SIGNS = "".join(c for c in bytes(range(0x80, 0x100)).decode("cp1252", "ignore")
+                 if not c.isalpha() and not c.isspace() and c not in _IN_WORD_MARKS)
+_LETTER = r"[^\W\d_]"
+_NOT_WESTERN = re.compile(rf"(?:(?![\x00-\x7f]){_LETTER}){{{FOREIGN_LETTERS},}}"
+                          rf"|{_LETTER}[{re.escape(_SIGNS)}]{_LETTER}")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_WORD_END = re.compile(r"[\s<>]")  # a word's end; <>: a page's tags
+
+
+def _word_at(text: str, at: int) -> tuple[int, str]:
+    """The line of ``text[at]`` and the word around it (at most 40 characters)."""
+    start = max(text.rfind(c, 0, at) for c in " \t\n\r<>") + 1
+    end = m.start() if (m := _WORD_END.search(text, at)) else len(text)
+    return text.count("\n", 0, at) + 1, text[start:end][:40]
+
+
+def western_text(data: bytes) -> tuple[str | None, str]:
+    """``data`` read as Windows-1252 (Western European) and where its first word outside
+    ASCII is ("line 3 reads 'Crème'"); or None and why it is no such text.
+
+    What cannot be told apart, and is read so: a Central European, Turkish or Baltic
+    file whose every letter has a Western look-alike ("Pøíliš" for Czech "Příliš"); the
+    caller says which encoding it assumed and shows that word, so a reader can tell.
+    """
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError as exc:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D: Shift-JIS, Big5...
+        return None, f"its byte 0x{data[exc.start]:02X} at offset {exc.start} is no character there"
+    if bad := _NOT_WESTERN.search(text):
+        line, word = _word_at(text, bad.start())
+        return None, f"read so, line {line} holds {word!r}, no Western European word"
+    first = _NON_ASCII.search(text)
+    line, word = _word_at(text, first.start()) if first else (0, "")
+    return text, f"line {line} reads {word!r}"
+
+
 def damaged_after_mark(encoding: str, where: str) -> str:
     """Why a file whose byte-order mark names ``encoding`` cannot be read."""
     return (f"starts with {encoding}'s byte-order mark, but its {where}, "
@@ -62,7 +113,20 @@ def damaged_after_mark(encoding: str, where: str) -> str:
 
 
 def decode_text(path: Path, rel: str, data: bytes) -> str:
-    """Bytes -> canonical text, or a clear reason why this is not a text file."""
+    """Bytes -> canonical text, or a clear reason why this is not a text file: UTF-8, or
+    UTF-16/32 after their byte-order mark (see :func:`decode` for Windows-1252 too)."""
+    return decode(rel, data)[0]
+
+
+def decode(rel: str, data: bytes, western: bool = False) -> tuple[str, str]:
+    """Bytes -> (canonical text, a warning or ""), or ExtractionError with the reason.
+
+    With ``western``, a file that is not UTF-8 and has no byte-order mark is read as
+    Windows-1252 when it is Western European text (:func:`western_text`), with a
+    warning naming the encoding assumed and the first word it changed; otherwise it is
+    refused, saying why it is neither. A file with a mark is never read so: its mark
+    says what it is, and bytes breaking it are damage.
+    """
     if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's
         encoding, what = "utf-32", "not valid UTF-32 after its byte-order mark"  # (BOM dropped)
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16, whose ASCII holds NUL bytes
@@ -74,18 +138,27 @@ def decode_text(path: Path, rel: str, data: bytes) -> str:
     if encoding == "utf-8" and b"\x00" in data:  # one NUL anywhere is binary
         raise ExtractionError(rel, "binary file (contains NUL bytes), not text")
     bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0  # dropped
+    warning = ""
     try:
         text = data[bom:].decode(encoding)
     except UnicodeDecodeError as exc:
         where = undecodable(data, encoding, exc, bom)
         if bom:  # not "not valid UTF-8": its other bytes are, as its mark says
             raise ExtractionError(rel, damaged_after_mark("UTF-8", where)) from exc
-        raise ExtractionError(rel, f"{what} (undecodable {where})") from exc
+        if encoding != "utf-8" or not western:
+            raise ExtractionError(rel, f"{what} (undecodable {where})") from exc
+        legacy, seen = western_text(data)
+        if legacy is None:
+            raise ExtractionError(rel, f"{what} (undecodable {where}), nor Western European "
+                                       f"text (Windows-1252): {seen}; it is in some other "
+                                       "encoding: save it as UTF-8") from exc
+        text, warning = legacy, (f"not UTF-8: read as Windows-1252, Western European ({seen}); "
+                                 "if accented letters look wrong, save it as UTF-8")
     if "\x00" in text:  # a NUL character in UTF-16/32 text: binary all the same
         raise ExtractionError(rel, "binary file (contains NUL characters), not text")
     if not text.strip():
         raise ExtractionError(rel, "empty file (no text to index)")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\r\n", "\n").replace("\r", "\n"), warning
 
 
 def heading_title(text: str, style: str, fallback: str) -> str:
@@ -152,12 +225,14 @@ class TextExtractor:
     # headings in Markdown and section titles in reStructuredText make sections, and
     # a Markdown file without a "#" title takes its front matter's title; 4: so do
     # underlined titles in plain text; 5: Vim help files' sections; 6: UTF-32 with a
-    # byte-order mark is read, and a NUL character in UTF-16/32 text is binary
-    version = "6"
+    # byte-order mark is read, and a NUL character in UTF-16/32 text is binary; 7: a file
+    # that is not UTF-8 is read as Windows-1252 when it is Western European text
+    version = "7"
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
-        text = decode_text(path, rel, read_bytes(path, rel))
+        text, warning = decode(rel, read_bytes(path, rel), western=True)
+        warnings = (warning,) if warning else ()
         suffix = path.suffix.lower()
         media_type = _MEDIA_TYPES.get(suffix, "text/plain")
         vim = vim_help_outline(text, path.stem) if suffix in (".txt", ".text") else None
@@ -165,7 +240,7 @@ class TextExtractor:
             title, outline = vim
             return Document(path=rel, title=title, text=text, media_type=media_type,
                             extractor=self.name, extractor_version=self.version,
-                            headings="outline", outline=outline)
+                            headings="outline", outline=outline, warnings=warnings)
         style = _STYLES.get(suffix, "none")
         return Document(
             path=rel,
@@ -175,6 +250,7 @@ class TextExtractor:
             extractor=self.name,
             extractor_version=self.version,
             headings=style,
+            warnings=warnings,
         )
 
 
