@@ -118,6 +118,20 @@ def escape_markdown(block: str) -> str:
     return _MD_SPECIAL.sub(lambda m: m.group(1) + "\\" + m.group(2), block)
 
 
+_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
+
+
+def roman(n: int) -> str:
+    """``n`` (1 or more) in lower-case Roman numerals, as Word numbers endnotes and a
+    browser an ``<ol type="i">``: ``roman(14) == "xiv"``."""
+    out = ""
+    for value, digits in _ROMAN:
+        k, n = divmod(n, value)
+        out += digits * k
+    return out
+
+
 def squash(text: str) -> str:
     """Inline text: runs of whitespace (newlines included) become one space."""
     return _SPACES.sub(" ", text.replace("\n", " ")).strip()

@@ -67,6 +67,7 @@ from citeline.extract.blocks import (
     names_no_section,
     not_a_package,
     one_paragraph,
+    roman,
     squash,
 )
 from citeline.types import Document
@@ -413,19 +414,13 @@ _NOTE_KINDS = {qn("w:footnoteReference"): ("footnote", RT.FOOTNOTES, qn("w:footn
 # Word numbers footnotes 1, 2, 3 and endnotes i, ii, iii unless the document says
 # otherwise (w:footnotePr / w:endnotePr's w:numFmt, ECMA-376 17.11.17).
 _DEFAULT_NOTE_FORMAT = {"footnote": "decimal", "endnote": "lowerRoman"}
-_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
 
 
 def note_number(n: int, fmt: str) -> str:
     """A note's number as Word shows it in ``fmt`` (a w:numFmt value; any format not
     known here is shown as decimal): ``note_number(4, "lowerRoman") == "iv"``."""
     if fmt in ("lowerRoman", "upperRoman") and n > 0:
-        out = ""
-        for value, digits in _ROMAN:
-            while n >= value:
-                out, n = out + digits, n - value
-        return out if fmt == "lowerRoman" else out.upper()
+        return roman(n) if fmt == "lowerRoman" else roman(n).upper()
     if fmt in ("lowerLetter", "upperLetter") and n > 0:  # a..z, then aa..zz (Word's way)
         letter = chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
         return letter if fmt == "lowerLetter" else letter.upper()

@@ -58,7 +58,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
-from citeline.extract.blocks import TextBuilder, escape_markdown, squash
+from citeline.extract.blocks import TextBuilder, escape_markdown, roman, squash
 from citeline.extract.text import damaged_after_mark, undecodable, western_text
 from citeline.types import Document
 
@@ -142,8 +142,6 @@ _HTML_INT = re.compile(r"\s*([-+]?\d+)")  # HTML's rules for parsing integers: "
 _LIST_STYLE = re.compile(r"list-style(?:-type)?\s*:\s*([a-z-]+)", re.I)
 _STYLE_TYPES = {"decimal": "1", "lower-alpha": "a", "lower-latin": "a", "upper-alpha": "A",
                 "upper-latin": "A", "lower-roman": "i", "upper-roman": "I", "none": ""}
-_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
 ROMAN_MAX = 3999  # CSS's roman counters stop here and fall back to decimal
 
 
@@ -251,10 +249,7 @@ def list_label(n: int, kind: str) -> str:
             n, r = divmod(n - 1, 26)
             mark = chr(ord("a") + r) + mark
     elif kind in "iI" and 0 < n <= ROMAN_MAX:
-        mark = ""
-        for value, letters in _ROMAN:
-            k, n = divmod(n, value)
-            mark += letters * k
+        mark = roman(n)
     return (mark.upper() if kind in "AI" else mark) + ". "
 
 
