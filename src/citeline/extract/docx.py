@@ -384,18 +384,21 @@ def _html_of_archive(blob: bytes) -> bytes | None:
     return None
 
 
-def alt_chunk_text(part) -> str:  # type: ignore[no-untyped-def]
+def alt_chunk_text(part, warnings: list[str]) -> str:  # type: ignore[no-untyped-def]
     """An imported part's text, as the canonical text's blocks (an HTML page's headings
-    as ``#`` lines); raises ExtractionError naming the part (not ``rel``, the document,
-    which holds it) when it cannot be read."""
+    as ``#`` lines), read as the HTML and text extractors read a file (its warnings,
+    naming the part, added to ``warnings``); raises ExtractionError naming the part (not
+    ``rel``, the document, which holds it) when it cannot be read."""
     from citeline.extract.html import HtmlExtractor
+    from citeline.extract.text import decode
 
     kind = (part.content_type or "").split(";")[0].strip().casefold()
     name = f"imported part {part.partname}"
     if kind == "text/plain":
+        text, warning = decode(name, part.blob, western=True)
+        warnings.extend([f"{name}: {warning}"] if warning else [])
         return "\n\n".join(escape_markdown(b) for b in
-                            (one_paragraph(ln) for ln in part.blob.decode("utf-8", "replace")
-                             .splitlines()) if b)
+                            (one_paragraph(ln) for ln in text.splitlines()) if b)
     blob = part.blob if kind in _HTML_TYPES else _html_of_archive(part.blob) \
         if kind in _MHT_TYPES else None
     if blob is None:
@@ -405,7 +408,9 @@ def alt_chunk_text(part) -> str:  # type: ignore[no-untyped-def]
     with tempfile.TemporaryDirectory() as folder:
         page = Path(folder) / ("chunk.xhtml" if kind == "application/xhtml+xml" else "chunk.html")
         page.write_bytes(blob)
-        return HtmlExtractor().extract(page, name).text
+        doc = HtmlExtractor().extract(page, name)
+    warnings.extend(f"{name}: {w}" for w in doc.warnings)
+    return doc.text
 
 
 # Footnote and endnote references, and the parts their notes are kept in.
@@ -491,7 +496,7 @@ def _note_block(block) -> str:  # type: ignore[no-untyped-def]
 
 class DocxExtractor:
     name = "docx"
-    version = "9"  # 2: outline levels, headings from formatting without heading styles;
+    version = "10"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
@@ -499,7 +504,10 @@ class DocxExtractor:
     # boxes, after the paragraph they are anchored in; 6: symbol-font characters (w:sym);
     # 7: custom XML elements (w:customXml) around blocks, rows and cells are opened, and
     # a text box in a table cell is read in the cell; 8: footnotes and endnotes;
-    # 9: imported HTML, MHT and text parts (w:altChunk), other imported parts warned of
+    # 9: imported HTML, MHT and text parts (w:altChunk), other imported parts warned of;
+    # 10: an imported part is read by html extractor 15 (an ordered list's numbers, <pre>'s
+    # blank lines, no screen-reader-only text; Windows-1252 when no charset is declared, as
+    # a text part is, with their warnings), not as UTF-8 with U+FFFD for what is not
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -544,7 +552,7 @@ class DocxExtractor:
             elif not isinstance(block, Table):  # an imported part (w:altChunk)
                 try:
                     chunk = d.part.related_parts[block.get(qn("r:id"))]
-                    out.add(alt_chunk_text(chunk), sep="\n\n")
+                    out.add(alt_chunk_text(chunk, warnings), sep="\n\n")
                 except KeyError:
                     warnings.append(f"an imported part ({block.get(qn('r:id'))}) is missing "
                                     "from the package, not indexed")
