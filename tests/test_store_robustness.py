@@ -114,6 +114,22 @@ def test_a_cut_or_overwritten_index_file_is_named_as_damaged(tmp_path: Path, emb
     assert db.read_bytes() == kept  # nothing was written to it
 
 
+def test_an_index_file_cut_to_nothing_is_named_by_status_and_search_and_built_again_by_index(
+        tmp_path: Path, embedder, capsys):
+    db = _built(tmp_path, embedder)
+    db.write_bytes(b"")  # a copy to a full disk, a truncate
+    for argv in (["status"], ["search", "pilot", "--mode", "bm25"]):
+        # each read the empty file as an empty index: "0 documents", "nothing matches"
+        assert cli.main([*argv, "--index", str(tmp_path / "ix")]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"citeline: error: {db}: the index file is empty (0 bytes: cut short, "
+                       "or never written): index the documents again (citeline index)\n")
+    assert db.stat().st_size == 0  # and made it one
+    index = Index(tmp_path / "ix", embedder=embedder)  # what `citeline index` opens
+    assert sorted(index.index(tmp_path / "docs").indexed) == ["cranes.md", "tides.md"]
+    index.close()
+
+
 def test_a_damaged_page_found_by_a_search_is_named_with_the_file(tmp_path: Path, embedder,
                                                                   capsys):
     db = _built(tmp_path, embedder)

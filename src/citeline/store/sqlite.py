@@ -265,6 +265,16 @@ def _cannot_open(path: Path, exc: sqlite3.OperationalError) -> NoReturn:
     raise StoreUnavailable(f"{path}: cannot open the index: {exc}") from exc
 
 
+def _empty(path: Path) -> bool:
+    """Whether ``path`` is a file of 0 bytes with no write-ahead log holding its pages (a
+    process creating the index may have committed its first pages to the log only)."""
+    wal = path.with_name(path.name + "-wal")
+    try:
+        return path.stat().st_size == 0 and (not wal.exists() or wal.stat().st_size == 0)
+    except OSError:  # gone meanwhile, or not readable: opening it says which
+        return False
+
+
 def _read_only_folder(folder: Path, exc: sqlite3.OperationalError) -> bool:
     """Whether ``exc`` refused to open the index because its folder cannot be written
     (SQLite needs to create the ``-shm`` and ``-wal`` files there, even to read)."""
@@ -338,6 +348,11 @@ class SQLiteStore:
             except OSError as exc:  # under a file, a read-only place, no permission
                 raise ConfigError(f"{self.folder}: cannot create the index folder: "
                                   f"{exc.strerror or exc}") from exc
+        elif not create and _empty(path):
+            # SQLite reads an empty file as an empty database: status said "0 documents"
+            # and search "nothing matches", and both made it an index
+            raise StoreUnavailable(f"{path}: the index file is empty (0 bytes: cut short, or "
+                                   "never written): index the documents again (citeline index)")
         self.path = path
         self._local = threading.local()
         self._snap: _Snapshot | None = None
