@@ -12,9 +12,9 @@ and table rows (cells joined by `` | ``) become blocks separated by a blank
 line; inline whitespace is collapsed as a browser does. An ordered list's item
 opens with the number a browser draws before it (``3. ``, ``b. ``, ``IV. ``); an
 unordered list's item is a block with no bullet, which is no word to search for.
-A ``<pre>`` block is kept as written, its blank lines and indentation too. A table used for page
-layout (a cell holds a heading or another table) is not data: each cell's
-contents are read as blocks, headings included. Locators are
+A ``<pre>`` block is kept as written, its blank lines and indentation too. A table
+used for page layout (a cell holds a heading or another table) is not data: each
+cell's contents are read as blocks, headings included. Locators are
 ``#char=`` offsets into this extracted text. Characters a browser shows as nothing
 inside a word (a soft hyphen, a zero-width space) are left out, so the word is one.
 
@@ -34,14 +34,16 @@ page may keep other, hidden ``<main>`` elements, as a single-page app does).
 
 Hidden text: what is indexed is the text a reader sees on the page and a screen
 reader reads aloud, both, so a quote can be found on the page as shown. Hidden from
-sight and dropped: ``hidden``, an
-inline ``display: none`` or ``visibility: hidden``, and the screen-reader-only classes
-of :data:`VISUALLY_HIDDEN` (``sr-only``, ``visually-hidden``: skip links, "opens in a
-new tab", icons' labels, often glued to the visible words beside them). Hidden from
-screen readers and dropped: ``aria-hidden="true"``, which marks decoration and
-duplicates (a carousel's cloned slides) and, beside a stylesheet's class citeline does
-not read, closed menus and dialogs. Kept: a closed ``<details>`` and
-``hidden="until-found"`` (collapsed parts a click, or a search in the page, opens).
+sight and dropped: ``hidden``, an inline ``display: none`` or ``visibility: hidden``,
+and the screen-reader-only classes of :data:`VISUALLY_HIDDEN` (``sr-only``,
+``visually-hidden``: skip links, "opens in a new tab", icons' labels, often glued to
+the visible words beside them). Hidden from screen readers and dropped:
+``aria-hidden="true"``, which marks decoration and duplicates (a carousel's cloned
+slides) and, beside a stylesheet's class citeline does not read, closed menus and
+dialogs. Kept: a closed ``<details>`` and ``hidden="until-found"`` (collapsed parts a
+click, or a search in the page, opens). Not read: a page's stylesheets, so a class
+that hides by them alone (Tailwind's ``hidden``, Bootstrap's ``d-none``, often undone
+at another screen width) is kept.
 
 An ``.xhtml`` file is XML, where ``<script/>`` or ``<iframe/>`` is an empty element;
 an HTML parser reads it as an open tag that swallows the rest of the page, so such
