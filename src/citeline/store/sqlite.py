@@ -1,7 +1,8 @@
 """The embedded store: one SQLite file in the index folder.
 
 * Schema = the numbered, append-only :data:`MIGRATIONS`; ``PRAGMA user_version``
-  says how many are applied. A file from a newer citeline is refused.
+  says how many are applied. A file from a newer citeline is refused before anything
+  is written to it.
 * WAL mode, so searches run while an indexer writes; every document is written
   in one ``BEGIN IMMEDIATE`` transaction, so a crash never leaves half a
   document visible.
@@ -14,6 +15,10 @@
   reads only those (a search during an indexing run of 7,800 chunks: 0.1 s after
   each document instead of 0.75-1.6 s for the whole index).
 * Every query uses bound parameters.
+* SQLite's errors become :class:`~citeline.errors.StoreUnavailable` naming the file and
+  what to do (:func:`_unwritten`, :func:`_unreadable`): a full disk, a held lock, a
+  damaged or empty file. An index whose folder cannot be written is opened to read
+  (:meth:`SQLiteStore._read_only`).
 """
 
 from __future__ import annotations
