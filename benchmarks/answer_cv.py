@@ -62,8 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         idx = Index(index_dir, embedder=emb, create=False)
         per = kept[corpus] = {c: [] for c in grid}
         for q in gt.queries():
-            decision = gate(idx.search(q.text, k=ASK_CANDIDATES).hits, idx.threshold,
-                            question=q.text)  # as `ask` gates
+            hits = idx.row_distances(q.text, idx.search(q.text, k=ASK_CANDIDATES).hits)
+            decision = gate(hits, idx.threshold, question=q.text)  # as `ask` gates
             cands = candidates(decision.kept) if not decision.refused else []
             if cands and any(c.hit.late is None for c in cands):
                 raise SystemExit(f"{index_dir}: hits without a late score; index with this citeline")

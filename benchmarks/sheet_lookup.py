@@ -6,8 +6,9 @@ its header's words ("What is the phone extension of employee E1042?"). A questio
 is answered by the chunk whose rows include the asked one. The sheets are
 synthetic: the figures say how each list ranks identifier lookups in a sheet, not
 how often users ask them. The answers are counted too: the asked row quoted alone,
-refused, or other rows quoted in its place; and 30 lookups by codes no sheet holds,
-which should all be refused.
+refused, or other rows quoted in its place; 30 lookups by codes no sheet holds,
+which should all be refused; and 30 lookups of columns no sheet has, by codes the
+sheets hold, which should be refused too (the gate's distance is all that can).
 
     python benchmarks/sheet_lookup.py [--out benchmarks/results/sheet_lookup.json]
                                       [--against OTHER.json]
@@ -98,6 +99,16 @@ def make_absent() -> list[str]:
             + [f"When is invoice INV-{30000 + i * 53} due?" for i in range(10)])
 
 
+def make_absent_columns() -> list[str]:
+    """Lookups by codes the sheets hold, of a column no sheet has: the documents do not
+    hold the answer either, but the row they name is there, so only the gate's distance
+    can refuse them. Each answered is a bluff that quotes the named row."""
+    return ([f"What is the blood type of employee E{1000 + i * 11}?" for i in range(10)]
+            + [f"Who manufactured part P-{4000 + i * 39}?" for i in range(10)]
+            + [f"Which sales representative handled invoice INV-{20500 + i * 9}?"
+               for i in range(10)])
+
+
 def rank_of(hits, doc: str, row: int) -> int | None:  # type: ignore[no-untyped-def]
     for h in hits:
         m = re.fullmatch(r".*!A(\d+):[A-Z]+(\d+)", h.locator.sheet_range or "")
@@ -132,9 +143,9 @@ def main(argv: list[str] | None = None) -> int:
                 "top_is_first_chunk": first, "queries": n, "ranks": ranks,
             }
             print(mode, {k: v for k, v in out[mode].items() if k != "ranks"})
-        # the extractive answer: the asked row quoted alone; or refused, the row's chunk
-        # over the gate's distance (the other rows under it do not hold the code); or
-        # other rows quoted as the answer (a bluff)
+        # the extractive answer: the asked row quoted alone; or refused, the row over the
+        # gate's distance (the gate weighs a lookup's row, Index.row_distances); or other
+        # rows quoted as the answer (a bluff)
         alone = refused = over_gate = others = 0
         for q in qs:
             ans = idx.ask(q["q"])
@@ -142,17 +153,23 @@ def main(argv: list[str] | None = None) -> int:
             alone += len(spans) == 1 and bool(
                 re.fullmatch(rf".*!A{q['row']}:[A-Z]+{q['row']}", spans[0]))
             refused += ans.refused
-            over_gate += ans.refused and idx.search(q["q"], k=1).hits[0].distance >= idx.threshold
+            top = idx.row_distances(q["q"], idx.search(q["q"], k=1).hits)[0]
+            over_gate += ans.refused and top.distance >= idx.threshold
             others += not ans.refused and not any(
                 re.fullmatch(rf".*!A{q['row']}:[A-Z]+{q['row']}", sp) for sp in spans)
         # lookups of codes no sheet holds: refused, or other rows quoted (a bluff)
         absent = [a for q in make_absent() for a in [idx.ask(q)]]
+        # lookups of a column no sheet has, by codes they hold: refused, or answered (a bluff)
+        columns = [a for q in make_absent_columns() for a in [idx.ask(q)]]
         out["answer"] = {"the_row_alone": alone, "refused": refused,
-                         "refused_its_chunk_over_the_gate": over_gate,
+                         "refused_its_row_over_the_gate": over_gate,
                          "other_rows_quoted": others, "queries": len(qs),
                          "absent_code_refused": sum(a.refused for a in absent),
                          "absent_code_answered": sum(not a.refused for a in absent),
-                         "absent_code_queries": len(absent)}
+                         "absent_code_queries": len(absent),
+                         "absent_column_refused": sum(a.refused for a in columns),
+                         "absent_column_answered": sum(not a.refused for a in columns),
+                         "absent_column_queries": len(columns)}
         print("answer", out["answer"])
         idx.close()
     if args.against is not None:

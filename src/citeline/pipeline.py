@@ -59,7 +59,7 @@ from citeline.extract.transcript import (
     media_for,
     sidecar_for,
 )
-from citeline.gate import DEFAULT_THRESHOLD, GateResult, gate, refusal_line
+from citeline.gate import DEFAULT_THRESHOLD, GateResult, gate, named_rows, refusal_line
 from citeline.rerank import (
     Reranker,
     fused_with_retrieval,
@@ -1283,7 +1283,8 @@ class Index:
         result = self.search(question, k=ASK_CANDIDATES, mode=mode)
         retrieval_ms = _ms(t)
         t = time.perf_counter()
-        decision = gate(result.hits, self.threshold, question=question)
+        decision = gate(self.row_distances(question, result.hits), self.threshold,
+                        question=question)
         timings = {"retrieval": retrieval_ms, **result.timings, "gate": _ms(t)}
         if decision.refused:
             timings["total"] = _ms(t_total)
@@ -1334,6 +1335,30 @@ class Index:
             cut_off=drafted.cut_off, prompt=drafted.prompt, prompt_tokens=drafted.prompt_tokens,
             prompt_tokenizer=drafted.prompt_tokenizer,
         )
+
+    def row_distances(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
+        """``hits``, each sheet hit that holds a code the question names at the cosine
+        distance of its nearest row holding it (:func:`~citeline.gate.named_rows`),
+        embedded as the index embeds a sheet's row (after the heading path and the
+        header row); every other hit as it is. What the gate weighs for a lookup by
+        code: the answer quotes that row alone, and the chunk's other rows are no part
+        of it (by the chunk's own distance, 23 of benchmarks/sheet_lookup.py's 124
+        lookups were refused with their row ranked first)."""
+        named = [(j, rows) for j, h in enumerate(hits) if (rows := named_rows(question, h))]
+        if not named:
+            return list(hits)
+        stored = self.store.chunks([hits[j].chunk_id for j, _ in named])
+        texts = [sentence_text(hits[j].section, f"{ctx}\n{r}" if (ctx := sheet_context(
+                     stored[hits[j].chunk_id])) else r)
+                 for j, rows in named if hits[j].chunk_id in stored for r in rows]
+        vectors = self.embedder.embed([question, *texts])
+        sims = iter(vectors[1:] @ vectors[0])
+        out = list(hits)
+        for j, rows in named:
+            if hits[j].chunk_id in stored:  # (a chunk deleted meanwhile keeps its own)
+                best = max(float(next(sims)) for _ in rows)
+                out[j] = replace(hits[j], distance=1.0 - best)
+        return out
 
     def _holds_any(self, question: str, decision: GateResult) -> bool:
         """Whether any chunk of the index holds a code the question names (asked only
@@ -1391,10 +1416,17 @@ def sheet_columns(row: ChunkRow) -> str:
     """A sheet chunk's header row, as its embedded text carries it after the ``[section]``
     line, when its content does not open with that row; "" for any other chunk (and
     for a strategy without headers, whose text is its content)."""
+    return missing_context(sheet_context(row), row.content)
+
+
+def sheet_context(row: ChunkRow) -> str:
+    """A sheet chunk's header row as its embedded text carries it after the ``[section]``
+    line (the first chunk's too, whose content opens with it); "" for any other chunk,
+    for a sheet with no header row, and for a strategy without headers."""
     if not row.locator.sheet_range:
         return ""
     head = row.text[: len(row.text) - len(row.content)]
-    return missing_context(head.partition("\n")[2].strip("\n"), row.content)
+    return head.partition("\n")[2].strip("\n")
 
 
 def existing_path(path: str | Path) -> Path:
