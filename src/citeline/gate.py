@@ -12,7 +12,7 @@ no source for it, however near: the embedding model reads every row of a sheet,
 and ``P-9999`` and ``P-4021``, alike, and quoting other rows would answer a question
 nobody asked (:func:`keyed`). Prose is kept either way: a paragraph can answer
 a ticket that quotes its own order number. Such a sheet chunk is gated at the
-distance of its nearest row that holds the code (:func:`named_rows`; the pipeline
+distance of its nearest row that holds the code (:func:`code_rows`; the pipeline
 embeds them), not at its own: the answer quotes that row alone, and a chunk's ten
 rows sit farther from a lookup than the one it names (124 of 124 lookups in
 benchmarks/sheet_lookup.py pass the gate so, 101 by the chunk's distance).
@@ -74,18 +74,18 @@ def keyed(question: str, hits: Sequence[Hit]) -> tuple[list[Hit], list[Hit]]:
     return can, cannot
 
 
-def named_rows(question: str, hit: Hit) -> list[str]:
-    """The rows of a sheet ``hit`` (lines of its content) that hold a code ``question``
-    names, in order; [] for prose, or for a question that names no code.
+def code_rows(keys: set[str], hit: Hit) -> list[str]:
+    """The rows of a sheet ``hit`` (lines of its content) that hold one of ``keys`` (a
+    question's :func:`~citeline.retrieve.bm25.key_terms`), in order; [] for prose, or
+    for no keys.
 
     >>> from citeline.types import Locator
     >>> text = "id | city\\nE1 | Oslo\\nE2 | Lyon"
     >>> h = Hit(1, 1, "s.csv", "s", "s", 0, len(text), Locator(0, len(text),
     ...         sheet_range="s!A1:B3"), text, 0.4, 1.0)
-    >>> named_rows("Where is E2?", h), named_rows("Where is Anna?", h)
+    >>> code_rows({"e2"}, h), code_rows(set(), h)
     (['E2 | Lyon'], [])
     """
-    keys = set(key_terms(question))
     if not keys or not hit.locator.sheet_range:
         return []
     return [row for line in hit.content.split("\n")

@@ -59,7 +59,7 @@ from citeline.extract.transcript import (
     media_for,
     sidecar_for,
 )
-from citeline.gate import DEFAULT_THRESHOLD, GateResult, gate, named_rows, refusal_line
+from citeline.gate import DEFAULT_THRESHOLD, GateResult, code_rows, gate, refusal_line
 from citeline.rerank import (
     Reranker,
     fused_with_retrieval,
@@ -1338,26 +1338,32 @@ class Index:
 
     def row_distances(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
         """``hits``, each sheet hit that holds a code the question names at the cosine
-        distance of its nearest row holding it (:func:`~citeline.gate.named_rows`),
-        embedded as the index embeds a sheet's row (after the heading path and the
-        header row); every other hit as it is. What the gate weighs for a lookup by
-        code: the answer quotes that row alone, and the chunk's other rows are no part
-        of it (by the chunk's own distance, 23 of benchmarks/sheet_lookup.py's 124
-        lookups were refused with their row ranked first)."""
-        named = [(j, rows) for j, h in enumerate(hits) if (rows := named_rows(question, h))]
-        if not named:
+        distance of its nearest row holding it (:func:`~citeline.gate.code_rows`),
+        read as the index embedded that row (its sentence: heading path, header row,
+        row; from the embedding cache, so only the question is embedded); every other
+        hit as it is. What the gate weighs for a lookup by code: the answer quotes that
+        row alone, and the chunk's other rows are no part of it (by the chunk's own
+        distance, 23 of benchmarks/sheet_lookup.py's 124 lookups were refused with
+        their row ranked first)."""
+        keys = set(key_terms(question))
+        named = {j: rows for j, h in enumerate(hits) if (rows := code_rows(keys, h))}
+        stored = self.store.chunks([hits[j].chunk_id for j in named])
+        named = {j: rows for j, rows in named.items() if hits[j].chunk_id in stored}
+        if not named:  # (a chunk deleted meanwhile keeps its own distance)
             return list(hits)
-        stored = self.store.chunks([hits[j].chunk_id for j, _ in named])
-        texts = [sentence_text(hits[j].section, f"{ctx}\n{r}" if (ctx := sheet_context(
-                     stored[hits[j].chunk_id])) else r)
-                 for j, rows in named if hits[j].chunk_id in stored for r in rows]
-        vectors = self.embedder.embed([question, *texts])
-        sims = iter(vectors[1:] @ vectors[0])
+        texts = {j: [sentence_text(hits[j].section, f"{ctx}\n{r}" if (ctx := sheet_context(
+                     stored[hits[j].chunk_id])) else r) for r in rows]
+                 for j, rows in named.items()}
+        ident = self.embedder.identity
+        vectors, _, _ = self._embed_through_cache([t for ts in texts.values() for t in ts],
+                                                  ident, {})
+        q = self.embedder.embed([question])[0]
         out = list(hits)
-        for j, rows in named:
-            if hits[j].chunk_id in stored:  # (a chunk deleted meanwhile keeps its own)
-                best = max(float(next(sims)) for _ in rows)
-                out[j] = replace(hits[j], distance=1.0 - best)
+        at = 0
+        for j, ts in texts.items():
+            best = max(float(v @ q) for v in vectors[at:at + len(ts)])
+            out[j] = replace(hits[j], distance=1.0 - best)
+            at += len(ts)
         return out
 
     def _holds_any(self, question: str, decision: GateResult) -> bool:
