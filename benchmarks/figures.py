@@ -1,15 +1,19 @@
 """What the cross-validation and variant scripts of benchmarks/ share: per-query rows
 (first correct rank, needle within the first 2,000 characters), their figures, paired
-sign tests between two runs of the same queries, and the JSON they print and write."""
+sign tests between two runs of the same queries, the JSON they print and write, and the
+``GT=INDEX`` arguments they open."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from citeline.embed import Embedder
 from citeline.eval import metrics, stats
+from citeline.eval.groundtruth import GroundTruthSet, load_ground_truth
+from citeline.pipeline import Index
 
 MISS = 99  # the rank a query with no correct hit in the top 20 counts as
 Row = tuple[int | None, bool]  # (first correct rank or None, needle in 2,000 chars)
@@ -82,3 +86,16 @@ def emit(result: object, out: str | None) -> int:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text + "\n", encoding="utf-8")
     return 0
+
+
+def open_corpora(specs: Sequence[str], embedder: Embedder
+                 ) -> Iterator[tuple[str, GroundTruthSet, Index]]:
+    """Each ``GT=INDEX`` argument's name (the ground truth folder's), ground truth and
+    index, opened on ``embedder`` and closed once the caller moves on to the next."""
+    for spec in specs:
+        gt_dir, _, index_dir = spec.partition("=")
+        idx = Index(index_dir, embedder=embedder, create=False)
+        try:
+            yield Path(gt_dir).name, load_ground_truth(gt_dir), idx
+        finally:
+            idx.close()

@@ -20,16 +20,19 @@ from __future__ import annotations
 import argparse
 import itertools
 from collections.abc import Sequence
-from pathlib import Path
 
-from figures import emit, paired, row, summary  # benchmarks/: shared figures and paired tests
+from figures import (  # benchmarks/: shared figures and paired tests
+    emit,
+    open_corpora,
+    paired,
+    row,
+    summary,
+)
 from late_cv import ids
 from late_variants import Query, chunk_scores, ranked
 
 from citeline.embed import load_embedder
-from citeline.eval.groundtruth import load_ground_truth
 from citeline.eval.metrics import mrr, recall_at_k
-from citeline.pipeline import Index
 from citeline.retrieve.fuse import (
     LATE_CANDIDATES,
     LATE_WEIGHT,
@@ -74,16 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     emb = load_embedder()
     cells = list(itertools.product(LATE_WEIGHTS, LIFTS))
     rows: dict[str, dict[tuple[float, float], list[tuple[int | None, bool]]]] = {}
-    for spec in args.corpora:
-        gt_dir, _, index_dir = spec.partition("=")
-        gt = load_ground_truth(gt_dir)
-        idx = Index(index_dir, embedder=emb, create=False)
+    for corpus, gt, idx in open_corpora(args.corpora, emb):
         contents = {r.id: r.content for r in idx.store.all_chunks()}
-        per = rows[Path(gt_dir).name] = {c: [] for c in cells}
+        per = rows[corpus] = {c: [] for c in cells}
         for q in gt.queries():
             for cell, order in rank_all(Query(idx, q.text)).items():
                 per[cell].append(row(order, contents, q.gt.needle))
-        idx.close()
     picks, held, default = {}, [], []
     for name in rows:
         train = {c: [r for other, per in rows.items() if other != name for r in per[c]]

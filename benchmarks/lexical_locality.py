@@ -27,15 +27,17 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
-from figures import against_default, emit, row  # benchmarks/: shared figures and paired tests
+from figures import (  # benchmarks/: shared figures and paired tests
+    against_default,
+    emit,
+    open_corpora,
+    row,
+)
 from late_cv import ids
 from late_variants import Query, Scored, chunk_scores, ranked
 
 from citeline.embed import load_embedder
-from citeline.eval.groundtruth import load_ground_truth
-from citeline.pipeline import Index
 from citeline.retrieve.bm25 import K1, B, idf, tokenize
 from citeline.retrieve.fuse import LATE_CANDIDATES, LATE_WEIGHT
 from citeline.sentences import split_sentences
@@ -79,10 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     weights = [float(w) for w in args.weights.split(",")]
     emb = load_embedder()
     rows: dict[str, list[dict[str, tuple[int | None, bool]]]] = {}
-    for spec in args.corpora:
-        gt_dir, _, index_dir = spec.partition("=")
-        gt = load_ground_truth(gt_dir)
-        idx = Index(index_dir, embedder=emb, create=False)
+    for corpus, gt, idx in open_corpora(args.corpora, emb):
         contents = {r.id: r.content for r in idx.store.all_chunks()}
         sentences = {c: sentence_terms(t) for c, t in contents.items()}
         whole = {c: tokenize(t) for c, t in contents.items()}
@@ -112,8 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                        [LATE_WEIGHT, w])
             per_query.append({run: row(order, contents, q.gt.needle)
                               for run, order in runs.items()})
-        rows[Path(gt_dir).name] = per_query
-        idx.close()
+        rows[corpus] = per_query
     return emit(against_default(rows, "default (late)"), args.out)
 
 
