@@ -649,16 +649,15 @@ def _run_queries(
             ranks.append(metrics.first_correct_rank(contents[:kmax], q.gt.needle))
             for b in metrics.BUDGETS:  # packed from every hit: not cut short at max(k)
                 budget_hits[b].append(metrics.within_budget(contents, q.gt.needle, b))
-            gated = hits[:ASK_CANDIDATES]  # what `ask` hands the gate
-            in_candidates.append([(h.distance, q.gt.needle in h.content)  # what the gate
-                                  for h in keyed(q.text, idx.row_distances(q.text, gated))[0]])
+            gated = idx.row_distances(q.text, hits[:ASK_CANDIDATES])  # as `ask` gates them
+            in_candidates.append([(h.distance, q.gt.needle in h.content)  # what it can keep
+                                  for h in keyed(q.text, gated)[0]])
             nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
         for u in gt.unanswerable:
             hits = _search(idx, u.query, depth, mode, timings, fusion)
-            gated = hits[:ASK_CANDIDATES]
-            out_candidates.append([h.distance
-                                   for h in keyed(u.query, idx.row_distances(u.query, gated))[0]])
+            gated = idx.row_distances(u.query, hits[:ASK_CANDIDATES])
+            out_candidates.append([h.distance for h in keyed(u.query, gated)[0]])
             out_nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
     finally:
