@@ -190,3 +190,36 @@ def test_a_setting_of_the_wrong_type_reads_alike_from_the_file_and_the_environme
     assert cli.main(["search", "q", "--index", str(tmp_path / "ix")]) == 2
     assert capsys.readouterr().err == (f"citeline: error: {where}: setting '{setting}': "
                                        f"expected {expected}, got '{value}'\n")
+
+
+def test_a_misspelt_variable_is_named_with_the_setting_it_is_closest_to(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch):
+    # CITELINE_MDOE=dense was ignored in silence: the search ran hybrid, and nothing
+    # said why the variable had no effect
+    monkeypatch.setenv("CITELINE_MDOE", "dense")
+    monkeypatch.setenv("CITELINE_COLOUR", "blue")
+    cli.main(["search", "q", "--index", str(tmp_path / "ix")])
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert warnings == [
+        "citeline: warning: CITELINE_COLOUR is not a citeline setting; it is ignored",
+        "citeline: warning: CITELINE_MDOE is not a citeline setting (did you mean "
+        "CITELINE_MODE?); it is ignored",
+    ]
+
+
+def test_the_config_variable_and_the_api_keys_variable_are_not_called_unknown(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from citeline.config import unknown_variables
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('openai_api_key_env = "CITELINE_LLM_KEY"\n')
+    env = {"CITELINE_CONFIG": str(cfg), "CITELINE_LLM_KEY": "sk-x", "CITELINE_K": "5",
+           "HOME": str(tmp_path)}
+    assert unknown_variables(env) == []
+    # named by the variable instead of the file: known too
+    env = {"CITELINE_OPENAI_API_KEY_ENV": "CITELINE_TOKEN", "CITELINE_TOKEN": "sk-x"}
+    assert unknown_variables(env) == []
+    # a broken config file is the settings' error to report, not this warning's
+    cfg.write_text("k = [\n")
+    assert unknown_variables({"CITELINE_CONFIG": str(cfg), "CITELINE_KK": "1"}) == [
+        "CITELINE_KK is not a citeline setting (did you mean CITELINE_K?); it is ignored"]

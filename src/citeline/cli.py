@@ -18,7 +18,7 @@ from pathlib import Path
 
 from citeline import scale
 from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
-from citeline.config import Settings, load_settings
+from citeline.config import Settings, load_settings, unknown_variables
 from citeline.errors import CiteError, ConfigError, IndexNotFound
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport, existing_path
@@ -1282,6 +1282,8 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    for warning in unknown_variables():
+        print(f"citeline: warning: {warning}", file=sys.stderr)
     try:
         return args.handler(args)
     except CiteError as exc:

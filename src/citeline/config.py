@@ -13,6 +13,7 @@ Example ``config.toml``::
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import tomllib
@@ -110,6 +111,31 @@ _TOML_TYPE = {int: "a whole number", float: "a number", str: "a string", bool: "
 def config_path() -> Path:
     env = os.environ.get("CITELINE_CONFIG")
     return Path(env) if env else Path.home() / ".config" / "citeline" / "config.toml"
+
+
+def unknown_variables(env: dict[str, str] | None = None) -> list[str]:
+    """A warning for each ``CITELINE_*`` environment variable that is no setting (a
+    misspelt ``CITELINE_MDOE`` was ignored in silence, and the default ran), naming the
+    setting it is closest to. ``CITELINE_CONFIG`` and the variable the settings name as
+    the API key's (which a user may well call ``CITELINE_...``) are not settings but are
+    known."""
+    env = dict(os.environ) if env is None else env
+    known = {f"CITELINE_{f.name.upper()}" for f in fields(Settings)} | {"CITELINE_CONFIG"}
+    key_var = env.get("CITELINE_OPENAI_API_KEY_ENV", Settings.openai_api_key_env)
+    try:  # the config file may name the key's variable too; a broken file is not ours here
+        named = env.get("CITELINE_CONFIG")
+        key_var = load_settings(Path(named) if named else None, env).openai_api_key_env
+    except ConfigError:
+        pass
+    out = []
+    for var in sorted(v for v in env if v.startswith("CITELINE_") and v not in known
+                      and v != key_var):
+        # compared without the shared prefix, which makes any two names look alike
+        near = difflib.get_close_matches(var[9:], sorted(k[9:] for k in known), n=1,
+                                         cutoff=0.6)
+        hint = f" (did you mean CITELINE_{near[0]}?)" if near else ""
+        out.append(f"{var} is not a citeline setting{hint}; it is ignored")
+    return out
 
 
 def load_settings(path: Path | None = None, env: dict[str, str] | None = None) -> Settings:
