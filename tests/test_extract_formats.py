@@ -1131,10 +1131,16 @@ def test_a_beamer_deck_with_a_navigation_bar():
 
 
 def test_csv_encoding_and_sniffing(tmp_path: Path):
+    # not UTF-8: Western European text is read as Windows-1252, as a .txt is, with a
+    # warning; another legacy encoding is refused
     latin = tmp_path / "latin.csv"
     latin.write_bytes("name,city\nJosé,Málaga\n".encode("latin-1"))
-    with pytest.raises(ExtractionError, match="not valid UTF-8 .* save the CSV as UTF-8"):
-        extract(latin)
+    assert extract(latin).text == "name | city\nJosé | Málaga"
+    assert "read as Windows-1252" in extract(latin).warnings[0]
+    greek = tmp_path / "greek.csv"
+    greek.write_bytes("όνομα,πόλη\nΓιώργος,Αθήνα\n".encode("cp1253"))
+    with pytest.raises(ExtractionError, match="not valid UTF-8 .*, nor Western European text"):
+        extract(greek)
     tabs = tmp_path / "t.tsv"
     tabs.write_text("a\tb\n1\t2\n")
     assert extract(tabs).text == "a | b\n1 | 2"

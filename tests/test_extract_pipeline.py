@@ -349,12 +349,45 @@ def test_media_with_a_broken_sidecar_fails_naming_the_sidecar(index: Index, tmp_
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "memo.m4a").write_bytes(b"\0\0\0\x20ftypM4A ")
-    (folder / "memo.srt").write_bytes("1\n00:00:01,000 --> 00:00:02,000\nCaf\u00e9\n".encode("latin-1"))
+    (folder / "memo.srt").write_bytes("1\n00:00:01,000 --> 00:00:02,000\nПривет\n".encode("cp1251"))
     (folder / "kept.vtt").write_text(b.VTT_TEXT)
     report = index.index(folder)
     assert report.indexed == ["kept.vtt"] and [p for p, _ in report.skipped] == ["memo.srt"]
     (failed,) = report.failed
     assert failed[0] == "memo.m4a" and failed[1].startswith("memo.srt: not valid UTF-8")
+
+
+def test_windows_1252_csv_and_transcript_are_indexed_with_their_warnings(run, tmp_path: Path):
+    # `citeline index` itself: a Western European CSV and a recording's subtitles saved in
+    # Windows-1252 are indexed and found, the CLI's summary says which encoding it assumed;
+    # a Cyrillic CSV fails naming the file, the rest of the folder indexed
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "menu.csv").write_bytes("Plat;Dessert;Prix\r\nCafé;Crème brûlée;4,50 €\r\n"
+                                      "Thé;Île flottante;3,90 €\r\n".encode("cp1252"))
+    (folder / "talk.m4a").write_bytes(b"\0\0\0\x20ftypM4A ")
+    (folder / "talk.srt").write_bytes("1\r\n00:00:01,000 --> 00:00:04,500\r\nLe café de la gare "
+                                      "ferme à midi, dit Zoë.\r\n".encode("cp1252"))
+    (folder / "staff.csv").write_bytes("Имя;Город\r\nИван;Москва\r\n".encode("cp1251"))
+    ix = str(tmp_path / "ix")
+    code, out, _ = run("index", str(folder), "--index", ix, "-q")
+    assert code == 1 and "2 indexed" in out and "1 failed" in out and "1 skipped" in out
+    assert ("warning menu.csv: not UTF-8: read as Windows-1252, Western European (line 2 "
+            "reads 'Café;Crème'); if accented letters look wrong, save it as UTF-8") in out
+    assert ("warning talk.m4a: talk.srt: not UTF-8: read as Windows-1252, Western European "
+            "(line 3 reads 'café')") in out
+    assert "FAILED  staff.csv: not valid UTF-8 (undecodable byte 0xC8 at offset 0, line 1), " \
+           "nor Western European text (Windows-1252): read so, line 1 holds 'Èìÿ;Ãîðîä'" in out
+
+    code, out, _ = run("search", "crème brûlée dessert price", "--index", ix, "-k", "1", "--json")
+    (hit,) = json.loads(out)["hits"]
+    assert hit["document"] == "menu.csv" and "Café | Crème brûlée | 4,50 €" in hit["content"]
+    assert hit["locator"] == "#menu!A1:C3"  # the header row and both rows
+    code, out, _ = run("search", "when does the station café close", "--index", ix, "-k", "1",
+                       "--json")
+    (hit,) = json.loads(out)["hits"]
+    assert hit["document"] == "talk.m4a" and hit["locator"] == "#t=1,4.5"
+    assert hit["content"] == "Le café de la gare ferme à midi, dit Zoë."
 
 
 def test_transcript_becomes_its_media_file_when_the_recording_appears(index: Index, tmp_path: Path):

@@ -36,6 +36,7 @@ from citeline.chunk import CELL_SEP
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
 from citeline.extract.blocks import TextBuilder, check_package, not_a_package
+from citeline.extract.text import decode_bytes
 from citeline.types import Document, Region, RegionKind
 
 # csv.Sniffer looks at this much of the file: a few hundred rows vote on the
@@ -294,29 +295,19 @@ def _excel_with(delimiter: str, skipinitialspace: bool = False) -> type[csv.Dial
 
 class CsvExtractor:
     name = "csv"
-    version = "5"  # 2: Excel's "sep=" line is no row; fields are quoted with '"' only; 3: a
+    version = "6"  # 2: Excel's "sep=" line is no row; fields are quoted with '"' only; 3: a
     # NUL anywhere is binary (only the first 8,192 characters were looked at); 4: rows know
     # where their cells begin (a piece of a row cites its own cells); 5: UTF-16 and UTF-32
     # with a byte-order mark are read (Excel's "Unicode Text", PowerShell's Out-File); and
-    # the index reads a sheet's chunks with its header row (as the xlsx extractor's 5)
+    # the index reads a sheet's chunks with its header row (as the xlsx extractor's 5); 6: a
+    # file that is not UTF-8 is read as Windows-1252 when it is Western European text
     suffixes = (".csv", ".tsv")
 
     def extract(self, path: Path, rel: str) -> Document:
         data = read_bytes(path, rel, empty="empty file (no rows to index)")
-        if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's
-            encoding, what = "utf-32", "valid UTF-32 after its byte-order mark"
-        elif data.startswith((b"\xff\xfe", b"\xfe\xff")):  # its ASCII holds NUL bytes
-            encoding, what = "utf-16", "valid UTF-16 after its byte-order mark"
-        else:
-            encoding, what = "utf-8-sig", "valid UTF-8"
-        try:
-            text = data.decode(encoding)  # the BOM is dropped in each case
-        except UnicodeDecodeError as exc:
-            raise ExtractionError(
-                rel, f"not {what} (undecodable byte at offset {exc.start}); save the CSV as UTF-8"
-            ) from exc
-        if "\x00" in text:  # anywhere: a NUL past the start is binary all the same
-            raise ExtractionError(rel, "binary file (contains NUL bytes), not CSV")
+        # as a text file is read (Excel's "CSV (Comma delimited)" is in Windows' legacy
+        # encoding): its line ends kept, for the records' quoted line breaks
+        text, warning = decode_bytes(rel, data, western=True, kind="CSV")
         dialect = self._dialect(path, text)
         if m := _SEP_LINE.match(text):  # Excel's "sep=;" line: the delimiter, not a row
             text = text[m.end():]
@@ -328,7 +319,8 @@ class CsvExtractor:
             regions = sheet_rows(builder, path.stem, rows)
         except csv.Error as exc:
             raise ExtractionError(rel, f"malformed CSV ({exc})") from exc
-        return _document(rel, path.stem, "text/csv", self.name, self.version, builder, regions, [])
+        return _document(rel, path.stem, "text/csv", self.name, self.version, builder, regions,
+                         [warning] if warning else [])
 
     @staticmethod
     def _dialect(path: Path, text: str) -> type[csv.Dialect] | csv.Dialect:

@@ -112,14 +112,21 @@ def damaged_after_mark(encoding: str, where: str) -> str:
             "was saved in another encoding, or it is damaged")
 
 
-def decode_text(path: Path, rel: str, data: bytes) -> str:
-    """Bytes -> canonical text, or a clear reason why this is not a text file: UTF-8, or
-    UTF-16/32 after their byte-order mark (see :func:`decode` for Windows-1252 too)."""
-    return decode(rel, data)[0]
-
-
 def decode(rel: str, data: bytes, western: bool = False) -> tuple[str, str]:
-    """Bytes -> (canonical text, a warning or ""), or ExtractionError with the reason.
+    """Bytes -> (canonical text, a warning or ""), or ExtractionError with the reason:
+    :func:`decode_bytes`'s text, refused when blank, its line ends made ``\\n``."""
+    text, warning = decode_bytes(rel, data, western)
+    if not text.strip():
+        raise ExtractionError(rel, "empty file (no text to index)")
+    return text.replace("\r\n", "\n").replace("\r", "\n"), warning
+
+
+def decode_bytes(rel: str, data: bytes, western: bool = False,
+                 kind: str = "text") -> tuple[str, str]:
+    """Bytes -> (the text as written, a warning or ""), or ExtractionError with the reason:
+    UTF-8, or UTF-16/32 after their byte-order mark (the mark dropped). Its line ends are
+    left as they are, for a reader that parses them (a CSV's records); ``kind`` is what a
+    file holding a NUL is not ("binary file (contains NUL bytes), not CSV").
 
     With ``western``, a file that is not UTF-8 and has no byte-order mark is read as
     Windows-1252 when it is Western European text (:func:`western_text`), with a
@@ -136,7 +143,7 @@ def decode(rel: str, data: bytes, western: bool = False) -> tuple[str, str]:
     else:
         encoding, what = "utf-8", "not valid UTF-8"
     if encoding == "utf-8" and b"\x00" in data:  # one NUL anywhere is binary
-        raise ExtractionError(rel, "binary file (contains NUL bytes), not text")
+        raise ExtractionError(rel, f"binary file (contains NUL bytes), not {kind}")
     bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0  # dropped
     warning = ""
     try:
@@ -155,10 +162,8 @@ def decode(rel: str, data: bytes, western: bool = False) -> tuple[str, str]:
         text, warning = legacy, (f"not UTF-8: read as Windows-1252, Western European ({seen}); "
                                  "if accented letters look wrong, save it as UTF-8")
     if "\x00" in text:  # a NUL character in UTF-16/32 text: binary all the same
-        raise ExtractionError(rel, "binary file (contains NUL characters), not text")
-    if not text.strip():
-        raise ExtractionError(rel, "empty file (no text to index)")
-    return text.replace("\r\n", "\n").replace("\r", "\n"), warning
+        raise ExtractionError(rel, f"binary file (contains NUL characters), not {kind}")
+    return text, warning
 
 
 def heading_title(text: str, style: str, fallback: str) -> str:

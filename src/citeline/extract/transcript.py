@@ -39,7 +39,7 @@ from pathlib import Path
 from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import register
 from citeline.extract.blocks import TextBuilder
-from citeline.extract.text import decode_text
+from citeline.extract.text import decode
 from citeline.types import Document, Region, RegionKind
 
 TRANSCRIPT_SUFFIXES = (".vtt", ".srt")
@@ -244,9 +244,10 @@ def companion(path: Path) -> Path | None:
 
 class TranscriptExtractor:
     name = "transcript"
-    version = "2"  # 2: a cue whose blank line is missing ends at the next timing line, a
+    version = "3"  # 2: a cue whose blank line is missing ends at the next timing line, a
     # WebVTT header runs up to the first timing line, minutes and seconds over 59 are
-    # malformed, only the formats' own tags are markup ("x<y and z>w" stays)
+    # malformed, only the formats' own tags are markup ("x<y and z>w" stays); 3: a file
+    # that is not UTF-8 is read as Windows-1252 when it is Western European text
     suffixes = TRANSCRIPT_SUFFIXES + MEDIA_SUFFIXES
 
     def fingerprint(self, path: Path) -> str:
@@ -285,12 +286,11 @@ class TranscriptExtractor:
             data = source.read_bytes()
         except OSError as exc:
             raise ExtractionError(rel, f"cannot read {source.name}: {exc.strerror or exc}") from exc
-        try:
-            text = decode_text(source, rel, data)
-        except ExtractionError as exc:  # name the sidecar when the document is the media file
-            reason = exc.reason if source.name == Path(rel).name else f"{source.name}: {exc.reason}"
-            raise ExtractionError(rel, reason) from exc
         who = "" if source.name == Path(rel).name else f"{source.name}: "  # a media file's sidecar
+        try:  # as a text file is read: Windows-1252 when it is Western text, with a warning
+            text, legacy = decode(rel, data, western=True)
+        except ExtractionError as exc:  # name the sidecar when the document is the media file
+            raise ExtractionError(rel, f"{who}{exc.reason}") from exc
         try:
             cues, bad, title = parse_cues(text, vtt=source.suffix.lower() == ".vtt")
         except ValueError as exc:
@@ -309,7 +309,7 @@ class TranscriptExtractor:
         for cue in cues:
             start, end = out.add(cue.text, sep="\n")
             regions.append(Region(RegionKind.CUE, start, end, t_start=cue.start, t_end=cue.end))
-        warnings = []
+        warnings = [f"{who}{legacy}"] if legacy else []
         if bad:
             shown_lines = ", ".join(str(n) for n in bad[:10]) + (" ..." if len(bad) > 10 else "")
             warnings.append(f"{who}skipped {len(bad)} malformed cue(s) at line(s) {shown_lines}")
