@@ -225,6 +225,16 @@ def test_an_index_in_a_read_only_folder_is_searched_and_refuses_writes_naming_it
         assert "the removal of tides.md was not written" in done.stderr
         assert "make both writable" in done.stderr
         assert sorted(p.name for p in ix.iterdir()) == [DB_NAME]
+        # a new document is refused before it is read and embedded (the first one was
+        # embedded, and only its write refused), the unchanged ones left as they are
+        (tmp_path / "docs" / "locks.md").write_text("A lock raises a boat between two "
+                                                     "levels of a canal.\n")
+        done = _citeline("index", str(tmp_path / "docs"), "--index", str(ix), "-q")
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert (f"{db}: the index cannot be written, its folder is read-only (locks.md was "
+                "not indexed; the index is unchanged)") in done.stderr
+        done = _citeline("status", "--index", str(ix))
+        assert "locks.md" not in done.stdout and "tides.md" in done.stdout
         # an index written before migration 5 is upgraded when opened: that is a write
         ix.chmod(0o755)
         _downgrade_to_schema_4(db)

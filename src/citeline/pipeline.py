@@ -754,6 +754,7 @@ class Index:
                 self.store.set_root(rel, root)
             report.unchanged.append(rel)
             return
+        self.store.check_writable(rel)  # before the document is read and embedded
         config = self.chunk_config
         try:
             doc = extractor_for(f).extract(f, rel)

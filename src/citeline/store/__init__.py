@@ -250,6 +250,11 @@ class Store(Protocol):
         document is unknown or was written before the map was kept."""
         ...
 
+    def check_writable(self, what: str) -> None:
+        """Raise :class:`~citeline.errors.StoreUnavailable` if the store is known, before
+        any write, to refuse ``what`` (a document about to be read and embedded)."""
+        ...
+
     def write_document(self, record: DocRecord, text: str, chunks: Sequence[StoredChunk],
                        regions: Sequence[Region] = ()) -> None:
         """Replace a document, its region map and all its chunks in ONE transaction."""

@@ -866,6 +866,10 @@ class PostgresStore:
             raise StoreUnavailable(f"{record.path}: cannot write the document: {exc}") from exc
 
     @_db
+    def check_writable(self, what: str) -> None:
+        """A server refuses a write when it is made (a read-only transaction or role):
+        nothing here tells it beforehand."""
+
     def mark(self, path: str, root: str, state: str, reason: str) -> None:
         c = self.conn
         with c.transaction():

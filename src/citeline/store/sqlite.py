@@ -613,6 +613,17 @@ class SQLiteStore:
             _rollback(c)
             raise
 
+    def check_writable(self, what: str) -> None:
+        """An index opened to read (its folder is read-only, :meth:`_read_only`) refuses
+        ``what`` before it is read and embedded: ``index`` embedded the first new
+        document, seconds to minutes of work, and only its write was refused."""
+        _ = self.conn  # connects: a read-only folder is found here
+        if self.read_only:
+            raise StoreUnavailable(f"{self.path}: the index cannot be written, its folder is "
+                                   f"read-only ({what} was not indexed; the index is "
+                                   "unchanged): make the folder writable, or index into "
+                                   "another --index folder")
+
     def mark(self, path: str, root: str, state: str, reason: str) -> None:
         c = self.conn
         try:
