@@ -152,6 +152,54 @@ def test_a_damaged_page_found_by_a_search_is_named_with_the_file(tmp_path: Path,
     _damaged_message(capsys.readouterr().err, db)
 
 
+def _citeline_as_is(*argv: str) -> subprocess.CompletedProcess:
+    """The CLI in a process of its own, as the user running the tests."""
+    return subprocess.run([sys.executable, "-m", "citeline", *argv], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+def test_an_index_linked_to_nothing_is_named_so_and_nothing_is_created_through_the_link(
+        tmp_path: Path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text(TIDES)
+    volume = tmp_path / "volume"  # a mount point with nothing mounted on it
+    volume.mkdir()
+    ix = tmp_path / "ix"
+    ix.mkdir()
+    (ix / DB_NAME).symlink_to(volume / "ix" / DB_NAME)
+    (tmp_path / "linked").symlink_to(volume / "ix")  # the folder itself a link
+    (tmp_path / "above").symlink_to(volume / "data")  # a folder above the index one
+    cases = [
+        (ix, f"{ix / DB_NAME}: the index file is a link to {volume / 'ix' / DB_NAME}, which "
+             "does not exist (a volume not mounted?)"),
+        (tmp_path / "linked", f"{tmp_path / 'linked'}: the index folder is a link to "
+                              f"{volume / 'ix'}, which does not exist (a volume not mounted?)"),
+        (tmp_path / "above" / "ix", f"{tmp_path / 'above' / 'ix'}: {tmp_path / 'above'}, a "
+                                    f"folder above it, is a link to {volume / 'data'}, which "
+                                    "does not exist (a volume not mounted?)"),
+    ]
+    for folder, said in cases:
+        # reading commands said "no citeline index here (run citeline index)"; index said
+        # "No such file or directory: give this user permission" (file) or "cannot create
+        # the index folder: File exists" (folder)
+        for argv in (["status"], ["search", "pilot", "--mode", "bm25"], ["ask", "pilot"],
+                     ["index", str(docs), "-q"]):
+            done = _citeline_as_is(*argv, "--index", str(folder))
+            assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+            assert done.stderr.startswith(f"citeline: error: {said}: make "), done.stderr
+            assert "reachable and run the command again" in done.stderr
+    # the link's target folder there (the volume mounted without the index on it): index
+    # created a new index through the link; it is still refused, the link left as it was
+    (volume / "ix").mkdir()
+    done = _citeline_as_is("index", str(docs), "-q", "--index", str(ix))
+    assert done.returncode == 2 and "the index file is a link to" in done.stderr
+    assert list((volume / "ix").iterdir()) == []
+    assert (ix / DB_NAME).readlink() == volume / "ix" / DB_NAME
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["above", "docs", "ix", "linked",
+                                                          "volume"]
+
+
 def test_a_newer_schema_is_refused_naming_the_versions_and_left_untouched(tmp_path: Path,
                                                                          embedder):
     db = _built(tmp_path, embedder)

@@ -270,6 +270,46 @@ def _cannot_open(path: Path, exc: sqlite3.OperationalError) -> NoReturn:
     raise StoreUnavailable(f"{path}: cannot open the index: {exc}") from exc
 
 
+def _dangling(path: Path) -> tuple[Path, Path] | None:
+    """The link among ``path`` and its parents that points at nothing, with where it
+    points in the end (through links to links), or None. An index on a volume that is
+    not mounted: ``exists()`` is False for it, so it was taken for no index at all."""
+    for link in (path, *path.parents):
+        if not link.is_symlink():
+            continue
+        try:
+            os.stat(link)
+        except (FileNotFoundError, NotADirectoryError):
+            target = link
+            for _ in range(40):  # the kernel's own limit of links followed
+                if not target.is_symlink():
+                    break
+                target = target.parent / os.readlink(target)
+            return link, target
+        except OSError:  # a loop of links, no permission: opening it says which
+            return None
+        return None  # a link that resolves: the parents above it resolve too
+    return None
+
+
+def _unmounted(folder: Path, path: Path) -> StoreUnavailable | None:
+    """The error naming a link to nothing in the index file's place, or in the folder's
+    (or a parent's): nothing is created through it, and it is not replaced. Reading
+    commands said "no citeline index here (run citeline index)", and ``index`` created
+    a new index at the link's target, or failed saying "No such file or directory:
+    give this user permission" or "cannot create the index folder: File exists"."""
+    found = _dangling(path)
+    if found is None:
+        return None
+    link, target = found
+    what = ("the index file" if link == path else
+            "the index folder" if link == folder else f"{link}, a folder above it,")
+    return StoreUnavailable(
+        f"{path if link == path else folder}: {what} is a link to {target}, which does not "
+        f"exist (a volume not mounted?): make {target} reachable and run the command again, "
+        "or use another --index folder")
+
+
 def _empty(path: Path) -> bool:
     """Whether ``path`` is a file of 0 bytes with no write-ahead log holding its pages (a
     process creating the index may have committed its first pages to the log only)."""
@@ -342,6 +382,8 @@ class SQLiteStore:
     def __init__(self, folder: Path, create: bool = True) -> None:
         self.folder = Path(folder)
         path = self.folder / DB_NAME
+        if (unmounted := _unmounted(self.folder, path)) is not None:
+            raise unmounted
         if self.folder.exists() and not self.folder.is_dir():
             raise ConfigError(f"{self.folder}: not a folder (--index names the folder that "
                               "holds an index)")
@@ -382,7 +424,8 @@ class SQLiteStore:
         if c is not None and _file_id(self.path) != self._local.file:
             self.close()
             if not self.path.exists():
-                raise IndexNotFound(f"{self.folder}: the index was removed while in use")
+                raise _unmounted(self.folder, self.path) or IndexNotFound(
+                    f"{self.folder}: the index was removed while in use")
             c = None
         if c is None:
             try:
@@ -405,8 +448,8 @@ class SQLiteStore:
             except sqlite3.OperationalError as exc:
                 if self.path.exists():
                     raise
-                raise IndexNotFound(f"{self.folder}: the index was removed while in use"
-                                    ) from exc
+                raise _unmounted(self.folder, self.path) or IndexNotFound(
+                    f"{self.folder}: the index was removed while in use") from exc
         else:
             c = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
         try:
