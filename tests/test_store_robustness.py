@@ -152,6 +152,53 @@ def test_a_damaged_page_found_by_a_search_is_named_with_the_file(tmp_path: Path,
     _damaged_message(capsys.readouterr().err, db)
 
 
+def _overflow_page(db: Path, table: str) -> int:
+    """The number of the first page holding the overflow of ``table``'s rows (a long
+    text or vector continued past its row's page), from SQLite's ``dbstat`` table."""
+    with sqlite3.connect(db) as c:
+        try:
+            row = c.execute("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = "
+                            "'overflow' ORDER BY pageno", (table,)).fetchone()
+        except sqlite3.OperationalError:
+            pytest.skip("this SQLite was built without the dbstat table")
+    c.close()
+    assert row is not None
+    return row[0]
+
+
+@pytest.mark.parametrize("damage", ["two pages in the middle", "a chunk's overflow page"])
+def test_status_checks_the_pages_and_names_a_damaged_file(tmp_path: Path, embedder, capsys,
+                                                          damage: str):
+    db = _built(tmp_path, embedder)
+    ix = str(tmp_path / "ix")
+    assert cli.main(["status", "--index", ix]) == 0  # an intact index passes the check
+    assert "2 documents" in capsys.readouterr().out
+    with sqlite3.connect(db) as c:
+        page_size = c.execute("PRAGMA page_size").fetchone()[0]
+    c.close()
+    if damage == "two pages in the middle":  # the header kept; SQLite's check fails
+        first, n = db.stat().st_size // page_size // 2 - 1, 2
+        said = "database disk image is malformed"
+    else:  # a bad sector in a chunk's vectors: the check names the page linking to it
+        first, n = _overflow_page(db, "chunks") - 1, 1
+        said = "SQLite's check of its pages: On tree page "
+    with db.open("r+b") as f:
+        f.seek(first * page_size)
+        f.write(b"\xff" * page_size * n)
+    kept = db.read_bytes()
+    index = Index(tmp_path / "ix", embedder=embedder)
+    # what status reads, the documents table, is intact: it listed both and exited 0
+    assert [d.record.path for d in index.status()] == ["cranes.md", "tides.md"]
+    index.close()
+    for argv in (["status"], ["status", "--json"]):
+        assert cli.main([*argv, "--index", ix]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and "Traceback" not in err and err.startswith("citeline: error: ")
+        _damaged_message(err, db)
+        assert said in err
+    assert db.read_bytes() == kept  # nothing was written to it
+
+
 def _citeline_as_is(*argv: str) -> subprocess.CompletedProcess:
     """The CLI in a process of its own, as the user running the tests."""
     return subprocess.run([sys.executable, "-m", "citeline", *argv], capture_output=True,

@@ -454,6 +454,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from citeline.rerank import rerank_state
 
     idx = _open(args)
+    idx.check()  # every page of the file: a damaged one is named here, not by a search
     docs = idx.status()
     stats = idx.store.stats()
     rerank = rerank_state(getattr(args, "rerank_model", None) or load_settings().rerank_model)

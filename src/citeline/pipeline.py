@@ -627,6 +627,12 @@ class Index:
         self.store.remove_document(path)
         return True
 
+    def check(self) -> None:
+        """Raise :class:`~citeline.errors.StoreUnavailable` if the index's stored data is
+        found damaged (``status`` runs it first): a damaged page of its chunks surfaced
+        only when a search read it."""
+        self.store.check()
+
     def compact(self) -> CompactReport:
         """Drop the embedding cache's vectors that no document in the index uses any more
         (removed or edited documents, another model's) and give their space back. A text

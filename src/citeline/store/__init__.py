@@ -325,6 +325,11 @@ class Store(Protocol):
 
     def stats(self) -> IndexStats: ...
 
+    def check(self) -> None:
+        """Raise :class:`~citeline.errors.StoreUnavailable` if the stored data is found
+        damaged (pages a search would fail on, or read wrong), naming what to do."""
+        ...
+
     def compact(self) -> CompactReport:
         """Drop the embedding-cache rows no stored chunk, header-less chunk or sentence
         uses (texts of removed or edited documents, another model's vectors), then give

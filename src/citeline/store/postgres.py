@@ -1153,6 +1153,12 @@ class PostgresStore:
         by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
         return IndexStats(int(n), int(over), int(tok), int(htok), by_state)
 
+    def check(self) -> None:
+        """Nothing to read here: the server reports a damaged page itself when a
+        statement reads it (checksummed, on a cluster with data checksums), and its own
+        tools (amcheck) check a whole database; a full scan from here would read every
+        vector over the network."""
+
     def _cache_bytes(self) -> int:
         return int(self.conn.execute(
             "SELECT pg_total_relation_size('embeddings')").fetchone()[0])

@@ -169,15 +169,20 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
+# Damaged pages SQLite's check names before it stops: the first few say where; a whole
+# damaged region lists one line per page.
+CHECK_ERRORS = 3
+
 # Generations of changes the chunk log keeps: a snapshot older than that is read whole.
 LOG_GENERATIONS = 1000
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _damaged(path: Path, exc: sqlite3.DatabaseError) -> StoreUnavailable:
-    """A file SQLite cannot read as a database (cut short, overwritten, not one at all).
-    Nothing is written to it: what it still holds is left for whoever can recover it."""
+def _damaged(path: Path, exc: sqlite3.DatabaseError | str) -> StoreUnavailable:
+    """A file SQLite cannot read as a database (cut short, overwritten, not one at all),
+    or whose pages fail its check (``exc`` then says what the check found). Nothing is
+    written to it: what it still holds is left for whoever can recover it."""
     return StoreUnavailable(
         f"{path}: the index file is damaged ({exc}); citeline cannot repair it: delete it "
         f"and its -wal and -shm files (or use a new --index folder) and index the documents "
@@ -976,6 +981,20 @@ class SQLiteStore:
         ).fetchone()
         by_state = dict(c.execute("SELECT state, COUNT(*) FROM documents GROUP BY state").fetchall())
         return IndexStats(n, over, tok, htok, by_state)
+
+    @_read
+    def check(self) -> None:
+        """Raise :class:`StoreUnavailable` naming the file as damaged (:func:`_damaged`)
+        when SQLite's ``quick_check`` finds a damaged page: status read the documents
+        table alone, so an overwritten page of the chunks, postings or sentences went
+        unseen until a search read it, or never. It reads every page, and checks their
+        structure, not what they hold (damage inside a stored text or vector passes):
+        0.05 s for an index of 110 MB in the system's cache, 0.6 s from disk."""
+        found = self.conn.execute(f"PRAGMA quick_check({CHECK_ERRORS})").fetchall()
+        if found != [("ok",)]:
+            lines = [line for (row,) in found for line in row.splitlines()
+                     if line and not line.startswith("*** in database")]
+            raise _damaged(self.path, "SQLite's check of its pages: " + "; ".join(lines))
 
     def _bytes(self) -> int:
         return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + "-wal"))
