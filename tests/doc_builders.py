@@ -9,6 +9,7 @@ the file's path; the facts inside are unique phrases the tests search for.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 # --- PDF ------------------------------------------------------------------------------
 
@@ -707,3 +708,169 @@ def titled_pdf(folder: Path, name: str, title: str | bytes, text: str) -> Path:
     with path.open("wb") as fh:
         w.write(fh)
     return path
+
+
+# --- Spreadsheets: the same cells as .ods (odfpy) and as .xlsx (openpyxl) -------------
+
+
+class Shown(NamedTuple):
+    """A number a sheet shows formatted: ``kind`` "percentage" (0.25 as 25%) or
+    "currency" (euros)."""
+
+    value: float
+    kind: str
+
+
+class Formula(NamedTuple):
+    """A formula cell as a spreadsheet program saves it (ODF syntax, ``of:=...``) with its
+    last result, or, ``cached`` None, as a library that does not calculate writes it."""
+
+    formula: str
+    cached: object = None
+
+
+# Sheets by name, each a list of rows of cell values (None: empty), row 1 first.
+Book = dict[str, list[list[object]]]
+
+
+def spreadsheet(path: Path, sheets: Book, hidden: tuple[str, ...] = (),
+                merged: dict[str, list[str]] | None = None) -> Path:
+    """Write ``sheets`` to ``path``: an .ods by odfpy, laid out as LibreOffice Calc saves
+    one, or an .xlsx by openpyxl, so a test can read the same cells in both formats.
+    ``merged``: A1 ranges by sheet ("A5:C6"), whose cells but the first must be None.
+
+    The .ods stores runs of identical neighbouring cells and rows once with a count, as
+    Calc does (table:number-columns-repeated, table:number-rows-repeated), ends each row
+    with its empty cells repeated to column 1,024 and each sheet with an empty row
+    repeated to row 1,048,576; a hidden sheet has a table style with display false, a
+    merged range's other cells are table:covered-table-cell, a line break in a text
+    starts a new paragraph (text:p) of the cell."""
+    merged = merged or {}
+    if path.suffix == ".xlsx":
+        _xlsx_book(path, sheets, hidden, merged)
+    else:
+        _ods_book(path, sheets, hidden, merged)
+    return path
+
+
+def _xlsx_book(path: Path, sheets: Book, hidden: tuple[str, ...],
+               merged: dict[str, list[str]]) -> None:
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    wb.remove(wb.active)
+    for name, rows in sheets.items():
+        ws = wb.create_sheet(name)
+        for r, row in enumerate(rows, start=1):
+            for c, value in enumerate(row, start=1):
+                if isinstance(value, Shown):
+                    cell = ws.cell(r, c, value.value)
+                    cell.number_format = "0%" if value.kind == "percentage" else '#,##0.00 "€"'
+                elif value is not None:
+                    ws.cell(r, c, value)
+        for cells in merged.get(name, []):
+            ws.merge_cells(cells)
+        if name in hidden:
+            ws.sheet_state = "hidden"
+    wb.save(path)
+
+
+def _ods_book(path: Path, sheets: Book, hidden: tuple[str, ...],
+              merged: dict[str, list[str]]) -> None:
+    import datetime as dt
+
+    from odf import teletype
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.style import Style, TableProperties
+    from odf.table import CoveredTableCell, Table, TableCell, TableColumn, TableRow
+    from odf.text import P
+    from openpyxl.utils import range_boundaries
+
+    columns, last_row = 1024, 1_048_576  # Calc before 7.4 (1,024 columns), and since
+    doc = OpenDocumentSpreadsheet()
+    style = Style(name="ta_hidden", family="table")
+    style.addElement(TableProperties(display="false"))
+    doc.automaticstyles.addElement(style)
+
+    def attributes(value: object) -> dict[str, object]:
+        if isinstance(value, Formula):
+            return {"formula": value.formula} | (
+                attributes(value.cached) if value.cached is not None else {})
+        if isinstance(value, Shown):
+            return {"valuetype": value.kind, "value": value.value} | (
+                {"currency": "EUR"} if value.kind == "currency" else {})
+        if isinstance(value, bool):
+            return {"valuetype": "boolean", "booleanvalue": str(value).lower()}
+        if isinstance(value, int | float):
+            return {"valuetype": "float", "value": value}
+        if isinstance(value, dt.datetime | dt.date):
+            return {"valuetype": "date", "datevalue": value.isoformat()}
+        if isinstance(value, dt.time):
+            return {"valuetype": "time",
+                    "timevalue": f"PT{value.hour:02d}H{value.minute:02d}M{value.second:02d}S"}
+        return {"valuetype": "string"}
+
+    def text(value: object) -> str | None:  # the cell as Calc shows it, in its paragraphs
+        if isinstance(value, Formula):
+            value = value.cached
+        if value is None:
+            return None
+        if isinstance(value, Shown):
+            return f"{value.value:.0%}" if value.kind == "percentage" else f"{value.value:,.2f} €"
+        if isinstance(value, dt.datetime):
+            return value.strftime("%m/%d/%y %I:%M %p")
+        if isinstance(value, dt.date):
+            return value.strftime("%m/%d/%y")
+        if isinstance(value, dt.time):
+            return value.strftime("%I:%M:%S %p")
+        return str(value).upper() if isinstance(value, bool) else str(value)
+
+    for name, rows in sheets.items():
+        table = Table(name=name, **({"stylename": style} if name in hidden else {}))
+        table.addElement(TableColumn(numbercolumnsrepeated=columns))
+        spans, covered = {}, set()  # (row, col) 1-based -> (rows, cols); the cells merged away
+        for cells in merged.get(name, []):
+            c1, r1, c2, r2 = range_boundaries(cells)
+            spans[(r1, c1)] = (r2 - r1 + 1, c2 - c1 + 1)
+            covered |= {(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)} - {(r1, c1)}
+        # what makes two cells the same: True is no 1, nor 1 a 1.0
+        keys = [[(type(v), v, (r, c) in covered, spans.get((r, c))) for c, v in enumerate(row, 1)]
+                for r, row in enumerate(rows, start=1)]
+        r = 0
+        while r < len(rows):
+            n = 1  # identical rows after this one: one element, repeated
+            while r + n < len(rows) and keys[r + n] == keys[r] and not any(
+                    key[3] for key in keys[r]):
+                n += 1
+            tr = TableRow(**({"numberrowsrepeated": n} if n > 1 else {}))
+            row = rows[r]
+            c = 0
+            while c < len(row):
+                k = 1
+                while c + k < len(row) and keys[r][c + k] == keys[r][c] and keys[r][c][3] is None:
+                    k += 1
+                repeat = {"numbercolumnsrepeated": k} if k > 1 else {}
+                _, value, merged_away, span = keys[r][c]
+                if merged_away:
+                    tr.addElement(CoveredTableCell(**repeat))
+                elif value is None:
+                    tr.addElement(TableCell(**repeat))
+                else:
+                    extra = {"numberrowsspanned": span[0], "numbercolumnsspanned": span[1]} \
+                        if span else {}
+                    cell = TableCell(**attributes(value), **repeat, **extra)
+                    if (shown := text(value)) is not None:
+                        for line in shown.split("\n"):
+                            p = P()
+                            teletype.addTextToElement(p, line)  # spaces as text:s, tabs
+                            cell.addElement(p)
+                    tr.addElement(cell)
+                c += k
+            tr.addElement(TableCell(numbercolumnsrepeated=columns - len(row)))
+            table.addElement(tr)
+            r += n
+        empty = TableRow(numberrowsrepeated=last_row - len(rows))
+        empty.addElement(TableCell(numbercolumnsrepeated=columns))
+        table.addElement(empty)
+        doc.spreadsheet.addElement(table)
+    doc.save(str(path))

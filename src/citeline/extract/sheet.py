@@ -1,4 +1,5 @@
-"""Spreadsheets: XLSX (openpyxl, MIT, read-only streaming) and CSV/TSV (stdlib csv).
+"""Spreadsheets: XLSX (openpyxl, MIT, read-only streaming), ODS (lxml, BSD, streaming
+content.xml) and CSV/TSV (stdlib csv).
 
 Canonical text: one line per non-empty row, its cells from the row's first to
 its last non-empty column joined by `` | `` (an empty cell in between stays an
@@ -17,25 +18,42 @@ counted), so ``Sheet1!A12`` is the cell a spreadsheet program shows. For CSV a
 row is a record (a quoted field may span lines), which is what a spreadsheet
 program shows when it opens the file. Cells are their stored values: a
 formula's last computed value (what the file cached), dates in ISO 8601.
+
+An .ods (OpenDocument, LibreOffice Calc's own format) gives the rows an .xlsx with the
+same cells gives (both readers hand :func:`workbook_document` a :class:`Sheet` each),
+so its text, regions and citations are the same: a number, percentage or currency is
+its value, not its display (``0.25``, not ``25%``); dates, times and booleans read as
+openpyxl reads them; a cell of several paragraphs is a multi-line cell; a cell merged
+away (``table:covered-table-cell``) is empty; a formula is its saved result. Runs of
+identical rows or cells are stored once with a count: empty runs (LibreOffice ends
+every sheet with an empty row repeated to row 1,048,576) are counted, never expanded,
+and runs with content are bounded by :data:`MAX_REPEATED_CELLS`. A sheet hidden by its
+table style (``table:display="false"``) is indexed with a warning, as an .xlsx's.
+Neither reader indexes comments, drawings or charts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import io
 import re
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any, Literal
 
 import openpyxl
+from lxml import etree
 from openpyxl.utils.exceptions import InvalidFileException
 
 from citeline.chunk import CELL_SEP
 from citeline.errors import ExtractionError
-from citeline.extract import read_bytes, register
-from citeline.extract.blocks import TextBuilder, check_package, not_a_package
+from citeline.extract import Extractor, read_bytes, register
+from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
 from citeline.extract.text import decode_bytes
 from citeline.types import Document, Region, RegionKind
 
@@ -43,6 +61,7 @@ from citeline.types import Document, Region, RegionKind
 # delimiter. Its regexes are superlinear (64 KiB took ~1 s, 16 KiB ~75 ms).
 SNIFF_CHARS = 16 * 1024
 CSV_DELIMITERS = ",;\t|"
+XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 # 15 significant digits round-trip every decimal a spreadsheet displays by default
 # without showing binary noise (0.1 + 0.2 -> 0.3, not 0.30000000000000004).
 FLOAT_DIGITS = 15
@@ -118,6 +137,49 @@ def _document(rel: str, title: str, media_type: str, name: str, version: str,
     )
 
 
+# What a reader says of a sheet's visibility: Excel's three states (an .ods has the first two).
+SheetState = Literal["visible", "hidden", "veryHidden"]
+
+
+@dataclass
+class Sheet:
+    """One sheet as a workbook reader hands it to :func:`workbook_document`: ``rows`` are
+    read lazily, while the sheet is built, and fill ``uncached`` as they go."""
+
+    name: str
+    rows: Iterable[tuple[int, Sequence[str]]]
+    state: SheetState = "visible"
+    # formula cells with no saved result, indexed as their formulas: "B5 =SUM(B2:B3)"
+    uncached: list[str] = field(default_factory=list)
+
+
+def workbook_document(rel: str, title: str, media_type: str, extractor: Extractor,
+                      sheets: Iterable[Sheet]) -> Document:
+    """The Document of a workbook's ``sheets``, in order: their rows (:func:`sheet_rows`),
+    and a warning for each sheet that is empty, hidden or has formulas with no saved
+    result. The XLSX and ODS readers differ only in how they produce the sheets."""
+    builder = TextBuilder()
+    regions: list[Region] = []
+    warnings: list[str] = []
+    for sheet in sheets:
+        found = sheet_rows(builder, sheet.name, sheet.rows)
+        if not found:
+            warnings.append(f"sheet {sheet.name!r} is empty")
+        elif sheet.state != "visible":
+            how = ("Unhide in a spreadsheet program shows it" if sheet.state == "hidden"
+                   else "it is very hidden: only the VBA editor shows it")
+            warnings.append(f"sheet {sheet.name!r} is hidden: its {len(found)} row(s) are "
+                            f"indexed and cited; {how}")
+        if sheet.uncached:
+            warnings.append(
+                f"sheet {sheet.name!r}: {len(sheet.uncached)} formula cell(s) have no saved result "
+                f"(e.g. {sheet.uncached[0]}); their formulas are indexed instead: open and save "
+                "the file in a spreadsheet program to index the values")
+        regions.extend(found)
+    return _document(rel, title, media_type, extractor.name, extractor.version, builder,
+                     regions, warnings)
+
+
 class XlsxExtractor:
     name = "xlsx"
     version = "5"  # 2: a formula with no saved result is indexed as its formula, with a
@@ -140,50 +202,38 @@ class XlsxExtractor:
         except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError,
                 SyntaxError) as exc:  # SyntaxError: a part's XML is damaged (either parser)
             raise ExtractionError(rel, f"not a readable .xlsx workbook ({exc})") from exc
-        builder = TextBuilder()
-        regions: list[Region] = []
-        warnings: list[str] = []
-        formulas = None  # the same workbook read for its formulas, when a sheet has any
+        opened = [wb]  # and the same workbook read for its formulas, when a sheet has any
         try:
-            with_formulas = _sheets_with_formulas(path)
-            lost = [name for name in _listed_sheets(path) if name not in wb.sheetnames]
-            if lost:  # openpyxl leaves out a sheet whose part is missing, as if it never was
-                raise ExtractionError(rel, f"the workbook is damaged (sheet {lost[0]!r} is listed "
-                                           "but its part is missing)")
-            for ws in wb.worksheets:
-                # Writers often store a wrong <dimension>; read what is really there.
-                ws.reset_dimensions()
-                rows = self._rows(ws)
-                uncached: list[str] = []
-                if getattr(ws, "_worksheet_path", None) in with_formulas:
-                    if formulas is None:
-                        formulas = openpyxl.load_workbook(str(path), read_only=True, data_only=False)
-                    wf = formulas[ws.title]
-                    wf.reset_dimensions()
-                    saved = _saved_results(path, ws._worksheet_path)
-                    rows = _with_formulas(rows, wf, saved, uncached)
-                found = sheet_rows(builder, ws.title, rows)
-                if not found:
-                    warnings.append(f"sheet {ws.title!r} is empty")
-                elif (state := getattr(ws, "sheet_state", "visible")) != "visible":
-                    how = ("Unhide in a spreadsheet program shows it" if state == "hidden"
-                           else "it is very hidden: only the VBA editor shows it")
-                    warnings.append(f"sheet {ws.title!r} is hidden: its {len(found)} row(s) are "
-                                    f"indexed and cited; {how}")
-                if uncached:
-                    warnings.append(
-                        f"sheet {ws.title!r}: {len(uncached)} formula cell(s) have no saved result "
-                        f"(e.g. {uncached[0]}); their formulas are indexed instead: open and save "
-                        "the file in a spreadsheet program to index the values")
-                regions.extend(found)
+            return workbook_document(rel, path.stem, XLSX_MEDIA_TYPE, self,
+                                     self._sheets(path, rel, wb, opened))
         except (KeyError, ValueError, zipfile.BadZipFile, SyntaxError) as exc:
             raise ExtractionError(rel, f"the workbook is damaged ({exc})") from exc
         finally:
-            wb.close()
-            if formulas is not None:
-                formulas.close()
-        return _document(rel, path.stem, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                         self.name, self.version, builder, regions, warnings)
+            for book in opened:
+                book.close()
+
+    @staticmethod
+    def _sheets(path: Path, rel: str, wb, opened: list) -> Iterator[Sheet]:  # type: ignore[no-untyped-def]
+        with_formulas = _sheets_with_formulas(path)
+        lost = [name for name in _listed_sheets(path) if name not in wb.sheetnames]
+        if lost:  # openpyxl leaves out a sheet whose part is missing, as if it never was
+            raise ExtractionError(rel, f"the workbook is damaged (sheet {lost[0]!r} is listed "
+                                       "but its part is missing)")
+        formulas = None
+        for ws in wb.worksheets:
+            # Writers often store a wrong <dimension>; read what is really there.
+            ws.reset_dimensions()
+            rows = XlsxExtractor._rows(ws)
+            uncached: list[str] = []
+            if getattr(ws, "_worksheet_path", None) in with_formulas:
+                if formulas is None:
+                    formulas = openpyxl.load_workbook(str(path), read_only=True, data_only=False)
+                    opened.append(formulas)
+                wf = formulas[ws.title]
+                wf.reset_dimensions()
+                saved = _saved_results(path, ws._worksheet_path)
+                rows = _with_formulas(rows, wf, saved, uncached)
+            yield Sheet(ws.title, rows, getattr(ws, "sheet_state", "visible"), uncached)
 
     @staticmethod
     def _rows(ws) -> Iterator[tuple[int, list[str]]]:  # type: ignore[no-untyped-def]
@@ -283,6 +333,293 @@ def _with_formulas(rows: Iterator[tuple[int, list[str]]], formulas,  # type: ign
         yield number, cells
 
 
+# --- OpenDocument spreadsheets ----------------------------------------------------------
+
+ODS_MEDIA_TYPE = "application/vnd.oasis.opendocument.spreadsheet"
+_ODF = "application/vnd.oasis.opendocument."
+# Other OpenDocument kinds, named with their suffix when a file of one is named .ods.
+_ODF_KINDS = {"text": ("text document", ".odt"), "presentation": ("presentation", ".odp"),
+              "graphics": ("drawing", ".odg"), "formula": ("formula", ".odf"),
+              "chart": ("chart", ".odc"), "text-master": ("master document", ".odm")}
+_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+_STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+_CALCEXT = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0}"
+_MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
+_SHEET, _ROW, _CELL = _TABLE + "table", _TABLE + "table-row", _TABLE + "table-cell"
+_COVERED = _TABLE + "covered-table-cell"  # a cell merged into the one above or left of it
+_PARAGRAPHS = (_TEXT + "p", _TEXT + "h")
+_SPACES = (_TEXT + "s", _TEXT + "tab", _TEXT + "line-break")  # cell_text makes each a space
+# A formula's namespace prefix ("of:=SUM([.B2:.B3])", "msoxl:=..."): not part of it.
+_FORMULA_NS = re.compile(r"\w+:(?==)")
+# office:time-value, an ISO 8601 duration: "PT08H30M00S"; "PT36H00M00S" past a day.
+_DURATION = re.compile(r"(-)?P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d*)?)S)?)?")
+
+# The most columns a sheet has: XFD, in Excel and in LibreOffice Calc since 7.4 (1,024
+# before). Content past it is in no sheet a spreadsheet program opens.
+MAX_COLUMNS = 16_384
+# An .ods stores a run of identical cells, or of identical rows, once with a count
+# (table:number-columns-repeated, table:number-rows-repeated). LibreOffice ends each row
+# with its empty cells repeated to the last column, and each sheet with an empty row
+# repeated to row 1,048,576: empty runs are counted, never expanded. A run with content is
+# written out, to at most this many cells in a file: as many as an .xlsx within
+# check_package's MAX_UNPACKED holds (its smallest cell, <c r="A1"><v>1</v></c>, is 23
+# bytes), so no repeat count makes an .ods cost more than the largest .xlsx read; past
+# it, a few bytes asking for billions of cells are a zip bomb.
+MAX_REPEATED_CELLS = MAX_UNPACKED // 23
+
+
+class OdsExtractor:
+    """OpenDocument spreadsheets (.ods), LibreOffice Calc's own format: content.xml read
+    with lxml as it streams out of the package, into the rows an .xlsx with the same cells
+    gives (:class:`Sheet`), so the text, regions and citations are the same."""
+
+    name = "ods"
+    version = "1"
+    suffixes = (".ods",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        if path.stat().st_size == 0:
+            raise ExtractionError(rel, "empty file (0 bytes), not a spreadsheet")
+        if not zipfile.is_zipfile(path):
+            with path.open("rb") as f:
+                if b"<office:document" in f.read(4096):
+                    raise ExtractionError(rel, "a flat OpenDocument XML file (.fods), not a "
+                                               "packaged .ods: flat XML files are not read; save "
+                                               "it as .ods")
+            raise ExtractionError(rel, not_a_package(path, ".ods spreadsheet", ".xls"))
+        check_package(path, rel, "spreadsheet")
+        try:
+            with zipfile.ZipFile(path) as z:
+                _check_ods(z, rel)
+                with z.open("content.xml") as fh:
+                    return workbook_document(rel, path.stem, ODS_MEDIA_TYPE, self,
+                                             _ods_sheets(fh, rel))
+        except (KeyError, ValueError, zipfile.BadZipFile, zlib.error, EOFError,
+                NotImplementedError, etree.LxmlError) as exc:  # NotImplementedError: an
+            # unknown compression method
+            raise ExtractionError(rel, f"the spreadsheet is damaged ({exc})") from exc
+
+
+def _check_ods(z: zipfile.ZipFile, rel: str) -> None:
+    """Refuse a ZIP package that is no OpenDocument spreadsheet, naming what it is, and
+    one encrypted with a password (ODF 1.2 Part 3: the ``mimetype`` entry, else the
+    manifest's root entry, names the package's kind; the manifest lists how each
+    encrypted part is encrypted)."""
+    names = set(z.namelist())
+    manifest = None
+    if "META-INF/manifest.xml" in names:
+        manifest = etree.fromstring(z.read("META-INF/manifest.xml"), etree.XMLParser(
+            resolve_entities=False, no_network=True, load_dtd=False))
+    if "mimetype" in names:
+        mimetype = z.read("mimetype").decode("ascii", "replace").strip()
+    else:
+        root = None if manifest is None else next(
+            (e for e in manifest.iter(_MANIFEST + "file-entry")
+             if e.get(_MANIFEST + "full-path") == "/"), None)
+        mimetype = "" if root is None else (root.get(_MANIFEST + "media-type") or "").strip()
+    if mimetype.removesuffix("-template") != ODS_MEDIA_TYPE:
+        if mimetype.startswith(_ODF):
+            other = mimetype[len(_ODF):].removesuffix("-template")
+            what, own = _ODF_KINDS.get(other, (other, "its own suffix"))
+            raise ExtractionError(rel, f"an OpenDocument {what}, not a spreadsheet: name it {own}")
+        if "[Content_Types].xml" in names:
+            own = ".xlsx" if any(n.startswith("xl/") for n in names) else ".docx or .pptx"
+            raise ExtractionError(rel, "an Office Open XML file, not an OpenDocument one: name "
+                                       f"it {own}")
+        raise ExtractionError(rel, "a ZIP archive but not an OpenDocument spreadsheet ("
+                                   + (mimetype or "it has no mimetype entry") + ")")
+    if manifest is not None and manifest.find(f".//{_MANIFEST}encryption-data") is not None:
+        raise ExtractionError(rel, "the .ods is encrypted with a password; save a copy without "
+                                   "the password to index it")
+    if "content.xml" not in names:
+        raise ExtractionError(rel, "the spreadsheet is damaged (it has no content.xml)")
+
+
+class _Repeats:
+    """The cells repeat counts have written out so far, against MAX_REPEATED_CELLS."""
+
+    def __init__(self, rel: str) -> None:
+        self.rel, self.left = rel, MAX_REPEATED_CELLS
+
+    def spend(self, cells: int) -> None:
+        self.left -= cells
+        if self.left < 0:
+            raise ExtractionError(
+                self.rel, f"its repeated rows and cells expand to over {MAX_REPEATED_CELLS:,} "
+                          f"cells with content (more than an .xlsx of {MAX_UNPACKED >> 20} MB "
+                          "unpacked holds): too big to index, or a zip bomb")
+
+
+def _ods_sheets(fh: IO[bytes], rel: str) -> Iterator[Sheet]:
+    """The sheets of an .ods's content.xml, in one streaming pass: each sheet's rows are
+    parsed while it is built and dropped from the tree once read. A hidden sheet's table
+    style says ``table:display="false"`` (the automatic styles come before the body).
+    The XML is untrusted input: parsed with no entities, DTDs or network, within
+    libxml2's default depth and text-node limits."""
+    hiding: set[str] = set()
+    repeats = _Repeats(rel)
+    spreadsheet = False
+    events = iter(etree.iterparse(
+        fh, events=("start", "end"), resolve_entities=False, no_network=True, load_dtd=False,
+        tag=(_STYLE + "style", _OFFICE + "spreadsheet", _SHEET, _ROW)))
+    for event, el in events:
+        if el.tag == _STYLE + "style":
+            if event == "end" and el.get(_STYLE + "family") == "table" and any(
+                    p.get(_TABLE + "display") == "false"
+                    for p in el.iterchildren(_STYLE + "table-properties")):
+                hiding.add(el.get(_STYLE + "name", ""))
+        elif el.tag == _OFFICE + "spreadsheet":
+            spreadsheet = True
+        elif el.tag == _SHEET and event == "start" and spreadsheet:
+            name = el.get(_TABLE + "name", "")
+            uncached: list[str] = []
+            rows = _ods_rows(events, name, uncached, repeats, rel)
+            yield Sheet(name, rows, "hidden" if el.get(_TABLE + "style-name") in hiding
+                        else "visible", uncached)
+            for _ in rows:  # what was left unread, to the sheet's end
+                pass
+    if not spreadsheet:
+        raise ExtractionError(rel, "not an OpenDocument spreadsheet: its content.xml holds "
+                                   "no spreadsheet")
+
+
+def _ods_rows(events: Iterator[tuple[str, Any]], sheet: str, uncached: list[str],
+              repeats: _Repeats, rel: str) -> Iterator[tuple[int, list[str]]]:
+    """``(row number, cell texts)`` of the sheet whose table:table start ``events`` has
+    just given, to its end: a row repeated n times is n rows, an empty one none."""
+    number = 1  # the sheet row the next table:table-row is
+    depth = 0  # tables inside a cell (ODF allows them, Calc writes none): their rows are not the sheet's
+    for event, el in events:
+        if el.tag == _SHEET:
+            if event == "start":
+                depth += 1
+            elif depth:
+                depth -= 1
+            else:
+                el.clear()
+                return
+            continue
+        if el.tag != _ROW or event != "end" or depth:
+            continue
+        n = _repeat(el, _TABLE + "number-rows-repeated")
+        cells = _ods_cells(el, sheet, number, uncached, repeats, rel)
+        el.clear()  # and the rows before it: the tree holds one row at a time
+        while el.getprevious() is not None:
+            del el.getparent()[0]
+        if cells:
+            repeats.spend(len(cells) * (n - 1))
+            for k in range(n):
+                yield number + k, cells
+        number += n
+
+
+def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: _Repeats,
+               rel: str) -> list[str]:
+    """A table:table-row's cell texts from column A to its last cell with content (none
+    for an empty row): a run of empty cells is written out only when content follows."""
+    from citeline.chunk import column_letter
+
+    cells: list[str] = []
+    empty = 0  # empty cells since the last one with content
+    for cell in row:
+        if cell.tag == _CELL:
+            text, formula = _ods_value(cell)
+        elif cell.tag == _COVERED:  # merged away: empty, as openpyxl reads an .xlsx's
+            text, formula = "", None
+        else:
+            continue
+        n = _repeat(cell, _TABLE + "number-columns-repeated")
+        if not text:
+            empty += n
+            continue
+        col = len(cells) + empty  # 0-based
+        if col + n > MAX_COLUMNS:
+            raise ExtractionError(rel, f"sheet {sheet!r}, row {number}: a cell with content past "
+                                       f"column XFD, the last of {MAX_COLUMNS:,} a spreadsheet "
+                                       "program opens: the spreadsheet is damaged")
+        cells.extend([""] * empty)
+        cells.extend([text] * n)
+        empty = 0
+        repeats.spend(n - 1)
+        if formula:
+            uncached.append(f"{column_letter(col + 1)}{number} {formula}")
+    return cells
+
+
+def _repeat(el: Any, attr: str) -> int:
+    return max(1, int(el.get(attr) or 1))
+
+
+def _ods_value(cell: Any) -> tuple[str, str | None]:
+    """A table:table-cell's value as :func:`cell_text` shows it, and its formula when it
+    has no saved result. ``office:value-type`` says which attribute holds the value (ODF
+    1.2 Part 1, 19.385); a formula's last result is stored so too, as LibreOffice saves
+    it. With no value type, the cell's text is its value, or, when it has none and a
+    formula, a library that does not calculate wrote it: its formula is indexed, as
+    the xlsx reader does."""
+    kind = cell.get(_OFFICE + "value-type")
+    if kind is None:
+        text, formula = _ods_text(cell), cell.get(_TABLE + "formula")
+        if formula and not text:
+            formula = _FORMULA_NS.sub("", formula, count=1)
+            return cell_text(formula), formula
+        return cell_text(text), None
+    return cell_text(_ods_typed(cell, kind)), None
+
+
+def _ods_typed(cell: Any, kind: str) -> object:
+    """The Python value of a cell with a value type, as openpyxl reads the same cell of an
+    .xlsx: a number an int unless written with a point or an exponent, a date a datetime,
+    a time a time of day (a timedelta past 24 hours), a boolean a bool."""
+    if cell.get(_CALCEXT + "value-type") == "error":  # "#DIV/0!": office:value holds 0
+        return _ods_text(cell)
+    if kind in ("float", "percentage", "currency"):
+        value = cell.get(_OFFICE + "value") or ""
+        with contextlib.suppress(ValueError):
+            return float(value) if re.search("[.eE]", value) else int(value)
+    elif kind == "date":
+        value = cell.get(_OFFICE + "date-value") or ""
+        with contextlib.suppress(ValueError):
+            return dt.datetime.fromisoformat(value)
+    elif kind == "time":
+        if m := _DURATION.fullmatch(cell.get(_OFFICE + "time-value") or ""):
+            sign, days, hours, minutes, seconds = m.groups()
+            span = dt.timedelta(days=int(days or 0), hours=int(hours or 0),
+                                minutes=int(minutes or 0),  # to the millisecond, as openpyxl
+                                milliseconds=round(float(seconds or 0) * 1000))
+            span = -span if sign else span
+            return (dt.datetime.min + span).time() if dt.timedelta(0) <= span < dt.timedelta(1) \
+                else span
+    elif kind == "boolean":
+        value = cell.get(_OFFICE + "boolean-value")
+        if value in ("true", "false"):
+            return value == "true"
+    elif kind == "string":
+        return _ods_text(cell) or cell.get(_OFFICE + "string-value", "")
+    return _ods_text(cell)  # a value attribute missing or malformed: the text shown
+
+
+def _ods_text(cell: Any) -> str:
+    """The text a cell shows: its paragraphs joined by line breaks, as a cell of several
+    lines is in an .xlsx (cell_text makes each a space). Not its comment
+    (office:annotation), nor drawings anchored in it."""
+    return "\n".join(_paragraph(p) for p in cell if p.tag in _PARAGRAPHS)
+
+
+def _paragraph(el: Any) -> str:
+    parts = [el.text or ""]
+    for child in el:
+        tag = child.tag
+        if tag in _SPACES:
+            parts.append(" ")
+        elif isinstance(tag, str) and tag.startswith(_TEXT):  # spans, links, fields
+            parts.append(_paragraph(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
 # Excel's first-line delimiter declaration ("sep=;"), which Excel does not show as a row.
 _SEP_LINE = re.compile(r"sep=(.)[ \t]*\r?\n", re.I)
 
@@ -339,4 +676,5 @@ class CsvExtractor:
 
 
 register(XlsxExtractor())
+register(OdsExtractor())
 register(CsvExtractor())
