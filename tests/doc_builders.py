@@ -874,3 +874,35 @@ def _ods_book(path: Path, sheets: Book, hidden: tuple[str, ...],
         table.addElement(empty)
         doc.spreadsheet.addElement(table)
     doc.save(str(path))
+
+
+def label_pages(pdf: bytes, ranges: list[tuple[int, int, str, str, int]]) -> bytes:
+    """``pdf`` with /PageLabels written by pypdf: each (first, last, style, prefix, start),
+    0-based pages, style "/r" (i, ii), "/D" (1, 2) or "/A" (A, B), as a book's front
+    matter, body and appendix number their pages."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
+    for first, last, style, prefix, start in ranges:
+        writer.set_page_label(first, last, style=style, prefix=prefix or None, start=start)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def numbered_pages_pdf(n: int) -> bytes:
+    """``n`` pages, each with one sentence naming its position ("Fact 3: ...")."""
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    for i in range(1, n + 1):
+        c.drawString(72, 720, f"Fact {i}: the ferry to island number {i} leaves at {6 + i} o'clock.")
+        c.showPage()
+    c.save()
+    return buf.getvalue()

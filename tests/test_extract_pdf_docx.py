@@ -329,3 +329,46 @@ def test_docx_imported_parts_are_read_as_the_html_and_text_extractors_read_files
         "imported part /word/afchunk.html", "imported part /word/afchunk.txt"]
     assert all("read as Windows-1252" in w for w in doc.warnings)
     assert all(c.content == doc.text[c.start:c.end] for c in chunk_document(doc))
+
+
+def test_a_pdf_s_printed_page_numbers_go_with_its_citations(tmp_path: Path):
+    # a book's front matter numbered i, ii, its body from 1, an appendix A-1: "#page=4"
+    # opens the file's fourth page, whose printed number is "2", and a citation that said
+    # only "page 4" sent the reader to the book's page 4
+    from citeline.chunk import locate
+    from citeline.store import locator_from, locator_json, regions_from_json, regions_json
+    from doc_builders import label_pages, numbered_pages_pdf
+
+    path = tmp_path / "book.pdf"
+    path.write_bytes(label_pages(numbered_pages_pdf(6), [
+        (0, 1, "/r", "", 1), (2, 4, "/D", "", 1), (5, 5, "/D", "A-", 1)]))
+    doc = extractor_for(path).extract(path, "book.pdf")
+    assert [(r.page, r.label) for r in doc.regions] == [
+        (1, "i"), (2, "ii"), (3, "1"), (4, "2"), (5, "3"), (6, "A-1")]
+    at = doc.text.index("Fact 4:")
+    loc = locate(doc, at, at + 10)
+    assert loc.pages == (4,) and loc.page_labels == ("2",) and loc.fragment == "#page=4"
+    assert loc.to_json()["page_labels"] == ["2"]
+    across = locate(doc, doc.text.index("Fact 2:"), doc.text.index("Fact 3:") + 5)
+    assert across.pages == (2, 3) and across.page_labels == ("ii", "1")
+    # kept by the stores as they are
+    assert locator_from(locator_json(across)) == across
+    assert regions_from_json(regions_json(doc.regions)) == list(doc.regions)
+    # a locator or a region map written before labels were kept reads as having none
+    old = {k: v for k, v in locator_json(loc).items() if k != "page_labels"}
+    assert locator_from(old).page_labels == ()
+    legacy = regions_json(doc.regions).replace(',"i"]', "]").replace(',"ii"]', "]")
+    assert regions_from_json(legacy)[0].label is None
+
+
+@pytest.mark.parametrize("labels", [None, [(0, 3, "/D", "", 1)]])
+def test_pages_numbered_as_they_fall_carry_no_printed_number(tmp_path: Path, labels):
+    from citeline.chunk import locate
+    from doc_builders import label_pages, numbered_pages_pdf
+
+    pdf = numbered_pages_pdf(4)
+    path = tmp_path / "plain.pdf"
+    path.write_bytes(pdf if labels is None else label_pages(pdf, labels))
+    doc = extractor_for(path).extract(path, "plain.pdf")
+    assert [r.label for r in doc.regions] == [None] * 4
+    assert locate(doc, 0, len(doc.text)).page_labels == ()

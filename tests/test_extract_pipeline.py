@@ -438,3 +438,25 @@ def test_a_recording_or_transcript_named_alone_indexes_its_companion(index: Inde
     report = index.index(folder / "memo.m4a")  # the recording alone: its transcript is now its text
     assert report.indexed == ["memo.m4a"] and report.removed == ["memo.vtt"]
     assert sorted(r.path for r in index.store.documents()) == ["call.webm", "memo.m4a"]
+
+
+def test_a_citation_of_a_labelled_pdf_page_shows_its_printed_number(
+        tmp_path: Path, embedder, capsys):
+    from doc_builders import label_pages, numbered_pages_pdf
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "book.pdf").write_bytes(label_pages(numbered_pages_pdf(5), [
+        (0, 1, "/r", "", 1), (2, 4, "/D", "", 1)]))
+    idx = Index(tmp_path / "ix", embedder=embedder)
+    idx.index(folder)
+    # one chunk holds the whole short book: its citation names every page it spans
+    hit = idx.search("when does the ferry to island number 4 leave", k=1).hits[0]
+    assert hit.locator.pages == (1, 2, 3, 4, 5)
+    assert hit.locator.page_labels == ("i", "ii", "1", "2", "3")
+    cli.main(["search", "ferry to island number 4", "--index", idx.location, "-k", "1"])
+    assert "book.pdf#page=1 (printed pages i, ii, 1, 2, 3)" in capsys.readouterr().out
+    ans = idx.ask("When does the ferry to island number 4 leave?")
+    assert not ans.refused, ans.reason
+    assert ans.citations[0].to_json()["location"]["page_labels"] == ["i", "ii", "1", "2", "3"]
+    idx.close()

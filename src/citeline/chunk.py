@@ -636,6 +636,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
     t1: float | None = None
     rows: list[tuple[Region, int, int]] = []  # a row, and the columns of it the range holds
     conf: float | None = None
+    labels: dict[int, str] = {}  # page -> its printed number, where the PDF labels it
     for i in range(bisect.bisect_right(regions, start, key=_region_end), len(regions)):
         r = regions[i]
         if r.start >= end:
@@ -644,6 +645,8 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
             continue
         if r.kind is RegionKind.PAGE and r.page is not None:
             pages.append(r.page)
+            if r.label is not None:
+                labels[r.page] = r.label
             if r.confidence is not None:
                 conf = r.confidence if conf is None else min(conf, r.confidence)
         elif r.kind is RegionKind.SLIDE and r.page is not None:
@@ -657,6 +660,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
         start=start,
         end=end,
         pages=tuple(sorted(set(pages))),
+        page_labels=tuple(labels.get(p, str(p)) for p in sorted(set(pages))) if labels else (),
         t_start=t0,
         t_end=t1,
         sheet_range=_a1_range(rows) if rows else None,

@@ -258,12 +258,18 @@ def _mib(n: int) -> str:
 # --- search / ask ----------------------------------------------------------------------
 
 
-def _ocr_note(loc: Locator) -> str:
-    """Text read by OCR says so, with the page's confidence, next to its locator."""
-    if loc.ocr_confidence is None:
-        return ""
-    low = " LOW" if loc.ocr_confidence < LOW_OCR_CONFIDENCE else ""
-    return f" (OCR confidence {loc.ocr_confidence:.0f}%{low})"
+def _place_notes(loc: Locator) -> str:
+    """What a locator's fragment does not say, next to it: the number printed on the
+    page where the PDF labels its pages otherwise (``#page=15`` of a book whose page 15
+    reads "1"), and text read by OCR, with the page's confidence."""
+    out = ""
+    if loc.page_labels:
+        shown = ", ".join(loc.page_labels)
+        out += f" (printed page{'s' if len(loc.page_labels) > 1 else ''} {shown})"
+    if loc.ocr_confidence is not None:
+        low = " LOW" if loc.ocr_confidence < LOW_OCR_CONFIDENCE else ""
+        out += f" (OCR confidence {loc.ocr_confidence:.0f}%{low})"
+    return out
 
 
 def _note_other_model(idx: Index) -> None:
@@ -319,7 +325,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     for h in result.hits:
         print(
             f"{h.rank:>3}. d={h.distance:.3f} score={h.score:.4f}  "
-            f"{h.document}{h.locator.fragment}{_ocr_note(h.locator)}  {h.section}"
+            f"{h.document}{h.locator.fragment}{_place_notes(h.locator)}  {h.section}"
         )
         snippet = " ".join(h.content.split())
         print(f"     {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
@@ -350,7 +356,7 @@ def _print_sources(citations) -> None:  # type: ignore[no-untyped-def]
     print(f"{'[n]':<4} {'distance':<8}  {'document / section':<60} locator")
     for c in citations:
         where = f"{c.document} / {c.section}"
-        print(f"[{c.index}]  {c.distance:<8.3f}  {where[:60]:<60} {c.locator.fragment}{_ocr_note(c.locator)}")
+        print(f"[{c.index}]  {c.distance:<8.3f}  {where[:60]:<60} {c.locator.fragment}{_place_notes(c.locator)}")
 
 
 def _print_spans(answer) -> None:  # type: ignore[no-untyped-def]
@@ -358,7 +364,7 @@ def _print_spans(answer) -> None:  # type: ignore[no-untyped-def]
     if answer.spans:
         print("quoted sentences:")
         for sp in answer.spans:
-            print(f"[{sp.citation}]  {sp.document} {sp.locator.fragment}{_ocr_note(sp.locator)}")
+            print(f"[{sp.citation}]  {sp.document} {sp.locator.fragment}{_place_notes(sp.locator)}")
 
 
 def _print_checks(answer) -> None:  # type: ignore[no-untyped-def]

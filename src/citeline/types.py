@@ -71,6 +71,9 @@ class Region:
     # for rows: where each cell after the first begins, as an offset from ``start``
     # (column first_col + i begins at cells[i - 1]); () when not known
     cells: tuple[int, ...] = ()
+    # a PDF page's printed number (its /PageLabels label: "xii", "A-3"), when it is not
+    # the page's position in the file; None otherwise
+    label: str | None = None
 
 
 class Heading(NamedTuple):
@@ -132,6 +135,10 @@ class Locator:
     sheet_range: str | None = None  # "Sheet1!A12:F20"
     ocr_confidence: float | None = None
     slides: tuple[int, ...] = ()  # 1-based slide numbers of a deck
+    # the printed number of each page in ``pages`` (a PDF's /PageLabels: front matter
+    # in "xii", an appendix's "A-3"), where any differs from its position in the file,
+    # which ``#page=N`` opens; () when the PDF labels none or all as they fall
+    page_labels: tuple[str, ...] = ()
 
     @property
     def fragment(self) -> str:
@@ -168,6 +175,8 @@ class Locator:
         out: dict[str, object] = {"char": [self.start, self.end], "fragment": self.fragment}
         if self.pages:
             out["pages"] = list(self.pages)
+        if self.page_labels:
+            out["page_labels"] = list(self.page_labels)
         if self.slides:
             out["slides"] = list(self.slides)
         if self.t_start is not None:

@@ -282,6 +282,23 @@ def test_a_pdf_citation_opens_the_pdf_at_its_page(page, tmp_path):
     pg.screenshot(path=str(tmp_path / "pdf-page.png"), full_page=True)
 
 
+def test_a_labelled_pdf_page_shows_its_printed_number_beside_the_locator(page, tmp_path):
+    # "#page=2" opens the file's second page; the number printed on it is what a reader
+    # of the book looks for, and the page shows it with the locator and in the viewer
+    from doc_builders import label_pages
+
+    pg = page
+    pdf = label_pages(_two_page_pdf(), [(0, 1, "/r", "", 1)])
+    pg.set_input_files("#file-input", files=[{"name": "lighthouse.pdf",
+                                              "mimeType": "application/pdf", "buffer": pdf}])
+    wait_indexed(pg, "lighthouse.pdf")
+    row = cited_row(pg, "How often is the Fresnel lens of the lighthouse polished?", "Fresnel")
+    assert row.locator("td.loc").text_content() == "#page=2 (printed page ii)"
+    row.click()
+    pg.locator("#viewer-body iframe").wait_for()
+    assert "#page=2 (printed page ii)" in pg.locator("#viewer-where").text_content()
+
+
 def test_a_media_citation_plays_from_its_cue(page, tmp_path):
     pg = page
     pg.set_input_files("#file-input", files=[

@@ -828,9 +828,18 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
     return text, (round(sum(confs) / len(confs), 1) if confs else None)
 
 
+def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
+    """The number printed on 1-based ``page`` by the PDF's /PageLabels ("xii" in the front
+    matter, "A-3" in an appendix), or None when the PDF labels it as it falls (``page``
+    itself) or not at all. A viewer shows it in its page box; a citation that said only
+    "page 15" of a book whose page 15 reads "1" sent the reader to the wrong page."""
+    label = pdf.get_page_label(page - 1).strip()  # "" when there is none
+    return label if label and label != str(page) else None
+
+
 class PdfExtractor:
     name = "pdf"
-    version = "8"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "9"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -841,7 +850,8 @@ class PdfExtractor:
     # only in digits are furniture only if a number counts with the pages, and
     # furniture never takes more than two thirds of the text; 7: paragraphs and table
     # rows of a page with /Rotate are read from its layout as shown (shown_box); 8: what
-    # annotations show is text of the page (a filled form's values, free-text notes)
+    # annotations show is text of the page (a filled form's values, free-text notes);
+    # 9: a page's printed number (/PageLabels) is kept with it for citations
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -913,7 +923,8 @@ class PdfExtractor:
             if not lines:
                 continue
             start, end = out.add("\n".join(lines), sep="\n\n")
-            regions.append(Region(RegionKind.PAGE, start, end, page=i, confidence=conf.get(i)))
+            regions.append(Region(RegionKind.PAGE, start, end, page=i, confidence=conf.get(i),
+                                  label=page_label(pdf, i)))
         if no_layer:
             msg = no_text_layer_message(no_layer)
             if not regions:

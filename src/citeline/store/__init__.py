@@ -93,9 +93,10 @@ def document_row(record: DocRecord, text: str, indexed_at: str,
 
 # A region as a JSON array: kind, then these fields of :class:`Region` (a sheet's
 # header text is left out: it is for the embedded text, not for locating). ``cells``
-# came last, later: a map written before it has one field fewer.
+# came last, later, and ``label`` after it: a map written before has one or two fields
+# fewer.
 _REGION_FIELDS = ("start", "end", "page", "t_start", "t_end", "sheet", "row", "first_col",
-                  "last_col", "confidence", "cells")
+                  "last_col", "confidence", "cells", "label")  # label: a PDF page's printed number
 
 
 def regions_json(regions: Sequence[Region]) -> str:
@@ -117,7 +118,7 @@ def regions_from_json(raw: str | None) -> list[Region] | None:
     out = []
     for kind, *rest in json.loads(raw):
         fields = dict(zip(_REGION_FIELDS, rest, strict=False))
-        if len(rest) not in (len(_REGION_FIELDS) - 1, len(_REGION_FIELDS)):
+        if not len(_REGION_FIELDS) - 2 <= len(rest) <= len(_REGION_FIELDS):
             raise ValueError(f"a region with {len(rest)} fields: {rest!r}")
         fields["cells"] = tuple(fields.get("cells") or ())
         out.append(Region(RegionKind(kind), **fields))
@@ -130,7 +131,7 @@ def locator_json(loc: Locator) -> dict[str, object]:
     return {
         "start": loc.start, "end": loc.end, "pages": list(loc.pages), "t_start": loc.t_start,
         "t_end": loc.t_end, "sheet_range": loc.sheet_range, "ocr_confidence": loc.ocr_confidence,
-        "slides": list(loc.slides),
+        "slides": list(loc.slides), "page_labels": list(loc.page_labels),
     }
 
 
@@ -140,6 +141,7 @@ def locator_from(d: dict[str, Any]) -> Locator:
         start=d["start"], end=d["end"], pages=tuple(d.get("pages") or ()),
         t_start=d.get("t_start"), t_end=d.get("t_end"), sheet_range=d.get("sheet_range"),
         ocr_confidence=d.get("ocr_confidence"), slides=tuple(d.get("slides") or ()),
+        page_labels=tuple(d.get("page_labels") or ()),
     )
 
 

@@ -408,6 +408,14 @@ async function readEvents(res, onEvent) {
   }
 }
 
+// The number printed on a cited PDF page, where the file labels its pages otherwise
+// (#page=15 of a book whose page 15 reads "1"): what the reader looks for on the page.
+function printedPages(loc) {
+  const labels = loc && loc.page_labels;
+  if (!labels || !labels.length) return "";
+  return ` (printed page${labels.length > 1 ? "s" : ""} ${labels.join(", ")})`;
+}
+
 function renderCitations(citations) {
   const table = $("#citations");
   const rows = citations.map((c) => el("tr", { id: "cite-" + c.index, "data-n": String(c.index),
@@ -416,7 +424,7 @@ function renderCitations(citations) {
     el("td", { class: "doc" }, el("button", { class: "open-doc", type: "button" }, c.title || c.document),
       el("span", { class: "reason" }, c.document)),
     el("td", {}, c.section),
-    el("td", { class: "loc" }, c.locator),
+    el("td", { class: "loc" }, c.locator + printedPages(c.location)),
     el("td", { class: "quote" }, c.quote),
     el("td", { class: "dist" }, c.distance === null || c.distance === undefined ? "—" : c.distance.toFixed(3))));
   table.querySelector("tbody").replaceChildren(...rows);
@@ -620,7 +628,8 @@ async function openDocument(doc, c) {
   };
   viewer.hidden = false;
   $("#viewer-title").textContent = c ? c.title || doc : doc;
-  $("#viewer-where").textContent = c ? `${doc} ${c.locator} · ${c.section}` : doc;
+  $("#viewer-where").textContent = c
+    ? `${doc} ${c.locator}${printedPages(c.location)} · ${c.section}` : doc;
   showView([el("p", { class: "muted" }, "loading…")]);
   const loc = c ? c.location : null;
   try {
