@@ -1,7 +1,8 @@
 """Fixture files built with the real tools that write these formats.
 
 reportlab writes the PDFs (and Pillow the scanned page), python-docx the Word
-file, python-pptx the slide deck, openpyxl the workbooks; CSV, WebVTT, SRT and HTML are literal strings.
+file, python-pptx the slide deck, openpyxl the workbooks, odfpy the OpenDocument files
+(text, presentation, spreadsheet); CSV, WebVTT, SRT and HTML are literal strings.
 Every builder writes into a folder it is given (a pytest tmp path) and returns
 the file's path; the facts inside are unique phrases the tests search for.
 """
@@ -440,6 +441,247 @@ def docx_outline_levels(folder: Path) -> Path:
     d.add_paragraph().add_run("Queen cells").bold = True
     d.add_paragraph("Queen cells along the frame's bottom edge mean a swarm is near.")
     d.save(str(path))
+    return path
+
+
+# --- OpenDocument (odfpy writes them) --------------------------------------------------
+
+ODT_HEADER = "Keepers' manual - page header"
+ODT_DELETED = "Paint the lantern room red every spring."
+
+
+def odt_manual(folder: Path, name: str = "keepers.odt") -> Path:
+    """A lighthouse keeper's manual as LibreOffice Writer lays one out: a Title paragraph,
+    headings at outline levels 1-3, a numbered list with a nested lettered one (a list
+    style of two levels), a bulleted list, a table with a merged cell, a footnote, a
+    frame anchored in a paragraph, spaces, a tab and a line break written as elements, soft
+    page breaks, a tracked deletion, and a page header that is not body text."""
+    from odf import dc
+    from odf.draw import Frame, TextBox
+    from odf.namespaces import XMLNS
+    from odf.office import ChangeInfo
+    from odf.opendocument import OpenDocumentText
+    from odf.style import (
+        Header,
+        MasterPage,
+        PageLayout,
+        PageLayoutProperties,
+        ParagraphProperties,
+        Style,
+    )
+    from odf.table import CoveredTableCell, Table, TableColumn, TableRow
+    from odf.table import TableCell as Cell
+    from odf.text import (
+        Change,
+        ChangedRegion,
+        Deletion,
+        H,
+        LineBreak,
+        List,
+        ListItem,
+        ListLevelStyleBullet,
+        ListLevelStyleNumber,
+        ListStyle,
+        Note,
+        NoteBody,
+        NoteCitation,
+        P,
+        S,
+        SoftPageBreak,
+        Span,
+        Tab,
+        TrackedChanges,
+    )
+
+    doc = OpenDocumentText()
+    doc.meta.addElement(dc.Title(text="Keepers' manual"))
+    title = Style(name="Title", family="paragraph")
+    title.addElement(ParagraphProperties(textalign="center"))
+    doc.styles.addElement(title)
+    layout = PageLayout(name="pm1")
+    layout.addElement(PageLayoutProperties(pagewidth="21cm", pageheight="29.7cm"))
+    doc.automaticstyles.addElement(layout)
+    master = MasterPage(name="Standard", pagelayoutname=layout)
+    header = Header()
+    header.addElement(P(text=ODT_HEADER))
+    master.addElement(header)
+    doc.masterstyles.addElement(master)
+    numbered = ListStyle(name="L1")
+    numbered.addElement(ListLevelStyleNumber(level=1, numformat="1", numsuffix="."))
+    numbered.addElement(ListLevelStyleNumber(level=2, numformat="a", numsuffix=")"))
+    bulleted = ListStyle(name="L2")
+    bulleted.addElement(ListLevelStyleBullet(level=1, bulletchar="\u2022"))
+    doc.automaticstyles.addElement(numbered)
+    doc.automaticstyles.addElement(bulleted)
+
+    body = doc.text
+    changes = TrackedChanges()
+    region = ChangedRegion(check_grammar=False, id="ct1")  # LibreOffice writes both ids
+    region.setAttrNS(XMLNS, "id", "ct1")
+    deletion = Deletion()
+    info = ChangeInfo()
+    info.addElement(dc.Creator(text="Ines"))
+    info.addElement(dc.Date(text="2026-03-02T10:00:00"))
+    deletion.addElement(info)
+    deletion.addElement(P(text=ODT_DELETED))
+    region.addElement(deletion)
+    changes.addElement(region)
+    body.addElement(changes)
+
+    body.addElement(P(stylename=title, text="Keepers' manual"))
+    p = P(text="Keep the lamp lit from sunset to sunrise.")
+    p.addElement(Change(changeid="ct1"))
+    body.addElement(p)
+    body.addElement(H(outlinelevel=1, text="The lamp"))
+    p = P(text="Trim the wick")
+    p.addElement(S(c=3))
+    p.addText("every four hours.")
+    p.addElement(Tab())
+    p.addText("Log it.")
+    p.addElement(LineBreak())
+    p.addText("Sign the log.")
+    body.addElement(p)
+    body.addElement(H(outlinelevel=2, text="Lighting up"))
+    steps = List(stylename=numbered)
+    for text, sub in (("Open the lantern room vents.", None),
+                      ("Light the mantle.", ["Use the long taper.", "Never a lighter."]),
+                      ("Wind the clockwork.", None)):
+        item = ListItem()
+        item.addElement(P(text=text))
+        if sub:
+            inner = List()
+            for line in sub:
+                inner_item = ListItem()
+                inner_item.addElement(P(text=line))
+                inner.addElement(inner_item)
+            item.addElement(inner)
+        steps.addElement(item)
+    body.addElement(steps)
+    body.addElement(SoftPageBreak())
+    body.addElement(H(outlinelevel=3, text="Spare parts"))
+    bullets = List(stylename=bulleted)
+    for text in ("Two spare mantles in the tin box.", "# a bullet that only looks like a heading"):
+        item = ListItem()
+        item.addElement(P(text=text))
+        bullets.addElement(item)
+    body.addElement(bullets)
+    p = P(text="The fog signal sounds every thirty seconds in fog")
+    note = Note(id="ftn1", noteclass="footnote")
+    note.addElement(NoteCitation(text="1"))
+    note_body = NoteBody()
+    note_body.addElement(P(text="Visibility under two nautical miles."))
+    note.addElement(note_body)
+    p.addElement(note)
+    p.addText(" and at night.")
+    body.addElement(p)
+    p = P(text="The radio room is below the lantern.")
+    frame = Frame(anchortype="paragraph", width="6cm", height="2cm", name="Frame1")
+    box = TextBox()
+    box.addElement(P(text="Channel 16 is monitored at all times."))
+    frame.addElement(box)
+    p.addElement(frame)
+    body.addElement(p)
+    body.addElement(H(outlinelevel=1, text="Watches"))
+    table = Table(name="Rota")
+    table.addElement(TableColumn(numbercolumnsrepeated=3))
+    for row in (("Watch", "Keeper", "Hours"), ("First", "Ines", "20-24"),
+                ("Middle", None, "00-04")):
+        tr = TableRow()
+        for i, text in enumerate(row):
+            if text is None:
+                continue
+            cell = Cell(numbercolumnsspanned=2) if row[i + 1:i + 2] == (None,) else Cell()
+            cell.addElement(P(text=text))
+            tr.addElement(cell)
+            if row[i + 1:i + 2] == (None,):
+                tr.addElement(CoveredTableCell())
+        table.addElement(tr)
+    body.addElement(table)
+    p = P()
+    p.addElement(SoftPageBreak())
+    p.addElement(Span(text="Hand over the watch in person."))
+    body.addElement(p)
+    path = folder / name
+    doc.save(str(path))
+    return path
+
+
+def odp_deck(folder: Path, name: str = "tides.odp") -> Path:
+    """A tide-table briefing as Impress lays one out: a title slide; a slide with an
+    outline list and speaker notes; a slide without a title holding a table; a footer,
+    a date and a page number frame on every slide."""
+    from odf.draw import Frame, Page, TextBox
+    from odf.namespaces import PRESENTATIONNS
+    from odf.opendocument import OpenDocumentPresentation
+    from odf.presentation import Notes
+    from odf.style import MasterPage, PageLayout, PageLayoutProperties
+    from odf.table import Table, TableColumn, TableRow
+    from odf.table import TableCell as Cell
+    from odf.text import List, ListItem, P
+
+    doc = OpenDocumentPresentation()
+    layout = PageLayout(name="PM1")
+    layout.addElement(PageLayoutProperties(pagewidth="28cm", pageheight="21cm"))
+    doc.automaticstyles.addElement(layout)
+    master = MasterPage(name="Default", pagelayoutname=layout)
+    doc.masterstyles.addElement(master)
+
+    def frame(cls: str, *paragraphs: str) -> Frame:
+        f = Frame(width="20cm", height="3cm", x="2cm", y="2cm")
+        f.setAttrNS(PRESENTATIONNS, "class", cls)
+        box = TextBox()
+        for text in paragraphs:
+            box.addElement(P(text=text))
+        f.addElement(box)
+        return f
+
+    def furniture(page: Page, number: int) -> None:
+        page.addElement(frame("footer", "Tide office - internal"))
+        page.addElement(frame("date-time", "2026-04-01"))
+        page.addElement(frame("page-number", str(number)))
+
+    page = Page(name="page1", masterpagename=master)
+    page.addElement(frame("title", "Reading the tide table"))
+    page.addElement(frame("subtitle", "Harbour pilots, April"))
+    furniture(page, 1)
+    doc.presentation.addElement(page)
+
+    page = Page(name="page2", masterpagename=master)
+    page.addElement(frame("title", "Springs and neaps"))
+    outline = Frame(width="20cm", height="10cm", x="2cm", y="6cm")
+    outline.setAttrNS(PRESENTATIONNS, "class", "outline")
+    box = TextBox()
+    items = List()
+    for text in ("Spring tides follow a full or new moon.", "Neap tides have the smallest range."):
+        item = ListItem()
+        item.addElement(P(text=text))
+        items.addElement(item)
+    box.addElement(items)
+    outline.addElement(box)
+    page.addElement(outline)
+    furniture(page, 2)
+    notes = Notes()
+    notes.addElement(frame("notes", "Ask who has piloted a spring ebb at the bar."))
+    page.addElement(notes)
+    doc.presentation.addElement(page)
+
+    page = Page(name="page3", masterpagename=master)
+    grid = Frame(width="20cm", height="6cm", x="2cm", y="4cm")
+    table = Table(name="Heights")
+    table.addElement(TableColumn(numbercolumnsrepeated=2))
+    for row in (("Tide", "Height"), ("High water", "4.8 m"), ("Low water", "0.6 m")):
+        tr = TableRow()
+        for text in row:
+            cell = Cell()
+            cell.addElement(P(text=text))
+            tr.addElement(cell)
+        table.addElement(tr)
+    grid.addElement(table)
+    page.addElement(grid)
+    furniture(page, 3)
+    doc.presentation.addElement(page)
+    path = folder / name
+    doc.save(str(path))
     return path
 
 

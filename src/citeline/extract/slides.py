@@ -21,6 +21,9 @@ Page furniture is left out: footer, date and slide-number placeholders, a text b
 that is only the slide's own number, and a short text repeated in the same words on
 at least half of the slides (3 or more) that is not a title (a footer drawn as a
 text box). A slide with no text at all (a picture) is named in a warning.
+
+The slides' text is written by :func:`deck_document`, which the OpenDocument
+presentation reader (:mod:`citeline.extract.opendocument`, .odp) shares.
 """
 
 from __future__ import annotations
@@ -81,7 +84,10 @@ _CONTENT_POINTS = frozenset({"node", "asst"})
 
 
 @dataclass
-class _Slide:
+class Slide:
+    """One slide's text as read from a deck (PowerPoint's or Impress's), for
+    :func:`deck_document`."""
+
     number: int  # 1-based, hidden slides counted
     title: str
     blocks: list[str] = field(default_factory=list)
@@ -184,14 +190,14 @@ def _sections(prs) -> dict[int, str]:  # type: ignore[no-untyped-def]
     return out
 
 
-def _read(prs) -> list[_Slide]:  # type: ignore[no-untyped-def]
+def _read(prs) -> list[Slide]:  # type: ignore[no-untyped-def]
     sections = _sections(prs)
     slides = []
     for number, slide in enumerate(prs.slides, start=1):
         notes = ""
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             notes = _paragraphs(slide.notes_slide.notes_text_frame)
-        slides.append(_Slide(
+        slides.append(Slide(
             number=number, title=_title(slide), blocks=list(_shape_blocks(slide.shapes)),
             notes=notes, divider=slide.slide_layout._element.get("type") == _DIVIDER_LAYOUT,
             section=sections.get(slide.slide_id),
@@ -199,7 +205,7 @@ def _read(prs) -> list[_Slide]:  # type: ignore[no-untyped-def]
     return slides
 
 
-def _drop_furniture(slides: list[_Slide]) -> None:
+def _drop_furniture(slides: list[Slide]) -> None:
     """Leave out a text box that is only its slide's number, and a short text repeated
     on most slides that is no slide's title (see the module doc)."""
     seen: Counter[str] = Counter()
@@ -212,7 +218,7 @@ def _drop_furniture(slides: list[_Slide]) -> None:
         s.blocks = [b for b in s.blocks if b not in furniture and b != str(s.number)]
 
 
-def _levels(slides: list[_Slide]) -> list[int]:
+def _levels(slides: list[Slide]) -> list[int]:
     """Each slide's heading level: named sections first, then dividers, then slides."""
     base = 2 if any(s.section for s in slides) else 1
     levels = []
@@ -227,6 +233,52 @@ def _levels(slides: list[_Slide]) -> list[int]:
         else:
             levels.append(min(base + under_divider, MAX_HEADING_LEVEL))
     return levels
+
+
+def deck_document(slides: list[Slide], path: Path, rel: str, deck_title: str, *,
+                  media_type: str, extractor: str, version: str) -> Document:
+    """The canonical text of a deck's slides, read by any extractor (.pptx, .odp): each
+    slide a section with its title (``Slide N``) as a heading, then its blocks, then its
+    notes, and a SLIDE region; furniture dropped first (see the module doc)."""
+    if not slides:
+        raise ExtractionError(rel, "the deck has no slides")
+    _drop_furniture(slides)
+
+    out = TextBuilder()
+    regions: list[Region] = []
+    blank: list[int] = []
+    section: str | None = None
+    for s, level in zip(slides, _levels(slides), strict=True):
+        if not (s.title or s.blocks or s.notes):
+            blank.append(s.number)
+            continue
+        if s.section and s.section != section:
+            out.add("# " + s.section, sep="\n\n")
+        section = s.section
+        start, end = out.add("#" * level + " " + (s.title or f"Slide {s.number}"), sep="\n\n")
+        for block in s.blocks:
+            end = out.add(escape_markdown(block), sep="\n\n")[1]
+        if s.notes:
+            end = out.add(escape_markdown("Notes: " + s.notes), sep="\n\n")[1]
+        regions.append(Region(RegionKind.SLIDE, start, end, page=s.number))
+    if not regions:
+        raise ExtractionError(rel, "the deck has no text on its slides (pictures only?)")
+    warnings = ()
+    if blank:
+        warnings = (f"slide{'s' if len(blank) > 1 else ''} {', '.join(map(str, blank))}: "
+                    "no text (a picture or a drawing), not indexed",)
+    title = deck_title or next((s.title for s in slides if s.title), "") or path.stem
+    return Document(
+        path=rel,
+        title=title,
+        text=out.text(),
+        media_type=media_type,
+        extractor=extractor,
+        extractor_version=version,
+        regions=tuple(regions),
+        warnings=warnings,
+        headings="atx",
+    )
 
 
 class PptxExtractor:
@@ -247,45 +299,10 @@ class PptxExtractor:
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, AttributeError,
                 XMLSyntaxError) as exc:
             raise ExtractionError(rel, f"not a readable PowerPoint .pptx file ({exc})") from exc
-        if not slides:
-            raise ExtractionError(rel, "the deck has no slides")
-        _drop_furniture(slides)
-
-        out = TextBuilder()
-        regions: list[Region] = []
-        blank: list[int] = []
-        section: str | None = None
-        for s, level in zip(slides, _levels(slides), strict=True):
-            if not (s.title or s.blocks or s.notes):
-                blank.append(s.number)
-                continue
-            if s.section and s.section != section:
-                out.add("# " + s.section, sep="\n\n")
-            section = s.section
-            start, end = out.add("#" * level + " " + (s.title or f"Slide {s.number}"), sep="\n\n")
-            for block in s.blocks:
-                end = out.add(escape_markdown(block), sep="\n\n")[1]
-            if s.notes:
-                end = out.add(escape_markdown("Notes: " + s.notes), sep="\n\n")[1]
-            regions.append(Region(RegionKind.SLIDE, start, end, page=s.number))
-        if not regions:
-            raise ExtractionError(rel, "the deck has no text on its slides (pictures only?)")
-        warnings = ()
-        if blank:
-            warnings = (f"slide{'s' if len(blank) > 1 else ''} {', '.join(map(str, blank))}: "
-                        "no text (a picture or a drawing), not indexed",)
-        title = deck_title or next((s.title for s in slides if s.title), "") or path.stem
-        return Document(
-            path=rel,
-            title=title,
-            text=out.text(),
+        return deck_document(
+            slides, path, rel, deck_title,
             media_type="application/vnd.openxmlformats-officedocument.presentationml.presentation",
-            extractor=self.name,
-            extractor_version=self.version,
-            regions=tuple(regions),
-            warnings=warnings,
-            headings="atx",
-        )
+            extractor=self.name, version=self.version)
 
 
 register(PptxExtractor())

@@ -1,0 +1,727 @@
+"""OpenDocument text (.odt) and presentations (.odp), LibreOffice's own formats, read
+with lxml (BSD; installed with python-docx) straight from the package's content.xml.
+
+An OpenDocument file is a ZIP package (OASIS ODF 1.2, Part 3): a ``mimetype`` entry
+naming its kind, ``content.xml`` with the body, ``styles.xml`` with the named styles
+and the page headers/footers, ``meta.xml`` with the title. The body is read from
+content.xml alone, so page headers and footers are not indexed.
+
+**Text (.odt)**, Markdown-shaped as a Word file's (:mod:`citeline.extract.docx`): a
+heading (``text:h``) becomes a ``#``-heading line of its ``text:outline-level``
+(its style's default outline level, else 1; 7-10 nest under the sixth), as does a
+paragraph in the *Title* style (level 1) or one whose style has an outline level; other
+paragraphs are blocks separated by a blank line, body text that merely looks like a
+heading escaped (``\\# ...``). A list item is a block; a numbered list's item opens
+with its number as the list style draws it (``2. ``, ``b) ``, ``IV. ``, ``1.2. `` for a
+level showing its parents' numbers; numbering continues across an interrupted list
+that says so, and an item's own start value restarts it), a bulleted one's with no
+bullet, which is no word to search for (as the HTML extractor writes lists). A table
+becomes one block per row with its cells joined by `` | `` (a cell merged across
+columns once, one merged down from the row above empty, a nested table's rows inside
+their cell). A footnote or an endnote is a block of its own right after the paragraph
+or row citing it, labelled with the mark the document shows (``Footnote 1: ...``,
+``Endnote ii: ...``). The text of frames and shapes (``draw:frame/draw:text-box``, a
+shape's own text) is read after the paragraph it is anchored in, a frame inside a frame
+after the paragraph holding it; a frame anchored to the page where the body lists it.
+Inline: ``text:s`` is a space, ``text:tab`` one too, ``text:line-break`` a line break
+inside the block; soft page breaks, bookmarks and change marks are nothing; a table
+of contents or an index is read as its paragraphs (as Word's is). Not indexed:
+tracked deletions (``text:tracked-changes`` keeps them apart from the body; tracked
+insertions are in the body and are read), comments (``office:annotation``), hidden
+text (a style with ``text:display="none"``, a hidden-text field that is hidden), the
+numbers LibreOffice caches in a heading or list item (``text:number``: the list's own
+are drawn from its style, a heading's outline numbering is left out as Word's is).
+
+**Presentations (.odp)** are written exactly as a PowerPoint deck is
+(:func:`citeline.extract.slides.deck_document`): each ``draw:page`` is a slide
+section titled by its title frame (``presentation:class="title"``; ``Slide N`` when
+it has none), then its frames and shapes in the order the page lists them (groups
+opened in place), a block each with one line per paragraph, a table's rows as ``cell
+| cell`` blocks (a merged cell shown once), and last the speaker notes
+(``presentation:notes``) as a block starting ``Notes:``. Each slide is a SLIDE region,
+so a citation says ``#slide=N`` (hidden slides counted, as Impress numbers them).
+Footer, date and page-number frames are left out, and so is the furniture the
+PowerPoint reader drops (a text that is only the slide's number, a short text repeated
+on most slides). Not read: embedded objects (a chart's title), pictures' alt text.
+
+A file that cannot be read says why: not a ZIP package (a flat XML ``.fodt``/``.fodp``
+renamed, a legacy binary file, a download cut short), a ZIP that is no OpenDocument
+package (no ``mimetype``; an Office Open XML file renamed), an OpenDocument file of
+another kind (a spreadsheet named .odt), a password-protected one (its manifest lists
+``manifest:encryption-data``: the parts are encrypted and cannot be read), checked by
+:func:`check_odf` for any OpenDocument kind (a spreadsheet's too). Like the
+Office extractors', the package is checked against zip bombs before anything is
+unpacked (:func:`citeline.extract.blocks.check_package`), and its XML is parsed without
+entities, network or DTDs (and within libxml2's default depth and text-node limits).
+Flat XML files (.fodt, .fodp) and templates (.ott, .otp) are not registered.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from lxml import etree
+
+from citeline.errors import ExtractionError
+from citeline.extract import register
+from citeline.extract.blocks import (
+    MAX_HEADING_LEVEL,
+    TextBuilder,
+    check_package,
+    escape_markdown,
+    not_a_package,
+    one_paragraph,
+    squash,
+)
+from citeline.extract.html import list_label
+from citeline.extract.slides import Slide, deck_document
+from citeline.types import Document
+
+_NS = {
+    "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+    "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
+    "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+    "draw": "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0",
+    "style": "urn:oasis:names:tc:opendocument:xmlns:style:1.0",
+    "presentation": "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0",
+    "manifest": "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0",
+    "svg": "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0",
+    "dc": "http://purl.org/dc/elements/1.1/",
+}
+
+
+def qn(tag: str) -> str:
+    """``"text:p"`` as lxml's Clark notation, ``"{urn:...:text:1.0}p"``."""
+    prefix, local = tag.split(":")
+    return f"{{{_NS[prefix]}}}{local}"
+
+
+_DRAW = "{" + _NS["draw"] + "}"
+_P, _H, _LIST, _TABLE = qn("text:p"), qn("text:h"), qn("text:list"), qn("table:table")
+_TEXT_BOX = qn("draw:text-box")
+_NOTE = qn("text:note")
+_S, _TAB, _LINE_BREAK = qn("text:s"), qn("text:tab"), qn("text:line-break")
+_SPAN, _HIDDEN_TEXT = qn("text:span"), qn("text:hidden-text")
+_STYLE_NAME = qn("text:style-name")
+_ROW, _CELL, _COVERED = qn("table:table-row"), qn("table:table-cell"), qn("table:covered-table-cell")
+_ROW_GROUPS = frozenset(qn(f"table:{t}") for t in ("table-header-rows", "table-rows",
+                                                   "table-row-group"))
+# Where body paragraphs sit besides office:text itself: sections, an index's
+# generated body and its title. An index's *-source (its entry templates) is not text.
+_CONTAINERS = frozenset(qn(t) for t in ("office:text", "text:section", "text:index-body",
+                                        "text:index-title", "text:numbered-paragraph"))
+_INDEXES = frozenset(qn(f"text:{t}") for t in (
+    "table-of-content", "illustration-index", "table-index", "object-index", "user-index",
+    "alphabetical-index", "bibliography"))
+# Inside a paragraph and not shown as its text: comments, ruby annotations' small
+# text, the numbers LibreOffice caches (see the module doc), page breaks.
+_INLINE_SKIPPED = frozenset(qn(t) for t in (
+    "office:annotation", "office:annotation-end", "text:ruby-text", "text:number",
+    "text:soft-page-break"))
+# Parts of a drawing that are no text on the page: a picture, an embedded object, the
+# alt text (svg:title/desc), an image map.
+_NOT_DRAWN_TEXT = frozenset(qn(t) for t in (
+    "draw:image", "draw:object", "draw:object-ole", "draw:plugin", "draw:applet",
+    "draw:floating-frame", "draw:image-map", "draw:contour-polygon", "draw:contour-path",
+    "draw:glue-point", "draw:enhanced-geometry", "svg:title", "svg:desc"))
+# ODF's white space (ODF 1.2 Part 1, 6.1.2): inside a paragraph, runs of space, tab, CR
+# and LF are one space; text:s, text:tab and text:line-break write the others.
+_WS = re.compile(r"[ \t\r\n]+")
+# An element repeated by number-columns-repeated is expanded at most this many times:
+# writers store identical neighbouring cells once (mostly empty ones), and a crafted
+# count of 10^9 must not cost gigabytes.
+MAX_REPEAT = 256
+# A list style's level styles: a number, a bullet or a picture.
+_LEVEL_STYLES = frozenset(qn(f"text:list-level-style-{k}") for k in ("number", "bullet", "image"))
+# Styles inherit through parent-style-name; a chain longer than this is a loop.
+MAX_STYLE_DEPTH = 10
+
+# The kinds read here (a spreadsheet's package is checked the same way, check_odf).
+Kind = Literal["text", "presentation", "spreadsheet"]
+_MIME = "application/vnd.oasis.opendocument."
+# Other OpenDocument kinds, named with their suffix when a file of one is misnamed.
+_KINDS = {"text": ("text document", ".odt"), "spreadsheet": ("spreadsheet", ".ods"),
+          "presentation": ("presentation", ".odp"), "graphics": ("drawing", ".odg"),
+          "formula": ("formula", ".odf"), "chart": ("chart", ".odc"),
+          "image": ("image", ".odi"), "base": ("database", ".odb"),
+          "text-master": ("master document", ".odm")}
+# The legacy binary format a file of each kind may really be (not_a_package's names).
+_LEGACY = {"text": ".doc", "presentation": ".ppt", "spreadsheet": ".xls"}
+# Office Open XML packages, told by the part that holds their body.
+_OOXML = (("word/", ".docx"), ("xl/", ".xlsx"), ("ppt/", ".pptx"))
+
+
+def _parser() -> etree.XMLParser:
+    # no entities, DTDs or network: a package's XML is untrusted input
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+
+
+@dataclass(frozen=True)
+class _Package:
+    """An OpenDocument package's parsed XML: content (and styles for text), the title."""
+
+    content: etree._Element
+    styles: etree._Element | None
+    title: str  # meta.xml's dc:title, "" when none
+
+
+def _not_a_zip(path: Path, kind: Kind) -> str:
+    suffix = _KINDS[kind][1]
+    with path.open("rb") as f:
+        head = f.read(4096)
+    if b"<office:document" in head:
+        flat = ".f" + suffix[1:]
+        return (f"a flat OpenDocument XML file ({flat}), not a packaged {suffix}: flat XML "
+                f"files are not read; save it as {suffix}")
+    return not_a_package(path, f"{suffix} file", _LEGACY[kind])
+
+
+def _mimetype(z: zipfile.ZipFile, names: set[str], manifest: etree._Element | None) -> str | None:
+    """The package's kind: its ``mimetype`` entry, else the manifest's root entry (the
+    entry is only a "should" in ODF 1.2 Part 3, 3.3)."""
+    if "mimetype" in names:
+        return z.read("mimetype").decode("ascii", "replace").strip()
+    for entry in manifest.iter(qn("manifest:file-entry")) if manifest is not None else ():
+        if entry.get(qn("manifest:full-path")) == "/":
+            return (entry.get(qn("manifest:media-type")) or "").strip() or None
+    return None
+
+
+def _wrong_kind(mimetype: str | None, names: set[str], kind: Kind) -> str | None:
+    """Why a ZIP package is not an OpenDocument file of ``kind``, or None when it is
+    (a template of that kind is read as the document it starts)."""
+    if mimetype in (_MIME + kind, f"{_MIME}{kind}-template"):
+        return None
+    if mimetype and mimetype.startswith(_MIME):
+        other = mimetype[len(_MIME):].removesuffix("-template")
+        name, own = _KINDS.get(other, (other, "its own suffix"))
+        return f"an OpenDocument {name}, not a {_KINDS[kind][0]}: name it {own}"
+    if "[Content_Types].xml" in names:
+        own = next((s for prefix, s in _OOXML if any(n.startswith(prefix) for n in names)),
+                   ".docx, .xlsx or .pptx")
+        return f"an Office Open XML file, not an OpenDocument one: name it {own}"
+    what = f" ({mimetype})" if mimetype else " (it has no mimetype entry)"
+    return f"a ZIP archive but not an OpenDocument {_KINDS[kind][1]} file{what}"
+
+
+def check_odf(z: zipfile.ZipFile, rel: str, kind: Kind) -> None:
+    """Raise ExtractionError when the open ZIP package ``z`` is not an OpenDocument file
+    of ``kind`` (another kind, an Office Open XML file, no ODF package at all) or when its
+    manifest says parts are encrypted (a password, or a GnuPG key): those parts cannot be
+    read, and the reason says what to do."""
+    names = set(z.namelist())
+    manifest = None
+    if "META-INF/manifest.xml" in names:
+        manifest = etree.fromstring(z.read("META-INF/manifest.xml"), _parser())
+    if reason := _wrong_kind(_mimetype(z, names, manifest), names, kind):
+        raise ExtractionError(rel, reason)
+    if manifest is not None and manifest.find(f".//{qn('manifest:encryption-data')}") is not None:
+        raise ExtractionError(rel, f"the {_KINDS[kind][1]} is encrypted with a password; save "
+                                   "a copy without the password to index it")
+
+
+def open_package(path: Path, rel: str, kind: Kind) -> _Package:
+    """The package's XML (styles.xml only for text), or ExtractionError saying why it
+    cannot be read."""
+    what = f"OpenDocument {_KINDS[kind][0]}"
+    unreadable = f"not a readable OpenDocument {_KINDS[kind][1]} file"
+    if path.stat().st_size == 0:
+        raise ExtractionError(rel, f"empty file (0 bytes), not an {what}")
+    if not zipfile.is_zipfile(path):
+        raise ExtractionError(rel, _not_a_zip(path, kind))
+    try:
+        check_package(path, rel, what)
+        with zipfile.ZipFile(path) as z:
+            check_odf(z, rel, kind)
+            names = set(z.namelist())
+            if "content.xml" not in names:
+                raise ExtractionError(rel, f"{unreadable} (it has no content.xml)")
+            content = etree.fromstring(z.read("content.xml"), _parser())
+            styles = None
+            if kind == "text" and "styles.xml" in names:
+                styles = etree.fromstring(z.read("styles.xml"), _parser())
+            title = ""
+            if "meta.xml" in names:
+                found = etree.fromstring(z.read("meta.xml"), _parser()).find(f".//{qn('dc:title')}")
+                title = squash(found.text or "") if found is not None else ""
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, KeyError, ValueError,
+            etree.XMLSyntaxError) as exc:
+        raise ExtractionError(rel, f"{unreadable} ({exc})") from exc
+    return _Package(content, styles, title)
+
+
+# --- styles -------------------------------------------------------------------------
+
+
+class _Styles:
+    """The paragraph, text and list styles a body refers to: content.xml's automatic
+    styles and styles.xml's named ones (a header's automatic styles in styles.xml are
+    not the body's)."""
+
+    def __init__(self, content: etree._Element, styles: etree._Element | None) -> None:
+        self._styles: dict[tuple[str, str], etree._Element] = {}
+        self._lists: dict[str, dict[int, etree._Element]] = {}
+        holders = [styles.find(qn("office:styles")) if styles is not None else None,
+                   content.find(qn("office:automatic-styles"))]
+        for holder in holders:
+            for el in holder if holder is not None else ():
+                name = el.get(qn("style:name"))
+                if el.tag == qn("style:style") and name:
+                    self._styles[(el.get(qn("style:family")) or "", name)] = el
+                elif el.tag == qn("text:list-style") and name:
+                    self._lists[name] = {_int(lv.get(qn("text:level")), 1): lv for lv in el
+                                         if lv.tag in _LEVEL_STYLES}
+
+    def chain(self, name: str | None, family: str) -> Iterator[etree._Element]:
+        """The style and those it inherits from, nearest first."""
+        for _ in range(MAX_STYLE_DEPTH):
+            style = self._styles.get((family, name or ""))
+            if style is None:
+                return
+            yield style
+            name = style.get(qn("style:parent-style-name"))
+
+    def _first(self, name: str | None, family: str, attr: str,
+               child: str | None = None) -> str | None:
+        """The nearest value of ``attr`` (on the style, or on its ``child`` properties)."""
+        for style in self.chain(name, family):
+            holder = style.find(qn(child)) if child else style
+            if holder is not None and holder.get(qn(attr)) is not None:
+                return holder.get(qn(attr))
+        return None
+
+    def hidden(self, name: str | None, family: str) -> bool:
+        """Text set hidden (Format > Character > Hidden)."""
+        return self._first(name, family, "text:display", "style:text-properties") == "none"
+
+    def heading_level(self, name: str | None) -> int | None:
+        """A body paragraph's heading level from its style: 1 for *Title* (or a style
+        based on it), else the style's outline level, else None."""
+        for style in self.chain(name, "paragraph"):
+            names = {style.get(qn("style:name")), style.get(qn("style:display-name"))}
+            if any((n or "").casefold() == "title" for n in names):
+                return 1
+            if (level := _int(style.get(qn("style:default-outline-level")), 0)) > 0:
+                return min(level, MAX_HEADING_LEVEL)
+        return None
+
+    def list_style(self, paragraph_style: str | None) -> str | None:
+        return self._first(paragraph_style, "paragraph", "style:list-style-name")
+
+    def level(self, list_style: str | None, level: int) -> etree._Element | None:
+        """The list style's ``text:list-level-style-*`` for ``level`` (from 1)."""
+        return self._lists.get(list_style or "", {}).get(level)
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+# num-format values HTML's list_label draws; others (Arabic-Indic digits, "1st") as 1.
+_FORMATS = frozenset({"1", "a", "A", "i", "I", ""})
+
+
+def _number(n: int, fmt: str) -> str:
+    return list_label(n, fmt if fmt in _FORMATS else "1").removesuffix(". ")
+
+
+# --- text (.odt) ---------------------------------------------------------------------
+
+
+class _Numbering:
+    """The counters of a list style's levels, as LibreOffice keeps them: an item counts
+    up its level's counter and resets the deeper ones; a new list restarts, unless it
+    continues an earlier one (``text:continue-numbering``, ``text:continue-list``)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[int, int]] = {}
+
+    def restart(self, style: str) -> None:
+        self.counts[style] = {}
+
+    def mark(self, styles: _Styles, style: str, level: int, item: etree._Element) -> str:
+        """The mark drawn before ``item`` at ``level``: ``"2. "``, or "" for a bullet."""
+        spec = styles.level(style, level)
+        if spec is None or spec.tag != qn("text:list-level-style-number"):
+            return ""
+        counts = self.counts.setdefault(style, {})
+        own = item.get(qn("text:start-value"))
+        if own is not None:
+            n = _int(own, 1)
+        elif level in counts:
+            n = counts[level] + 1
+        else:
+            n = _int(spec.get(qn("text:start-value")), 1)
+        counts[level] = n
+        for deeper in [lv for lv in counts if lv > level]:
+            del counts[deeper]
+        fmt = spec.get(qn("style:num-format"), "")
+        if not fmt:
+            return ""
+        shown = max(1, min(_int(spec.get(qn("text:display-levels")), 1), level))
+        numbers = []
+        for lv in range(level - shown + 1, level + 1):
+            above = styles.level(style, lv)
+            above_fmt = above.get(qn("style:num-format"), "1") if above is not None else "1"
+            numbers.append(_number(counts.get(lv, 1), above_fmt or "1"))
+        prefix = spec.get(qn("style:num-prefix"), "")
+        suffix = spec.get(qn("style:num-suffix"))
+        # no suffix given: a browser's "3. " (odfpy and other libraries write none;
+        # LibreOffice writes the one it draws, so only a style drawing none gains a dot)
+        return prefix + ".".join(numbers) + ("." if suffix is None else suffix) + " "
+
+
+class _Paragraph:
+    """A paragraph's shown text, and what it anchors: drawings (read after it) and notes."""
+
+    def __init__(self, styles: _Styles, el: etree._Element) -> None:
+        self.parts: list[str] = []
+        self.drawings: list[etree._Element] = []
+        self.notes: list[etree._Element] = []
+        self._read(styles, el)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def _read(self, styles: _Styles, el: etree._Element) -> None:
+        """``el``'s shown text (spans, links and fields opened), collecting the drawings
+        and notes it anchors."""
+        if el.text:
+            self.parts.append(_WS.sub(" ", el.text))
+        for child in el:
+            tag = child.tag
+            if not isinstance(tag, str) or tag in _INLINE_SKIPPED:
+                pass  # an XML comment; a comment in the margin, a cached number, ...
+            elif tag == _S:
+                # one space: the canonical text keeps one of a run (and c may say 10^9)
+                self.parts.append(" ")
+            elif tag == _TAB:
+                self.parts.append("\t")
+            elif tag == _LINE_BREAK:
+                self.parts.append("\n")
+            elif tag == _NOTE:
+                self.notes.append(child)
+            elif tag.startswith(_DRAW):
+                self.drawings.append(child)
+            elif tag == _HIDDEN_TEXT and child.get(qn("text:is-hidden")) == "true":
+                pass
+            elif not (tag == _SPAN and styles.hidden(child.get(_STYLE_NAME), "text")):
+                self._read(styles, child)
+            if child.tail:
+                self.parts.append(_WS.sub(" ", child.tail))
+
+
+class _TextReader:
+    """Walks an .odt body in document order into the canonical text's blocks."""
+
+    def __init__(self, styles: _Styles) -> None:
+        self.styles = styles
+        self.blocks: list[str] = []
+        self.numbering = _Numbering()
+        self.first_heading: str | None = None
+
+    def body(self, container: etree._Element, boxed: bool = False) -> None:
+        """The blocks of ``container`` (office:text, a section, a text box) in order;
+        ``boxed``: inside a frame, where a heading is a paragraph (not a section)."""
+        for child in container:
+            self.block(child, boxed)
+
+    def block(self, el: etree._Element, boxed: bool) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return  # an XML comment
+        if tag in (_P, _H):
+            self.paragraph(el, boxed)
+        elif tag == _LIST:
+            self.list(el, boxed, 1, None)
+        elif tag == _TABLE:
+            for cells in _table_rows(el, self.cell, across_once=True):
+                texts = [text for text, _ in cells]
+                if any(texts):
+                    self.blocks.append(escape_markdown(" | ".join(texts)))
+                self.notes([note for _, notes in cells for note in notes])
+        elif tag in _CONTAINERS:
+            self.body(el, boxed)
+        elif tag in _INDEXES:
+            for body in el.iterchildren(qn("text:index-body")):
+                self.body(body, boxed)
+        elif tag.startswith(_DRAW):  # a frame anchored to the page
+            self.drawing(el)
+        # else: declarations, forms, tracked changes (the deletions), soft page breaks
+
+    def paragraph(self, el: etree._Element, boxed: bool, mark: str = "") -> None:
+        style = el.get(_STYLE_NAME)
+        if self.styles.hidden(style, "paragraph"):
+            return
+        p = _Paragraph(self.styles, el)
+        if el.tag == _H:
+            outline = el.get(qn("text:outline-level"))
+            level = _int(outline, 0) if outline is not None else \
+                self.styles.heading_level(style) or 1
+        else:
+            level = self.styles.heading_level(style) or 0
+        if level > 0 and not boxed:
+            if title := squash(p.text()):
+                self.blocks.append("#" * min(level, MAX_HEADING_LEVEL) + " " + title)
+                self.first_heading = self.first_heading or title
+        elif text := one_paragraph(p.text()):
+            self.blocks.append(escape_markdown(mark + text))
+        for drawing in p.drawings:  # after the paragraph they are anchored in
+            self.drawing(drawing)
+        self.notes(p.notes)
+
+    def list(self, el: etree._Element, boxed: bool, level: int, style: str | None) -> None:
+        """A list's items, each paragraph a block, the first of a numbered item with its
+        number; a nested list is one level down, in the same list style."""
+        style = el.get(_STYLE_NAME) or style
+        if style is None:  # a list given its style by its paragraphs' style
+            first = el.find(f".//{_P}")
+            style = self.styles.list_style(first.get(_STYLE_NAME)) \
+                if first is not None else None
+        style = style or ""
+        if level == 1 and el.get(qn("text:continue-numbering")) != "true" \
+                and el.get(qn("text:continue-list")) is None:
+            self.numbering.restart(style)
+        for item in el:
+            if item.tag == qn("text:list-item"):
+                mark = self.numbering.mark(self.styles, style, level, item)
+            elif item.tag == qn("text:list-header"):  # an item without a number
+                mark = ""
+            else:
+                continue
+            for child in item:
+                if child.tag in (_P, _H):
+                    self.paragraph(child, boxed, mark)
+                    mark = ""
+                elif child.tag == _LIST:
+                    self.list(child, boxed, level + 1, style)
+                else:
+                    self.block(child, boxed)
+
+    def cell(self, cell: etree._Element) -> tuple[str, list[etree._Element]]:
+        """A table cell's text: its paragraphs (each followed by the frames anchored in
+        it), a list's items, a nested table's rows, in order; and the notes they cite."""
+        parts: list[str] = []
+        notes: list[etree._Element] = []
+
+        def walk(container: etree._Element) -> None:
+            for el in container:
+                if el.tag in (_P, _H):
+                    if self.styles.hidden(el.get(_STYLE_NAME), "paragraph"):
+                        continue
+                    p = _Paragraph(self.styles, el)
+                    parts.append(squash(p.text()))
+                    for drawing in p.drawings:  # shown in the cell
+                        parts.extend(squash(b) for b in _drawn_blocks(self.styles, drawing))
+                    notes.extend(p.notes)
+                elif el.tag == _TABLE:
+                    for cells in _table_rows(el, self.cell, across_once=True):
+                        texts = [text for text, _ in cells]
+                        parts.append(" | ".join(texts) if any(texts) else "")
+                        notes.extend(note for _, cell_notes in cells for note in cell_notes)
+                elif el.tag in (_LIST, qn("text:list-item"), qn("text:list-header"),
+                                qn("text:section")):
+                    walk(el)
+
+        walk(cell)
+        return " ".join(t for t in parts if t), notes
+
+    def notes(self, notes: list[etree._Element]) -> None:
+        for note in notes:
+            if text := note_block(self.styles, note):
+                self.blocks.append(escape_markdown(text))
+
+    def drawing(self, el: etree._Element) -> None:
+        self.blocks.extend(_drawn_blocks(self.styles, el))
+
+
+def _table_rows(table: etree._Element, read_cell, across_once: bool):  # type: ignore[no-untyped-def]
+    """A table's rows (those in header rows and row groups too) as lists of
+    ``read_cell``'s results, one per cell. A covered cell (``table:covered-table-cell``)
+    is empty; with ``across_once`` one covered by a cell merged across columns is left
+    out, so the merged cell is shown once, as Word shows it. A row stored once for
+    identical rows (``number-rows-repeated``) is read once."""
+    for el in table:
+        if el.tag in _ROW_GROUPS:
+            yield from _table_rows(el, read_cell, across_once)
+        elif el.tag == _ROW:
+            cells = []
+            spanned = 0  # covered cells still to come of a cell merged across columns
+            for cell in el:
+                repeat = max(min(_int(cell.get(qn("table:number-columns-repeated")), 1),
+                                 MAX_REPEAT), 1)
+                if cell.tag == _CELL:
+                    cells.extend([read_cell(cell)] * repeat)
+                    spanned = _int(cell.get(qn("table:number-columns-spanned")), 1) - 1
+                elif cell.tag == _COVERED:
+                    for _ in range(repeat):
+                        if across_once and spanned > 0:
+                            spanned -= 1
+                        else:
+                            cells.append(("", []))
+            yield cells
+
+
+def note_block(styles: _Styles, note: etree._Element) -> str:
+    """A footnote's or an endnote's block, ``Footnote 1: ...``, labelled with the mark
+    the document shows (its citation: a number, or a custom mark such as ``*``)."""
+    kind = "Endnote" if note.get(qn("text:note-class")) == "endnote" else "Footnote"
+    citation = note.find(qn("text:note-citation"))
+    label = ""
+    if citation is not None:
+        label = squash("".join(citation.itertext())) or squash(citation.get(qn("text:label")) or "")
+    body = note.find(qn("text:note-body"))
+    reader = _TextReader(styles)
+    if body is not None:
+        reader.body(body, boxed=True)
+    text = squash(" ".join(reader.blocks))
+    if not text:
+        return ""
+    return f"{kind} {label}: {text}" if label else f"{kind}: {text}"
+
+
+def _drawn_blocks(styles: _Styles, el: etree._Element) -> list[str]:
+    """The blocks of a frame's or a shape's text, read as body text (a heading in it is
+    a paragraph), a frame inside it after the paragraph holding it."""
+    reader = _TextReader(styles)
+
+    def walk(node: etree._Element) -> None:
+        for child in node:
+            if not isinstance(child.tag, str):
+                continue
+            if child.tag == _TEXT_BOX:
+                reader.body(child, boxed=True)
+            elif child.tag in (_P, _H, _LIST, _TABLE):  # a shape's own text
+                reader.block(child, boxed=True)
+            elif child.tag.startswith(_DRAW) and child.tag not in _NOT_DRAWN_TEXT:
+                walk(child)  # a frame, a group, a link around a frame
+
+    walk(el)
+    return reader.blocks
+
+
+class OdtExtractor:
+    name = "odt"
+    version = "1"
+    suffixes = (".odt",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        package = open_package(path, rel, "text")
+        body = package.content.find(f"{qn('office:body')}/{qn('office:text')}")
+        if body is None:
+            raise ExtractionError(rel, "not a readable OpenDocument .odt file (its content.xml "
+                                       "has no office:text body)")
+        reader = _TextReader(_Styles(package.content, package.styles))
+        reader.body(body)
+        out = TextBuilder()
+        for block in reader.blocks:
+            out.add(block, sep="\n\n")
+        text = out.text()
+        if not text.strip():
+            raise ExtractionError(rel, "the document has no text in its body")
+        return Document(
+            path=rel,
+            title=package.title or reader.first_heading or path.stem,
+            text=text,
+            media_type="application/vnd.oasis.opendocument.text",
+            extractor=self.name,
+            extractor_version=self.version,
+            headings="atx",
+        )
+
+
+# --- presentations (.odp) ------------------------------------------------------------
+
+# Frames the master page fills with furniture, not the slide's content.
+_FURNITURE = frozenset({"footer", "date-time", "page-number", "header"})
+_CLASS = qn("presentation:class")
+
+
+def _lines(styles: _Styles, el: etree._Element) -> str:
+    """A frame's or a shape's text as the PowerPoint reader writes a text box: one line
+    per paragraph (a line break is a line too), a list's items, a table's rows as
+    ``cell | cell`` lines, a frame inside after the paragraph holding it."""
+    lines: list[str] = []
+
+    def walk(node: etree._Element) -> None:
+        for child in node:
+            if child.tag in (_P, _H):
+                if not styles.hidden(child.get(_STYLE_NAME), "paragraph"):
+                    p = _Paragraph(styles, child)
+                    lines.append(p.text())
+                    lines.extend(_lines(styles, d) for d in p.drawings)
+            elif child.tag == _TABLE:
+                for cells in _table_rows(child, lambda c: (squash(_lines(styles, c)), []),
+                                         across_once=False):
+                    lines.append(" | ".join(t for t, _ in cells) if any(t for t, _ in cells) else "")
+            elif child.tag in (_LIST, qn("text:list-item"), qn("text:list-header"), _TEXT_BOX):
+                walk(child)
+
+    walk(el)
+    return one_paragraph("\n".join(lines))
+
+
+def _shape_blocks(styles: _Styles, shapes: etree._Element) -> Iterator[tuple[str, str]]:
+    """(presentation class, block) of each frame and shape with text, in the page's
+    order, groups opened in place, furniture left out; a table's rows a block each."""
+    for shape in shapes:
+        if not isinstance(shape.tag, str) or not shape.tag.startswith(_DRAW):
+            continue  # the notes, forms, animations, comments
+        cls = shape.get(_CLASS) or ""
+        if cls in _FURNITURE:
+            continue
+        if shape.tag == qn("draw:g"):
+            yield from _shape_blocks(styles, shape)
+            continue
+        table = shape.find(_TABLE)
+        if table is not None:
+            for cells in _table_rows(table, lambda c: (squash(_lines(styles, c)), []),
+                                     across_once=False):  # a merged cell's covered ones empty
+                if any(t for t, _ in cells):
+                    yield cls, " | ".join(t for t, _ in cells)
+        elif text := _lines(styles, shape):
+            yield cls, text
+
+
+def _read_slides(styles: _Styles, presentation: etree._Element) -> list[Slide]:
+    slides = []
+    for number, page in enumerate(presentation.iterchildren(qn("draw:page")), start=1):
+        title = ""
+        blocks = []
+        for cls, text in _shape_blocks(styles, page):
+            if cls == "title" and not title:
+                title = squash(text)
+            else:
+                blocks.append(text)
+        notes = [_lines(styles, frame) for holder in page.iterchildren(qn("presentation:notes"))
+                 for frame in holder.iterchildren(qn("draw:frame")) if frame.get(_CLASS) == "notes"]
+        slides.append(Slide(number=number, title=title, blocks=blocks,
+                            notes=one_paragraph("\n".join(notes))))
+    return slides
+
+
+class OdpExtractor:
+    name = "odp"
+    version = "1"
+    suffixes = (".odp",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        package = open_package(path, rel, "presentation")
+        body = package.content.find(f"{qn('office:body')}/{qn('office:presentation')}")
+        slides = _read_slides(_Styles(package.content, None), body) if body is not None else []
+        return deck_document(slides, path, rel, package.title,
+                             media_type="application/vnd.oasis.opendocument.presentation",
+                             extractor=self.name, version=self.version)
+
+
+register(OdtExtractor())
+register(OdpExtractor())
