@@ -505,3 +505,31 @@ def test_an_index_file_this_user_may_not_read_says_so(tmp_path: Path, embedder):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{db}: cannot open the index file: Permission denied: give this user permission " \
            "to read and write it" in done.stderr
+
+
+def test_an_older_index_put_in_place_of_an_open_one_is_upgraded_when_read(
+        tmp_path: Path, embedder):
+    # a backup written by an older citeline restored under a running server: the server
+    # reopened the new file (another inode) but never upgraded it, so every search failed
+    # on a column or table the older schema does not have
+    db = _built(tmp_path, embedder)
+    backup = tmp_path / "backup.sqlite3"
+    shutil.copyfile(db, backup)
+    _downgrade_to_schema_4(backup)
+    serving = Index(tmp_path / "ix", embedder=embedder, create=False)
+    assert serving.search("when does the pilot board", k=1).hits[0].document == "tides.md"
+    os.replace(backup, db)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / "ix" / (DB_NAME + suffix)).unlink(missing_ok=True)
+    assert serving.search("when does the pilot board", k=1).hits[0].document == "tides.md"
+    assert serving.store.document_regions("tides.md") is None  # written before regions
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    # a thread whose first connection is to the replaced file is served too
+    done: list[str] = []
+    t = threading.Thread(target=lambda: done.append(
+        serving.search("cranes", k=1).hits[0].document))
+    t.start()
+    t.join()
+    assert done == ["cranes.md"]
+    serving.close()

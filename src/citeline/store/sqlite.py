@@ -442,6 +442,11 @@ class SQLiteStore:
             c.execute("PRAGMA foreign_keys=ON")
             c.execute("PRAGMA synchronous=NORMAL")
             self._local.conn, self._local.file = c, _file_id(self.path)
+            # an index file put in this one's place while it was open (a backup restored
+            # under a running server) may be an older citeline's: upgraded as at opening,
+            # where every query failed on a column or table it did not have yet
+            if self._opened and c.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+                self._migrate()
         return c
 
     def _connect(self) -> sqlite3.Connection:
