@@ -267,7 +267,7 @@ _ENCRYPTED_MANIFEST = b"""<?xml version="1.0" encoding="UTF-8"?>
     (_odt, "an OpenDocument text document, not a spreadsheet: name it .odt"),
     (_xlsx, "an Office Open XML file, not an OpenDocument one: name it .xlsx"),
     (lambda p: _rezip(p, {"mimetype": None, "META-INF/manifest.xml": None}),
-     "a ZIP archive but not an OpenDocument spreadsheet (it has no mimetype entry)"),
+     "a ZIP archive but not an OpenDocument .ods file (it has no mimetype entry)"),
     (lambda p: _rezip(p, {"META-INF/manifest.xml": _ENCRYPTED_MANIFEST,
                           "content.xml": os.urandom(3000)}),
      "the .ods is encrypted with a password; save a copy without the password to index it"),

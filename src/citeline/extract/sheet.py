@@ -54,6 +54,7 @@ from citeline.chunk import CELL_SEP
 from citeline.errors import ExtractionError
 from citeline.extract import Extractor, read_bytes, register
 from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
+from citeline.extract.opendocument import check_odf
 from citeline.extract.text import decode_bytes
 from citeline.types import Document, Region, RegionKind
 
@@ -336,17 +337,11 @@ def _with_formulas(rows: Iterator[tuple[int, list[str]]], formulas,  # type: ign
 # --- OpenDocument spreadsheets ----------------------------------------------------------
 
 ODS_MEDIA_TYPE = "application/vnd.oasis.opendocument.spreadsheet"
-_ODF = "application/vnd.oasis.opendocument."
-# Other OpenDocument kinds, named with their suffix when a file of one is named .ods.
-_ODF_KINDS = {"text": ("text document", ".odt"), "presentation": ("presentation", ".odp"),
-              "graphics": ("drawing", ".odg"), "formula": ("formula", ".odf"),
-              "chart": ("chart", ".odc"), "text-master": ("master document", ".odm")}
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _CALCEXT = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0}"
-_MANIFEST = "{urn:oasis:names:tc:opendocument:xmlns:manifest:1.0}"
 _SHEET, _ROW, _CELL = _TABLE + "table", _TABLE + "table-row", _TABLE + "table-cell"
 _COVERED = _TABLE + "covered-table-cell"  # a cell merged into the one above or left of it
 _PARAGRAPHS = (_TEXT + "p", _TEXT + "h")
@@ -403,37 +398,11 @@ class OdsExtractor:
 
 
 def _check_ods(z: zipfile.ZipFile, rel: str) -> None:
-    """Refuse a ZIP package that is no OpenDocument spreadsheet, naming what it is, and
-    one encrypted with a password (ODF 1.2 Part 3: the ``mimetype`` entry, else the
-    manifest's root entry, names the package's kind; the manifest lists how each
-    encrypted part is encrypted)."""
-    names = set(z.namelist())
-    manifest = None
-    if "META-INF/manifest.xml" in names:
-        manifest = etree.fromstring(z.read("META-INF/manifest.xml"), etree.XMLParser(
-            resolve_entities=False, no_network=True, load_dtd=False))
-    if "mimetype" in names:
-        mimetype = z.read("mimetype").decode("ascii", "replace").strip()
-    else:
-        root = None if manifest is None else next(
-            (e for e in manifest.iter(_MANIFEST + "file-entry")
-             if e.get(_MANIFEST + "full-path") == "/"), None)
-        mimetype = "" if root is None else (root.get(_MANIFEST + "media-type") or "").strip()
-    if mimetype.removesuffix("-template") != ODS_MEDIA_TYPE:
-        if mimetype.startswith(_ODF):
-            other = mimetype[len(_ODF):].removesuffix("-template")
-            what, own = _ODF_KINDS.get(other, (other, "its own suffix"))
-            raise ExtractionError(rel, f"an OpenDocument {what}, not a spreadsheet: name it {own}")
-        if "[Content_Types].xml" in names:
-            own = ".xlsx" if any(n.startswith("xl/") for n in names) else ".docx or .pptx"
-            raise ExtractionError(rel, "an Office Open XML file, not an OpenDocument one: name "
-                                       f"it {own}")
-        raise ExtractionError(rel, "a ZIP archive but not an OpenDocument spreadsheet ("
-                                   + (mimetype or "it has no mimetype entry") + ")")
-    if manifest is not None and manifest.find(f".//{_MANIFEST}encryption-data") is not None:
-        raise ExtractionError(rel, "the .ods is encrypted with a password; save a copy without "
-                                   "the password to index it")
-    if "content.xml" not in names:
+    """Refuse a ZIP package that is no OpenDocument spreadsheet, naming what it is, one
+    encrypted with a password (the checks every OpenDocument file gets,
+    :func:`citeline.extract.opendocument.check_odf`), and one without its content."""
+    check_odf(z, rel, "spreadsheet")
+    if "content.xml" not in z.namelist():
         raise ExtractionError(rel, "the spreadsheet is damaged (it has no content.xml)")
 
 
