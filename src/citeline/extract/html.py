@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -425,6 +426,42 @@ class _Walker:
                 self.mark = ""  # an empty item is counted, and draws its number on nothing
 
 
+@dataclass(frozen=True)
+class Page:
+    """A page read into canonical blocks: the text's pieces, joined by blank lines."""
+
+    blocks: list[str]  # ``#``-heading lines, paragraphs, list items, table rows, <pre>
+    title: str  # its <title>, else its first shown level-1 heading, else any <h1>; or ""
+
+
+def read_page(html: str, rel: str, xhtml: bool = False) -> Page:
+    """A decoded page (see :func:`decode_html`) as Markdown-shaped blocks, as described in
+    the module docstring; ``xhtml``: the page is XML (see :func:`open_self_closing`). The
+    blocks may be none (a page of images); ExtractionError naming ``rel`` when the page
+    cannot be parsed. The HTML extractor writes one page's blocks, the EPUB one a chapter's.
+    """
+    if xhtml:
+        html = open_self_closing(html)
+    tree = LexborHTMLParser(html)
+    root = _main(tree) or tree.body or tree.root
+    if root is None:
+        raise ExtractionError(rel, "no HTML content could be parsed")
+    walker = _Walker(len(squash(root.text())))
+    try:
+        walker.walk(root, in_section=root.tag in SECTIONING
+                    or (root.attributes.get("role") or "").strip().lower() == "main")
+    except RecursionError as exc:  # thousands of nested elements: generated junk, not a page
+        raise ExtractionError(rel, "HTML nested too deeply to read") from exc
+    walker.flush()
+    title_node = tree.css_first("head > title") or tree.css_first("title")
+    title = squash(_INVISIBLE.sub("", title_node.text())) if title_node is not None else ""
+    if not title:  # the first level-1 heading as shown, else any <h1> (a hidden one)
+        shown = next((b[2:] for b in walker.blocks if b.startswith("# ")), "")
+        h1 = tree.css_first("h1")
+        title = shown or (squash(_INVISIBLE.sub("", h1.text())) if h1 is not None else "")
+    return Page(walker.blocks, title)
+
+
 class HtmlExtractor:
     name = "html"
     version = "15"  # 2: layout tables are read as blocks, their headings as headings; 3: a
@@ -444,37 +481,20 @@ class HtmlExtractor:
 
     def extract(self, path: Path, rel: str) -> Document:
         data = read_bytes(path, rel)
-        html, warning = decode_html(data, rel, xhtml=path.suffix.lower() == ".xhtml")
-        if path.suffix.lower() == ".xhtml":
-            html = open_self_closing(html)
-        tree = LexborHTMLParser(html)
-        root = _main(tree) or tree.body or tree.root
-        if root is None:
-            raise ExtractionError(rel, "no HTML content could be parsed")
-        walker = _Walker(len(squash(root.text())))
-        try:
-            walker.walk(root, in_section=root.tag in SECTIONING
-                        or (root.attributes.get("role") or "").strip().lower() == "main")
-        except RecursionError as exc:  # thousands of nested elements: generated junk, not a page
-            raise ExtractionError(rel, "HTML nested too deeply to read") from exc
-        walker.flush()
+        xhtml = path.suffix.lower() == ".xhtml"
+        html, warning = decode_html(data, rel, xhtml=xhtml)
+        page = read_page(html, rel, xhtml=xhtml)
         out = TextBuilder()
-        for block in walker.blocks:
+        for block in page.blocks:
             out.add(block, sep="\n\n")
         text = out.text()
         if not text.strip():
             raise ExtractionError(
                 rel, "no text left after dropping scripts, navigation and boilerplate"
             )
-        title_node = tree.css_first("head > title") or tree.css_first("title")
-        title = squash(_INVISIBLE.sub("", title_node.text())) if title_node is not None else ""
-        if not title:  # the first level-1 heading as shown, else any <h1> (a hidden one)
-            shown = next((b[2:] for b in walker.blocks if b.startswith("# ")), "")
-            h1 = tree.css_first("h1")
-            title = shown or (squash(_INVISIBLE.sub("", h1.text())) if h1 is not None else "")
         return Document(
             path=rel,
-            title=title or path.stem,
+            title=page.title or path.stem,
             text=text,
             media_type="text/html",
             extractor=self.name,
