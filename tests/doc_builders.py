@@ -2,7 +2,8 @@
 
 reportlab writes the PDFs (and Pillow the scanned page), python-docx the Word
 file, python-pptx the slide deck, openpyxl the workbooks, odfpy the OpenDocument files
-(text, presentation, spreadsheet); CSV, WebVTT, SRT and HTML are literal strings.
+(text, presentation, spreadsheet), ebooklib the EPUB e-books; CSV, WebVTT, SRT and HTML
+are literal strings.
 Every builder writes into a folder it is given (a pytest tmp path) and returns
 the file's path; the facts inside are unique phrases the tests search for.
 """
@@ -1148,3 +1149,66 @@ def numbered_pages_pdf(n: int) -> bytes:
         c.showPage()
     c.save()
     return buf.getvalue()
+
+
+# --- EPUB (ebooklib writes them) -------------------------------------------------------
+
+EPUB_TITLE = "A Keeper's Year on Skerry Light"
+# (entry in the package, title in the table of contents, XHTML body); the third has no
+# heading of its own, so its table-of-contents title names it
+EPUB_CHAPTERS = {
+    "arrival": ("text/arrival.xhtml", "Arrival",
+                "<h1>Arrival</h1>"
+                "<p>The supply boat docks at the north jetty every second Tuesday, weather "
+                "permitting.</p>"
+                "<h2>What the boat brings</h2>"
+                "<ul><li>Fresh water in twenty-litre drums</li><li>Paraffin for the lamp</li></ul>"),
+    "tides": ("text/tides.xhtml", "Tides",
+              "<h1>Tides</h1>"
+              "<p>Spring tides flood the boat landing twice a month.</p>"
+              "<table><tr><th>Day</th><th>High water</th><th>Height</th></tr>"
+              "<tr><td>Monday</td><td>06:40</td><td>4.8 m</td></tr>"
+              "<tr><td>Tuesday</td><td>07:25</td><td>4.6 m</td></tr></table>"
+              "<ol><li>Read the tide gauge at high water.</li>"
+              "<li>Write the height in the log.</li></ol>"),
+    "foghorn": ("text/foghorn.xhtml", "The foghorn",
+                "<p>The foghorn's compressor must be oiled every hundred running hours.</p>"
+                "<pre>pressure   7 bar\n\nvalve      open</pre>"),
+    "notes": ("text/notes.xhtml", "Notes",
+              "<h1>Notes</h1><p>Skerry is Old Norse for a rocky islet.</p>"),
+}
+
+
+def epub_book(folder: Path, name: str = "skerry.epub", nav: bool = True) -> Path:
+    """A four-chapter e-book with a cover picture, written by ebooklib: ``nav`` as EPUB 3
+    (a nav.xhtml table of contents, listed in the spine, and a toc.ncx), else the EPUB 2
+    way (a toc.ncx alone). The manifest lists the chapters in another order than the
+    spine, whose reading order is arrival, notes (``linear="no"``), tides, foghorn."""
+    import io
+
+    from ebooklib import epub
+    from PIL import Image
+
+    book = epub.EpubBook()
+    book.set_identifier("urn:uuid:6f1c2a44-skerry")
+    book.set_title(EPUB_TITLE)
+    book.set_language("en")
+    book.add_author("Ines Marwick")
+    cover = io.BytesIO()
+    Image.new("RGB", (60, 90), "navy").save(cover, format="PNG")
+    book.set_cover("images/cover.png", cover.getvalue())
+    items = {}
+    for key in ("foghorn", "notes", "tides", "arrival"):  # the manifest's order
+        file_name, title, body = EPUB_CHAPTERS[key]
+        items[key] = epub.EpubHtml(title=title, file_name=file_name, lang="en", content=body)
+        book.add_item(items[key])
+    book.toc = [epub.Link(file_name, title, key)
+                for key, (file_name, title, _) in EPUB_CHAPTERS.items()]
+    book.add_item(epub.EpubNcx())
+    if nav:
+        book.add_item(epub.EpubNav())
+    book.spine = ["cover", *(["nav"] if nav else []), items["arrival"], (items["notes"], "no"),
+                  items["tides"], items["foghorn"]]
+    path = folder / name
+    epub.write_epub(str(path), book, {"raise_exceptions": True})
+    return path

@@ -210,6 +210,21 @@ def _wrong_kind(mimetype: str | None, names: set[str], kind: Kind) -> str | None
     return f"a ZIP archive but not an OpenDocument {_KINDS[kind][1]} file{what}"
 
 
+def package_kind(mimetype: str | None, names: set[str]) -> tuple[str, str] | None:
+    """What an office ZIP package is, for a reader of another format to name it: (what,
+    its suffix), ``("an OpenDocument spreadsheet", ".ods")``, ``("an Office Open XML
+    file", ".docx")``; None when it is neither (``names``: the package's entries)."""
+    if mimetype and mimetype.startswith(_MIME):
+        name, own = _KINDS.get(mimetype[len(_MIME):].removesuffix("-template"),
+                               (mimetype[len(_MIME):], "its own suffix"))
+        return f"an OpenDocument {name}", own
+    if "[Content_Types].xml" in names:
+        own = next((s for prefix, s in _OOXML if any(n.startswith(prefix) for n in names)),
+                   ".docx, .xlsx or .pptx")
+        return "an Office Open XML file", own
+    return None
+
+
 def check_odf(z: zipfile.ZipFile, rel: str, kind: Kind) -> None:
     """Raise ExtractionError when the open ZIP package ``z`` is not an OpenDocument file
     of ``kind`` (another kind, an Office Open XML file, no ODF package at all) or when its

@@ -1,0 +1,366 @@
+"""EPUB e-books (.epub, EPUB 2 and 3), read with lxml (the package's XML) and the HTML
+extractor's page reader (each chapter's XHTML).
+
+An EPUB is a ZIP package (EPUB 3.3, Open Container Format): a ``mimetype`` entry
+reading ``application/epub+zip``, ``META-INF/container.xml`` naming the package
+document (the OPF), and the OPF listing the book's files (its manifest), their reading
+order (its spine) and the book's metadata.
+
+Canonical text: the spine's chapters in reading order, each read by
+:func:`citeline.extract.html.read_page` exactly as an ``.xhtml`` page is (its
+``<h1>``-``<h6>`` as ``#``-heading lines, paragraphs, list items with their numbers,
+table rows as ``cell | cell``, ``<pre>`` kept as written; navigation, asides and
+hidden text dropped; images are no text, and the page reader reads no alt text),
+the chapters' blocks joined by a blank line. A chapter is its headings' section; one
+that does not open with a heading gets its title from the book's table of contents
+(EPUB 3's ``nav`` of ``epub:type="toc"``, else EPUB 2's ``toc.ncx`` navPoints: the
+first entry pointing into the chapter's file) as a ``#``-heading line of the level
+most chapters open with, so every hit names its chapter. A chapter file the table of
+contents does not name (the second half of a chapter a converter split in two) is
+left as it is: its text continues the section before it. Locators are ``#char=``
+offsets into the canonical text with the heading path, as for HTML and Word files:
+no region kind fits a chapter (a PDF's ``page`` would send a reader to the Nth page
+of a book whose pages a reading system lays out itself), and a chapter's heading
+names it in the section path.
+
+Spine items marked ``linear="no"`` (notes, answer keys, pop-ups that a reading system
+shows only when a link leads there) are read after all the linear ones, in spine
+order: their text is the author's and is searched, but set in place it would cut
+into the reading order's text. Spine items that are no XHTML page (an image or SVG
+cover) have no text to read; images are not indexed. The title is the OPF's first
+``dc:title``, else the first heading, else the file's name.
+
+A file that cannot be read says why: empty, not a ZIP package (a Kindle MOBI/AZW
+book, a PDF, a download cut short), a ZIP that is no EPUB (an OpenDocument or Office
+Open XML file is named with its suffix; another's ``mimetype`` is quoted), one without
+``META-INF/container.xml`` or the package document it names, a spine naming a file
+the package lacks, and an e-book under DRM: ``META-INF/encryption.xml`` listing
+encrypted files (fonts merely obfuscated, as EPUB's font-embedding rule does, do not
+count), or a DRM scheme's licence (Adobe ADEPT's ``rights.xml``, Readium LCP's
+``license.lcpl``, Apple FairPlay's ``sinf.xml``). As the Office readers do, the
+package is checked against zip bombs before anything is unpacked
+(:func:`citeline.extract.blocks.check_package`), and its XML is parsed without
+entities, network or DTDs.
+
+Not read: footnotes set in an ``<aside>`` (the page reader drops asides as a web
+page's sidebars), the ``<guide>`` and landmarks, a page list, embedded fonts, media
+overlays, scripts.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import zipfile
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from lxml import etree
+from selectolax.lexbor import LexborHTMLParser
+
+from citeline.errors import ExtractionError
+from citeline.extract import register
+from citeline.extract.blocks import MAX_HEADING_LEVEL, TextBuilder, check_package, squash
+from citeline.extract.html import decode_html, open_self_closing, read_page
+from citeline.extract.opendocument import package_kind
+from citeline.types import Document
+
+_NS = {
+    "container": "urn:oasis:names:tc:opendocument:xmlns:container",
+    "opf": "http://www.idpf.org/2007/opf",
+    "dc": "http://purl.org/dc/elements/1.1/",
+    "ncx": "http://www.daisy.org/z3986/2005/ncx/",
+    "enc": "http://www.w3.org/2001/04/xmlenc#",
+}
+MEDIA_TYPE = "application/epub+zip"
+_CONTAINER = "META-INF/container.xml"
+_OPF_TYPE = "application/oebps-package+xml"
+_NCX_TYPE = "application/x-dtbncx+xml"
+# Spine items read as pages: XHTML, EPUB 3's only text type; HTML, which some EPUB 2
+# writers declared; the OEB 1 type older converters still write.
+_PAGE_TYPES = frozenset({"application/xhtml+xml", "text/html", "text/x-oeb1-document"})
+# encryption.xml's entries for fonts obfuscated, not encrypted: the IDPF's and Adobe's
+# font-mangling algorithms, keyed by the book's own identifier (EPUB 3.3's font
+# obfuscation). Any EPUB with embedded fonts may carry them, DRM-free ones too.
+_FONT_OBFUSCATION = frozenset({"http://www.idpf.org/2008/embedding",
+                               "http://ns.adobe.com/pdf/enc#RC"})
+# A DRM scheme's licence, kept in META-INF beside the encrypted files.
+_LICENCES = (("META-INF/rights.xml", "Adobe ADEPT"), ("META-INF/license.lcpl", "Readium LCP"),
+             ("META-INF/sinf.xml", "Apple FairPlay"))
+# A Kindle book (MOBI, AZW, AZW3) is a Palm database: its type and creator at byte 60
+# (TEXtREAd: PalmDOC, the format MOBI grew from).
+_KINDLE = (b"BOOKMOBI", b"TEXtREAd")
+_HEADING = re.compile(r"(#{1,6}) ")
+
+
+def _parser() -> etree.XMLParser:
+    # no entities, DTDs or network: a package's XML is untrusted input
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+
+
+def _q(tag: str) -> str:
+    """``"opf:item"`` as lxml's Clark notation, ``"{http://www.idpf.org/2007/opf}item"``."""
+    prefix, local = tag.split(":")
+    return f"{{{_NS[prefix]}}}{local}"
+
+
+def _join(base: str, href: str) -> str:
+    """The package entry ``href`` (a URL, relative to the folder ``base``) names; its
+    fragment dropped: ``_join("OEBPS", "text/ch%201.xhtml#s2") == "OEBPS/text/ch 1.xhtml"``."""
+    return posixpath.normpath(posixpath.join(base, unquote(href.split("#", 1)[0])))
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A spine item: its package entry, media type and whether it is in the reading order."""
+
+    name: str
+    media_type: str
+    linear: bool
+
+
+@dataclass(frozen=True)
+class _Chapter:
+    name: str  # its entry in the package, for messages
+    blocks: list[str]
+
+
+class _Package:
+    """An open EPUB's package document: title, spine, table of contents."""
+
+    def __init__(self, z: zipfile.ZipFile, rel: str) -> None:
+        self.z, self.rel = z, rel
+        self.names = set(z.namelist())
+        self.warnings: list[str] = []
+        self._check_kind()
+        if why := self._drm():
+            raise ExtractionError(rel, f"the e-book is protected by DRM ({why}); citeline "
+                                       "cannot read it")
+        self.opf = self._opf_name()
+        opf = self.xml(self.opf, "package document")
+        base = posixpath.dirname(self.opf)
+        title = opf.find(f"{_q('opf:metadata')}/{_q('dc:title')}")
+        self.title = squash("".join(title.itertext())) if title is not None else ""
+        # id -> (entry, media type, properties)
+        self.manifest: dict[str, tuple[str, str, set[str]]] = {}
+        for item in opf.iterfind(f"{_q('opf:manifest')}/{_q('opf:item')}"):
+            if (iid := item.get("id")) is not None and (href := item.get("href")) is not None:
+                self.manifest[iid] = (_join(base, href), (item.get("media-type") or "").strip(),
+                                      set((item.get("properties") or "").split()))
+        spine = opf.find(_q("opf:spine"))
+        if spine is None:
+            raise ExtractionError(rel, f"not a readable EPUB: its package document {self.opf} "
+                                       "has no spine (the chapters' reading order)")
+        self.spine_toc = spine.get("toc")
+        self.spine = [self._spine_item(ref) for ref in spine.iterfind(_q("opf:itemref"))]
+        if not self.spine:
+            raise ExtractionError(rel, f"not a readable EPUB: the spine of {self.opf} lists no "
+                                       "chapters")
+
+    def xml(self, name: str, what: str) -> etree._Element:
+        try:
+            return etree.fromstring(self.z.read(name), _parser())
+        except etree.XMLSyntaxError as exc:
+            raise ExtractionError(self.rel, f"not a readable EPUB: its {what} {name} is not "
+                                            f"well-formed XML ({exc})") from exc
+
+    def _check_kind(self) -> None:
+        """Refuse a ZIP package that is no EPUB, naming what it is. One without a
+        ``mimetype`` entry but with an EPUB's container is read (a sloppy zip tool)."""
+        mimetype = None
+        if "mimetype" in self.names:
+            mimetype = self.z.read("mimetype").decode("ascii", "replace").strip()
+        if mimetype == MEDIA_TYPE or (mimetype is None and _CONTAINER in self.names):
+            return
+        if kind := package_kind(mimetype, self.names):
+            what, suffix = kind
+            raise ExtractionError(self.rel, f"{what}, not an EPUB e-book: name it {suffix}")
+        why = f"its mimetype is {mimetype!r}" if mimetype else "it has no mimetype entry"
+        raise ExtractionError(self.rel, f"a ZIP archive but not an EPUB e-book ({why})")
+
+    def _drm(self) -> str | None:
+        """What shows the book is under DRM (the scheme and its files), or None."""
+        scheme = next(((name, s) for name, s in _LICENCES if name in self.names), None)
+        encrypted: list[str] = []
+        if "META-INF/encryption.xml" in self.names:
+            root = self.xml("META-INF/encryption.xml", "encryption list")
+            for data in root.iter(_q("enc:EncryptedData")):
+                method = data.find(_q("enc:EncryptionMethod"))
+                if method is not None and method.get("Algorithm") in _FONT_OBFUSCATION:
+                    continue
+                ref = data.find(f"{_q('enc:CipherData')}/{_q('enc:CipherReference')}")
+                encrypted.append(unquote(ref.get("URI", "")) if ref is not None else "")
+        if encrypted:
+            n = len(encrypted)
+            listed = (f"META-INF/encryption.xml lists {n} encrypted file{'s' * (n != 1)}"
+                      + (f", {encrypted[0]} first" if encrypted[0] else ""))
+            return f"{scheme[1]}: {listed}" if scheme else listed
+        return f"{scheme[1]}: {scheme[0]}" if scheme else None
+
+    def _opf_name(self) -> str:
+        if _CONTAINER not in self.names:
+            raise ExtractionError(self.rel, f"not a readable EPUB: it has no {_CONTAINER} "
+                                            "(which names its package document)")
+        roots = list(self.xml(_CONTAINER, "container").iter(_q("container:rootfile")))
+        root = next((r for r in roots if r.get("media-type") == _OPF_TYPE),
+                    roots[0] if roots else None)
+        path = root.get("full-path") if root is not None else None
+        if not path:
+            raise ExtractionError(self.rel, f"not a readable EPUB: its {_CONTAINER} names no "
+                                            "package document")
+        name = _join("", path)
+        if name not in self.names:
+            raise ExtractionError(self.rel, f"not a readable EPUB: its package document {name} "
+                                            f"(named in {_CONTAINER}) is missing")
+        return name
+
+    def _spine_item(self, ref: etree._Element) -> _Item:
+        idref = ref.get("idref") or ""
+        if idref not in self.manifest:
+            raise ExtractionError(self.rel, f"not a readable EPUB: its spine names item "
+                                            f"{idref!r}, which the manifest of {self.opf} "
+                                            "does not list")
+        name, media_type, _ = self.manifest[idref]
+        if name not in self.names:
+            raise ExtractionError(self.rel, f"not a readable EPUB: spine item {name} is missing "
+                                            "from the package")
+        return _Item(name, media_type, (ref.get("linear") or "yes").strip() != "no")
+
+    def toc(self) -> dict[str, str]:
+        """Each package entry the table of contents points into -> the first title it
+        gives it (EPUB 3's nav, else EPUB 2's NCX); {} when the book has neither. One
+        that cannot be read is a warning: the chapters are read all the same."""
+        nav = next((name for name, _, props in self.manifest.values() if "nav" in props), None)
+        ncx = self.manifest[self.spine_toc][0] if self.spine_toc in self.manifest else next(
+            (name for name, media_type, _ in self.manifest.values() if media_type == _NCX_TYPE),
+            None)
+        entries: list[tuple[str, str]] = []
+        try:
+            if nav is not None and nav in self.names:
+                entries = self._nav_entries(nav)
+            if not entries and ncx is not None and ncx in self.names:
+                entries = self._ncx_entries(ncx)
+        except ExtractionError as exc:  # "its table of contents ... is not well-formed XML"
+            self.warnings.append(f"{exc.reason.removeprefix('not a readable EPUB: ')}: "
+                                 "chapters without a heading have no title from it")
+        titles: dict[str, str] = {}
+        for name, title in entries:
+            if title:
+                titles.setdefault(name, title)
+        return titles
+
+    def _nav_entries(self, nav: str) -> list[tuple[str, str]]:
+        """(entry, title) of each link in the nav document's ``epub:type="toc"`` nav, in
+        order. The nav document is XHTML, read as chapters are (an HTML parser, which
+        also takes the named entities an XML parser would refuse)."""
+        html, _ = decode_html(self.z.read(nav), self.rel, xhtml=True)
+        tree = LexborHTMLParser(open_self_closing(html))
+        base = posixpath.dirname(nav)
+        for el in tree.css("nav"):
+            if "toc" in (el.attributes.get("epub:type") or "").split():
+                return [(_join(base, a.attributes.get("href") or ""), squash(a.text()))
+                        for a in el.css("a[href]")]
+        return []
+
+    def _ncx_entries(self, ncx: str) -> list[tuple[str, str]]:
+        """(entry, title) of each navPoint in toc.ncx, in document order (a chapter
+        before its sections)."""
+        base = posixpath.dirname(ncx)
+        out = []
+        for point in self.xml(ncx, "table of contents").iter(_q("ncx:navPoint")):
+            label = point.find(f"{_q('ncx:navLabel')}/{_q('ncx:text')}")
+            content = point.find(_q("ncx:content"))
+            if content is not None and content.get("src"):
+                out.append((_join(base, content.get("src", "")),
+                            squash("".join(label.itertext())) if label is not None else ""))
+        return out
+
+
+def _not_a_zip(path: Path) -> str:
+    with path.open("rb") as f:
+        head = f.read(68)
+    if head[60:68] in _KINDLE:
+        return "a Kindle e-book (MOBI/AZW), not an EPUB; convert it to EPUB (Calibre does)"
+    if head.startswith(b"%PDF-"):
+        return "a PDF document, not an EPUB e-book: name it .pdf"
+    if head.startswith(b"PK\x03\x04"):
+        return ("a damaged EPUB e-book: its ZIP package ends early (no central directory), as "
+                "after an interrupted download or copy; fetch it again")
+    return "not an EPUB e-book (not a ZIP package)"
+
+
+def _chapter(package: _Package, item: _Item) -> _Chapter:
+    """A spine item's page as blocks; a decoding problem is named with the chapter."""
+    try:
+        xhtml = item.media_type != "text/html"  # XML: its declaration names the charset
+        html, warning = decode_html(package.z.read(item.name), package.rel, xhtml=xhtml)
+        page = read_page(html, package.rel, xhtml=xhtml)
+    except ExtractionError as exc:
+        raise ExtractionError(package.rel, f"chapter {item.name}: {exc.reason}") from exc
+    if warning:
+        package.warnings.append(f"chapter {item.name}: {warning}")
+    return _Chapter(item.name, page.blocks)
+
+
+def _chapter_level(chapters: list[_Chapter]) -> int:
+    """The heading level most chapters open with (1 when none opens with one): a title
+    from the table of contents is set at it, so it is the other chapters' sibling."""
+    levels = Counter(len(m.group(1)) for c in chapters if c.blocks
+                     and (m := _HEADING.match(c.blocks[0])))
+    return min(levels.most_common(1)[0][0], MAX_HEADING_LEVEL) if levels else 1
+
+
+class EpubExtractor:
+    name = "epub"
+    version = "1"
+    suffixes = (".epub",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        try:
+            if path.stat().st_size == 0:
+                raise ExtractionError(rel, "empty file (0 bytes), not an EPUB e-book")
+            if not zipfile.is_zipfile(path):
+                raise ExtractionError(rel, _not_a_zip(path))
+            check_package(path, rel, "EPUB e-book")
+            with zipfile.ZipFile(path) as z:
+                package = _Package(z, rel)
+                items = [i for i in package.spine if i.linear] + \
+                        [i for i in package.spine if not i.linear]
+                chapters = [_chapter(package, i) for i in items if i.media_type in _PAGE_TYPES]
+                toc = package.toc()
+        except OSError as exc:
+            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, KeyError,
+                ValueError) as exc:
+            raise ExtractionError(rel, f"a damaged EPUB e-book ({exc})") from exc
+        level = _chapter_level(chapters)
+        blocks: list[str] = []
+        for chapter in chapters:
+            if chapter.blocks and not _HEADING.match(chapter.blocks[0]) and \
+                    (title := toc.get(chapter.name)):
+                blocks.append("#" * level + " " + title)
+            blocks.extend(chapter.blocks)  # none for a cover, an image page
+        out = TextBuilder()
+        for block in blocks:
+            out.add(block, sep="\n\n")
+        text = out.text()
+        if not text.strip():
+            raise ExtractionError(rel, f"the e-book has no text in its {len(chapters)} chapter "
+                                       "pages (pictures are not read)")
+        first_heading = next((b[m.end():] for b in blocks if (m := _HEADING.match(b))), "")
+        return Document(
+            path=rel,
+            title=package.title or first_heading or path.stem,
+            text=text,
+            media_type=MEDIA_TYPE,
+            extractor=self.name,
+            extractor_version=self.version,
+            headings="atx",
+            warnings=tuple(package.warnings),
+        )
+
+
+register(EpubExtractor())

@@ -1,0 +1,279 @@
+"""EPUB e-books, on files ebooklib writes (EPUB 3 with a nav document, and the EPUB 2 way
+with a toc.ncx alone): the chapters in the spine's reading order, each read as the HTML
+extractor reads a page, a chapter without a heading titled from the table of contents;
+a file that cannot be read, DRM-protected or no EPUB at all, says why."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import doc_builders as b
+from citeline.chunk import chunk_document, locate
+from citeline.errors import ExtractionError
+from citeline.extract import REGISTRY, extractor_for
+from citeline.pipeline import Index
+from citeline.types import Document
+
+
+def extract(path: Path) -> Document:
+    return extractor_for(path).extract(path, path.name)
+
+
+SKERRY_TEXT = (
+    "# Arrival\n\n"
+    "The supply boat docks at the north jetty every second Tuesday, weather permitting.\n\n"
+    "## What the boat brings\n\n"
+    "Fresh water in twenty-litre drums\n\n"
+    "Paraffin for the lamp\n\n"
+    "# Tides\n\n"
+    "Spring tides flood the boat landing twice a month.\n\n"
+    "Day | High water | Height\n\n"
+    "Monday | 06:40 | 4.8 m\n\n"
+    "Tuesday | 07:25 | 4.6 m\n\n"
+    "1. Read the tide gauge at high water.\n\n"
+    "2. Write the height in the log.\n\n"
+    "# The foghorn\n\n"  # no heading in the chapter: its title in the table of contents
+    "The foghorn's compressor must be oiled every hundred running hours.\n\n"
+    "pressure   7 bar\n\n"
+    "valve      open\n\n"
+    "# Notes\n\n"  # linear="no": after the reading order, though the spine has it second
+    "Skerry is Old Norse for a rocky islet."
+)
+
+
+def _manifest_and_spine(path: Path) -> tuple[list[str], list[str]]:
+    """The OPF's manifest hrefs and spine idrefs, in order, read with a regex."""
+    opf = zipfile.ZipFile(path).read("EPUB/content.opf").decode()
+    hrefs = re.findall(r'<item href="([^"]+)"', opf)
+    ids = dict(re.findall(r'<item href="([^"]+)" id="([^"]+)"', opf))
+    spine = re.findall(r'<itemref idref="([^"]+)"', opf)
+    back = {v: k for k, v in ids.items()}
+    return hrefs, [back[i] for i in spine]
+
+
+def test_an_epub3_reads_its_chapters_in_spine_order(tmp_path: Path):
+    """Headings, a list, a table, a <pre> as the HTML extractor writes them; the spine's
+    order, not the manifest's; the linear="no" notes last; the heading-less chapter under
+    its nav title; the cover picture and the nav page (in the spine) give no text."""
+    path = b.epub_book(tmp_path)
+    manifest, spine = _manifest_and_spine(path)
+    chapters = [h for h in manifest if h.startswith("text/")]
+    assert chapters == ["text/foghorn.xhtml", "text/notes.xhtml", "text/tides.xhtml",
+                        "text/arrival.xhtml"]
+    assert spine == ["cover.xhtml", "nav.xhtml", "text/arrival.xhtml", "text/notes.xhtml",
+                     "text/tides.xhtml", "text/foghorn.xhtml"]
+    doc = extract(path)
+    assert doc.text == SKERRY_TEXT
+    assert (doc.title, doc.extractor, doc.extractor_version, doc.headings) == (
+        b.EPUB_TITLE, "epub", "1", "atx")
+    assert doc.media_type == "application/epub+zip"
+    assert doc.regions == () and doc.warnings == ()
+    sections = {c.content.split("\n")[0]: c.section for c in chunk_document(doc)}
+    assert sections["## What the boat brings"] == f"{b.EPUB_TITLE} > Arrival > What the boat brings"
+    assert sections["# Tides"] == f"{b.EPUB_TITLE} > Tides"
+    assert sections["# The foghorn"] == f"{b.EPUB_TITLE} > The foghorn"
+    for chunk in chunk_document(doc):
+        assert doc.text[chunk.start:chunk.end] == chunk.content
+        assert locate(doc, chunk.start, chunk.end).fragment == f"#char={chunk.start},{chunk.end}"
+
+
+def test_an_epub2_s_toc_ncx_titles_a_chapter_without_a_heading(tmp_path: Path):
+    path = b.epub_book(tmp_path, nav=False)
+    assert "EPUB/nav.xhtml" not in zipfile.ZipFile(path).namelist()
+    doc = extract(path)
+    assert doc.text == SKERRY_TEXT and doc.title == b.EPUB_TITLE
+    # a table of contents that cannot be read: the chapters are, untitled, with a warning
+    doc = extract(_rezip(path, tmp_path / "torn.epub", {"EPUB/toc.ncx": b"<ncx><navMap>"}))
+    assert doc.text == SKERRY_TEXT.replace("# The foghorn\n\n", "")
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith(
+        "its table of contents EPUB/toc.ncx is not well-formed XML (")
+    assert doc.warnings[0].endswith("): chapters without a heading have no title from it")
+
+
+def test_the_nav_document_is_the_table_of_contents_read_before_the_ncx(tmp_path: Path):
+    good = b.epub_book(tmp_path)
+    ncx = zipfile.ZipFile(good).read("EPUB/toc.ncx").replace(b"The foghorn", b"Horn (NCX)")
+    doc = extract(_rezip(good, tmp_path / "both.epub", {"EPUB/toc.ncx": ncx}))
+    assert "\n# The foghorn\n" in doc.text and "NCX" not in doc.text
+    # no title for it anywhere: its text is the section before it
+    no_toc = _rezip(good, tmp_path / "untitled.epub", {"EPUB/toc.ncx": ncx.replace(
+        b"text/foghorn.xhtml", b"text/elsewhere.xhtml"), "EPUB/nav.xhtml": zipfile.ZipFile(
+        good).read("EPUB/nav.xhtml").replace(b"text/foghorn.xhtml", b"text/elsewhere.xhtml")})
+    doc = extract(no_toc)
+    assert doc.text == SKERRY_TEXT.replace("# The foghorn\n\n", "")
+
+
+def test_the_chapters_agree_with_ebooklib_s_own_reader(tmp_path: Path):
+    """An independent reader: ebooklib's spine, each chapter's body words (lxml) in the
+    canonical text in order (with the list numbers between them, which lxml does not
+    draw), the linear chapters in the spine's order, then the others."""
+    import ebooklib
+    from ebooklib import epub
+    from lxml import html
+
+    path = b.epub_book(tmp_path)
+    book = epub.read_epub(str(path), {"ignore_ncx": True})
+    ordered = []
+    for idref, linear in book.spine:
+        item = book.get_item_with_id(idref)
+        if item.get_type() == ebooklib.ITEM_DOCUMENT and not isinstance(item, epub.EpubNav):
+            words = re.findall(r"\w+", html.fromstring(item.get_body_content() or b"<p/>")
+                               .text_content().casefold())
+            ordered.append((linear != "no", words))
+    text = re.findall(r"\w+", extract(path).text.casefold())
+    at = 0
+    for _, words in sorted(ordered, key=lambda lw: not lw[0]):  # stable: linear first
+        for word in words:  # a subsequence, each chapter's after the one before
+            at = text.index(word, at) + 1
+    assert sum(len(w) for _, w in ordered) == len(text) - 2 - len(
+        b.EPUB_CHAPTERS["foghorn"][1].split())  # "1", "2" and the foghorn's title added
+
+
+def _rezip(src: Path, dst: Path, replace: dict[str, bytes | None]) -> Path:
+    """A copy of ``src`` with entries replaced, added, or (None) left out."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            if info.filename not in replace:
+                zout.writestr(info, zin.read(info.filename))
+            elif (data := replace[info.filename]) is not None:
+                zout.writestr(info, data)
+        for name, data in replace.items():
+            if name not in zin.namelist() and data is not None:
+                zout.writestr(name, data)
+    return dst
+
+
+def _encryption(*entries: tuple[str, str]) -> bytes:
+    """META-INF/encryption.xml listing (algorithm, file) entries, as OCF writes it."""
+    data = "".join(
+        f'<enc:EncryptedData><enc:EncryptionMethod Algorithm="{alg}"/><enc:CipherData>'
+        f'<enc:CipherReference URI="{uri}"/></enc:CipherData></enc:EncryptedData>'
+        for alg, uri in entries)
+    return ('<?xml version="1.0"?><encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:'
+            'container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#" xmlns:ds='
+            f'"http://www.w3.org/2000/09/xmldsig#">{data}</encryption>').encode()
+
+
+AES = "http://www.w3.org/2001/04/xmlenc#aes128-cbc"
+RIGHTS = b'<adept:rights xmlns:adept="http://ns.adobe.com/adept"><adept:licenseToken/></adept:rights>'
+
+
+def test_a_drm_protected_epub_is_refused_saying_so(tmp_path: Path):
+    good = b.epub_book(tmp_path)
+
+    def reason(name: str, replace: dict[str, bytes | None]) -> str:
+        with pytest.raises(ExtractionError) as info:
+            extract(_rezip(good, tmp_path / name, replace))
+        assert info.value.path == name
+        return info.value.reason
+
+    encrypted = _encryption((AES, "EPUB/text/arrival.xhtml"), (AES, "EPUB/text/tides.xhtml"))
+    assert reason("locked.epub", {"META-INF/encryption.xml": encrypted}) == (
+        "the e-book is protected by DRM (META-INF/encryption.xml lists 2 encrypted files, "
+        "EPUB/text/arrival.xhtml first); citeline cannot read it")
+    assert reason("adept.epub", {"META-INF/encryption.xml": encrypted,
+                                 "META-INF/rights.xml": RIGHTS}) == (
+        "the e-book is protected by DRM (Adobe ADEPT: META-INF/encryption.xml lists 2 "
+        "encrypted files, EPUB/text/arrival.xhtml first); citeline cannot read it")
+    assert reason("rights.epub", {"META-INF/rights.xml": RIGHTS}) == (
+        "the e-book is protected by DRM (Adobe ADEPT: META-INF/rights.xml); citeline cannot "
+        "read it")
+    # an embedded font obfuscated (EPUB's font rule), not encrypted: a DRM-free book
+    fonts = _encryption(("http://www.idpf.org/2008/embedding", "EPUB/fonts/serif.otf"))
+    doc = extract(_rezip(good, tmp_path / "fonts.epub", {"META-INF/encryption.xml": fonts,
+                                                         "EPUB/fonts/serif.otf": b"\0" * 64}))
+    assert doc.text == SKERRY_TEXT
+
+
+def test_a_file_that_is_no_readable_epub_says_why(tmp_path: Path):
+    good = b.epub_book(tmp_path)
+
+    def reason(name: str, data: bytes | None = None,
+               replace: dict[str, bytes | None] | None = None) -> str:
+        path = tmp_path / name
+        if replace is not None:
+            _rezip(good, path, replace)
+        else:
+            path.write_bytes(data or b"")
+        with pytest.raises(ExtractionError) as info:
+            extract(path)
+        assert str(info.value).startswith(f"{name}: ")
+        return info.value.reason
+
+    assert reason("empty.epub") == "empty file (0 bytes), not an EPUB e-book"
+    assert reason("notes.epub", b"Chapter one. It was a dark night.\n") == (
+        "not an EPUB e-book (not a ZIP package)")
+    assert reason("cut.epub", good.read_bytes()[:600]).startswith(
+        "a damaged EPUB e-book: its ZIP package ends early")
+    assert reason("book.epub", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n") == (
+        "a PDF document, not an EPUB e-book: name it .pdf")
+    kindle = b"Skerry Light".ljust(60, b"\0") + b"BOOKMOBI" + b"\0" * 200
+    assert reason("kindle.epub", kindle) == (
+        "a Kindle e-book (MOBI/AZW), not an EPUB; convert it to EPUB (Calibre does)")
+
+    plain_zip = tmp_path / "photos.zip"
+    with zipfile.ZipFile(plain_zip, "w") as z:
+        z.writestr("holiday.txt", "not a book")
+    assert reason("photos.epub", plain_zip.read_bytes()) == (
+        "a ZIP archive but not an EPUB e-book (it has no mimetype entry)")
+    assert reason("manual.epub", b.odt_manual(tmp_path).read_bytes()) == (
+        "an OpenDocument text document, not an EPUB e-book: name it .odt")
+    assert reason("handbook.epub", b.docx_file(tmp_path).read_bytes()) == (
+        "an Office Open XML file, not an EPUB e-book: name it .docx")
+    assert reason("comic.epub", replace={"mimetype": b"application/vnd.comicbook+zip"}) == (
+        "a ZIP archive but not an EPUB e-book (its mimetype is 'application/vnd.comicbook+zip')")
+
+    assert reason("nocontainer.epub", replace={"META-INF/container.xml": None}) == (
+        "not a readable EPUB: it has no META-INF/container.xml (which names its package "
+        "document)")
+    assert reason("noopf.epub", replace={"EPUB/content.opf": None}) == (
+        "not a readable EPUB: its package document EPUB/content.opf (named in "
+        "META-INF/container.xml) is missing")
+    assert reason("badopf.epub", replace={"EPUB/content.opf": b"<package><metadata>"}).startswith(
+        "not a readable EPUB: its package document EPUB/content.opf is not well-formed XML (")
+    assert reason("lost.epub", replace={"EPUB/text/tides.xhtml": None}) == (
+        "not a readable EPUB: spine item EPUB/text/tides.xhtml is missing from the package")
+    opf = zipfile.ZipFile(good).read("EPUB/content.opf")
+    unlisted = re.sub(rb'<item href="text/tides.xhtml"[^>]*/>', b"", opf)
+    assert unlisted != opf
+    assert reason("unlisted.epub", replace={"EPUB/content.opf": unlisted}).startswith(
+        "not a readable EPUB: its spine names item 'chapter_")
+
+
+def test_an_epub_that_unpacks_to_a_bomb_is_refused_unread(tmp_path: Path):
+    path = b.epub_book(tmp_path)
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("EPUB/images/zeros.bin", b"\0" * (24 << 20))  # 24 MB, packed to ~24 KB
+    assert path.stat().st_size < 200_000
+    with pytest.raises(ExtractionError, match=r"part EPUB/images/zeros.bin unpacks \d+ to 1 .*zip bomb"):
+        extract(path)
+
+
+def test_epub_is_registered_with_a_name_and_version():
+    extractor_for(Path("x.epub"))  # loads the built-in extractors
+    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "1")
+
+
+def test_an_epub_s_sentence_is_found_through_the_index_with_its_chapter(tmp_path: Path, embedder):
+    """The real pipeline: real SQLite, the real model; the hit names the chapter (its
+    table-of-contents title), quotes the stored text's slice, and cites #char=."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    b.epub_book(folder)
+    idx = Index(tmp_path / "index", embedder=embedder)
+    try:
+        report = idx.index(folder)
+        assert report.indexed == ["skerry.epub"] and not report.failed
+        hits = idx.search("how often must the foghorn compressor be oiled", k=5).hits
+        hit = hits[0]
+        assert hit.document == "skerry.epub"
+        assert "oiled every hundred running hours" in hit.content
+        assert hit.section == f"{b.EPUB_TITLE} > The foghorn"
+        assert idx.store.document_text("skerry.epub")[hit.start:hit.end] == hit.content
+        assert hit.to_json()["locator"] == f"#char={hit.start},{hit.end}"
+    finally:
+        idx.close()
