@@ -385,3 +385,23 @@ def test_a_file_that_is_not_utf_8_is_read_as_windows_1252_only_when_it_is_wester
         assert western_text(text.encode(encoding))[0] is None, encoding
     for text in ("Þýðing, ævintýrið", "Ações, não", "Hääyö", "Ærø, blåbærgrød", "naïve œuvre"):
         assert western_text(text.encode("cp1252"))[0] == text
+
+
+def test_footnotes_and_endnotes_are_text_even_in_an_aside_or_hidden(tmp_path: Path):
+    # an EPUB 3 chapter keeps each note in an <aside epub:type="footnote">, often hidden
+    # until its reference is followed; the page reader dropped every aside as a web
+    # page's sidebar, so a book's notes were never indexed
+    page = tmp_path / "chapter.xhtml"
+    page.write_text(
+        '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">'
+        "<body><h1>Tides</h1>"
+        '<p>The spring tide comes twice a month.<a epub:type="noteref" href="#n1">1</a></p>'
+        '<aside epub:type="footnote" id="n1" hidden="hidden"><p>1. Near the new and the '
+        "full moon.</p></aside>"
+        '<aside class="sidebar"><p>Subscribe to our newsletter.</p></aside>'
+        '<section role="doc-endnotes"><ol><li id="e1">Tables of Brest, 1911.</li></ol>'
+        "</section></body></html>")
+    text = extract(page).text
+    assert "Near the new and the full moon." in text
+    assert "Tables of Brest, 1911." in text
+    assert "newsletter" not in text  # an aside that is no note is still a sidebar

@@ -9,8 +9,9 @@ order (its spine) and the book's metadata.
 Canonical text: the spine's chapters in reading order, each read by
 :func:`citeline.extract.html.read_page` exactly as an ``.xhtml`` page is (its
 ``<h1>``-``<h6>`` as ``#``-heading lines, paragraphs, list items with their numbers,
-table rows as ``cell | cell``, ``<pre>`` kept as written; navigation, asides and
-hidden text dropped; images are no text, and the page reader reads no alt text),
+table rows as ``cell | cell``, ``<pre>`` kept as written, footnotes and endnotes
+(``epub:type="footnote"``, often an ``<aside>`` hidden until its reference is tapped)
+kept; navigation, other asides and hidden text dropped; images are no text, and the page reader reads no alt text),
 the chapters' blocks joined by a blank line. A chapter is its headings' section; one
 that does not open with a heading gets its title from the book's table of contents
 (EPUB 3's ``nav`` of ``epub:type="toc"``, else EPUB 2's ``toc.ncx`` navPoints: the
@@ -42,8 +43,7 @@ package is checked against zip bombs before anything is unpacked
 (:func:`citeline.extract.blocks.check_package`), and its XML is parsed without
 entities, network or DTDs.
 
-Not read: footnotes set in an ``<aside>`` (the page reader drops asides as a web
-page's sidebars), the ``<guide>`` and landmarks, a page list, embedded fonts, media
+Not read: the ``<guide>`` and landmarks, a page list, embedded fonts, media
 overlays, scripts.
 """
 
@@ -315,7 +315,7 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "1"
+    version = "2"  # 2: footnotes and endnotes are read (html extractor 16)
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -18,7 +18,9 @@ cell's contents are read as blocks, headings included. Locators are
 ``#char=`` offsets into this extracted text. Characters a browser shows as nothing
 inside a word (a soft hyphen, a zero-width space) are left out, so the word is one.
 
-Dropped, never indexed: scripts, styles, ``<nav>``, ``<aside>``, forms,
+Dropped, never indexed (but a footnote or endnote, marked so by EPUB's ``epub:type``
+or a ``doc-footnote``/``doc-endnote`` role, is text of the page wherever it is and
+however it is hidden): scripts, styles, ``<nav>``, ``<aside>``, forms,
 ``<noscript>``, templates, embedded SVG/iframes, hidden elements, a heading's
 permalink (a link to a place on the page whose text is only ``¶``, ``§``, ``#`` or
 nothing visible, as Sphinx, MkDocs and rustdoc write), landmark roles for navigation, banners,
@@ -265,8 +267,22 @@ def _list_type(node: LexborNode, inherited: str) -> str:
     return kind if kind in ("1", "a", "A", "i", "I") else inherited
 
 
+def _is_note(attrs: dict) -> bool:
+    """Whether an element is a footnote or endnote by its semantics (EPUB 3's
+    ``epub:type``, DPUB-ARIA's ``role``): an e-book puts each note in an ``<aside>``,
+    often hidden until its reference is tapped, and it is the book's text."""
+    kinds = f"{attrs.get('epub:type') or ''} {attrs.get('role') or ''}".lower().split()
+    return any(k in _NOTE_KINDS for k in kinds)
+
+
+_NOTE_KINDS = frozenset("footnote footnotes endnote endnotes rearnote rearnotes note "
+                        "doc-footnote doc-endnote doc-endnotes".split())
+
+
 def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     tag = node.tag
+    if _is_note(node.attributes):
+        return False
     if tag in DROP_TAGS:
         return True
     if tag in ("header", "footer") and not in_section:
@@ -464,7 +480,7 @@ def read_page(html: str, rel: str, xhtml: bool = False) -> Page:
 
 class HtmlExtractor:
     name = "html"
-    version = "15"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "16"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -476,7 +492,9 @@ class HtmlExtractor:
     # 12: spaces meeting across elements are one; 13: screen-reader-only text (sr-only,
     # visually-hidden) is dropped, hidden="until-found" kept; 14: a page whose bytes break
     # its byte-order mark's encoding is refused (they were indexed as U+FFFD); 15: a page
-    # declaring no charset, not UTF-8, is read as Windows-1252 when it is Western text
+    # declaring no charset, not UTF-8, is read as Windows-1252 when it is Western text;
+    # 16: a footnote or endnote (epub:type, role="doc-footnote") is kept, in an <aside>
+    # or hidden until its reference is followed
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
