@@ -953,6 +953,135 @@ def titled_pdf(folder: Path, name: str, title: str | bytes, text: str) -> Path:
     return path
 
 
+# --- E-mail: the stdlib's own writers (email.message + email.generator, mailbox) -------
+
+
+def mail_message(subject: str | None, body: str, *,
+                 sender: str = "Ana Núñez <ana@example.org>",
+                 to: str = "Ben Okafor <ben@example.org>", cc: str | None = None,
+                 date: str = "Tue, 14 May 2024 09:30:00 +0200"):  # type: ignore[no-untyped-def]
+    """A text/plain message as a mail client writes one (UTF-8; non-ASCII headers in
+    RFC 2047's encoded words)."""
+    from email.message import EmailMessage
+
+    msg = EmailMessage()
+    if subject is not None:
+        msg["Subject"] = subject
+    msg["From"] = sender
+    msg["To"] = to
+    if cc:
+        msg["Cc"] = cc
+    msg["Date"] = date
+    msg.set_content(body)
+    return msg
+
+
+def write_eml(folder: Path, name: str, msg, crlf: bool = False) -> Path:  # type: ignore[no-untyped-def]
+    """``msg`` saved as an .eml, by email.generator (with CRLF line ends, as Outlook and
+    Thunderbird save one, when ``crlf``)."""
+    import email.policy
+    from email.generator import BytesGenerator
+
+    path = folder / name
+    with path.open("wb") as fh:
+        BytesGenerator(fh, policy=email.policy.SMTP if crlf else email.policy.default).flatten(msg)
+    return path
+
+
+FERRY_BODY = ("Hi Ben,\n\n"
+              "The first ferry to Inishmore leaves Rossaveal at 10:30 and the crossing takes "
+              "forty minutes.\n"
+              "# of bikes allowed: two each\n\n"
+              "Ana\n\n"
+              "> Ben wrote:\n"
+              "> Which ferry should we take on Saturday?\n")
+
+
+def eml_plain(folder: Path, name: str = "ferry.eml") -> Path:
+    """One text/plain message with a Cc, a quoted reply and a line that only looks like
+    a heading."""
+    return write_eml(folder, name, mail_message("Ferry times for the island trip", FERRY_BODY,
+                                                cc="Chloé Martin <chloe@example.org>"))
+
+
+def eml_alternative(folder: Path, name: str = "menu.eml") -> Path:
+    """multipart/alternative: a text/plain part in Latin-1 (quoted-printable), then an
+    HTML one (base64) saying something else, which a reader preferring text never sees."""
+    msg = mail_message("Menü for the Café Noël dinner", "x")
+    msg.set_content("The crème brûlée is served at nine, after the pâté.\n",
+                    charset="latin-1", cte="quoted-printable")
+    msg.add_alternative("<html><body><h1>Menu</h1><p>The HTML rendering of the menu.</p>"
+                        "</body></html>", subtype="html", charset="latin-1", cte="base64")
+    return write_eml(folder, name, msg)
+
+
+NEWSLETTER_HTML = ("<html><head><title>Harbour newsletter</title><style>p {color: red}</style>"
+                   "</head><body><h1>Harbour news</h1><p>The new pontoon opens in June.</p>"
+                   "<h2>Events</h2><p>The regatta starts at noon from the <b>east</b> pier."
+                   "</p><script>track()</script></body></html>")
+
+
+def eml_html_only(folder: Path, name: str = "newsletter.eml") -> Path:
+    """An HTML-only message (as newsletters are sent), with headings, a style and a script."""
+    msg = mail_message("Harbour newsletter, May", "x", sender="news@harbour.example")
+    msg.set_content(NEWSLETTER_HTML, subtype="html")
+    return write_eml(folder, name, msg)
+
+
+REPORT_PDF_SIZE = 120_000  # bytes: "120 kB" in the warning
+
+
+def eml_attachment(folder: Path, name: str = "report.eml") -> Path:
+    """A text/plain body with a named PDF attached, and an unnamed picture."""
+    msg = mail_message("Quarterly report", "The quarterly report is attached; see page four.\n")
+    pdf = b"%PDF-1.4\n" + b"0" * (REPORT_PDF_SIZE - 9)
+    msg.add_attachment(pdf, maintype="application", subtype="pdf", filename="report.pdf")
+    msg.add_attachment(b"\x89PNG\r\n\x1a\n" + b"\0" * 60, maintype="image", subtype="png")
+    return write_eml(folder, name, msg)
+
+
+def eml_forwarded(folder: Path, name: str = "fwd.eml") -> Path:
+    """A message forwarding another as a message/rfc822 part, which carries an
+    attachment of its own; saved with CRLF line ends."""
+    inner = mail_message("Lighthouse tour on Sunday",
+                         "The lighthouse tour meets at the pier gate at eight.\n",
+                         sender="Keeper <keeper@lighthouse.example>",
+                         to="Ana Núñez <ana@example.org>", date="Fri, 10 May 2024 18:00:00 +0100")
+    inner.add_attachment(b"\x89PNG\r\n\x1a\n" + b"\0" * 1200, maintype="image", subtype="png",
+                         filename="map.png")
+    outer = mail_message("Fwd: Lighthouse tour on Sunday", "See the message below, Ben.\n")
+    outer.add_attachment(inner)
+    return write_eml(folder, name, outer, crlf=True)
+
+
+def mbox_three(folder: Path, name: str = "inbox.mbox") -> Path:
+    """A mailbox of three messages written by mailbox.mbox, in this order: a text/plain
+    one whose body has a line starting "From " (the mailbox escapes it ">From "), an
+    HTML-only one, and one with no Subject."""
+    import mailbox
+
+    first = mail_message("Boat repair quote",
+                         "The boatyard quoted 350 euros to replace the rudder bearing.\n"
+                         "From the yard's note: paid on collection.\n",
+                         sender="Yard <office@boatyard.example>",
+                         date="Mon, 6 May 2024 08:00:00 +0000")
+    second = mail_message("Choir rehearsal moved", "x", sender="Choir <choir@example.org>",
+                          date="Tue, 7 May 2024 19:15:00 +0000")
+    second.set_content("<p>Rehearsal moves to the <i>school hall</i> on Thursday evenings.</p>",
+                       subtype="html")
+    third = mail_message(None, "Remember to bring the tide tables.\n",
+                         date="Wed, 8 May 2024 07:45:00 +0000")
+    path = folder / name
+    box = mailbox.mbox(path)
+    try:
+        for msg in (first, second, third):
+            box.add(msg)
+        box.flush()
+    finally:
+        box.close()
+    return path
+
+
 # --- Spreadsheets: the same cells as .ods (odfpy) and as .xlsx (openpyxl) -------------
 
 

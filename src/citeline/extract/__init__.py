@@ -122,4 +122,4 @@ def _load_builtin() -> None:
 # Modules that register extractors for formats needing third-party libraries.
 # Each is one module under citeline/extract/ that calls register() at import.
 BUILTIN_OPTIONAL: tuple[str, ...] = ("pdf", "docx", "slides", "html", "sheet", "transcript",
-                                     "opendocument", "epub")
+                                     "opendocument", "epub", "email_msg")

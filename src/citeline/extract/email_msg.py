@@ -1,0 +1,404 @@
+"""E-mail: one message (``.eml``, RFC 5322, as a mail client saves or exports it) and a
+mailbox of many (``.mbox``, as Thunderbird and Google Takeout export one), read with the
+stdlib's ``email`` package (``email.policy.default``) and ``mailbox``.
+
+(Not ``email.py``: that name would shadow the stdlib's package inside this one.)
+
+Each message is a section: a ``#`` heading line with its Subject ("(no subject)" when
+it has none), then a block of its From, To, Cc and Date headers, one line each, as
+written (RFC 2047's encoded words decoded, folded lines unfolded), and an
+``Attachments:`` line naming what it carries; then its body::
+
+    # Budget for the trip
+
+    From: Ana <ana@example.org>
+    To: Ben <ben@example.org>
+    Date: Tue, 14 May 2024 09:30:00 +0200
+    Attachments: report.pdf (application/pdf, 120 kB)
+
+    The ferry costs 40 euros.
+
+    > Ben wrote: how much is the ferry?
+
+The body is what a mail client set to prefer plain text shows: of a
+``multipart/alternative``, the ``text/plain`` part when there is one with text, else the
+HTML one (RFC 2046 puts the richest last), read as a page is
+(:func:`citeline.extract.html.read_page`), its headings one level under the message's;
+of a ``multipart/related`` (an HTML body with its pictures), its root part; of a
+``multipart/mixed``, each part in order. Text is decoded by the part's declared charset
+once the email package has undone its quoted-printable or base64; quoted reply text
+(``> ...``) is kept as written. A forwarded message (a ``message/rfc822`` part, inline
+or attached) is a section one level down, after its parent's own text, read the same
+way. Attachments are not read: each is named in the message's ``Attachments:`` line and
+in the document's warnings (``attachment report.pdf (application/pdf, 120 kB) not
+indexed``); a related part's pictures are not named (the page's own images, as a web
+page's are not).
+
+A part whose bytes break its declared charset is read with U+FFFD in their place and a
+warning saying where; one declaring no charset (or US-ASCII, or one Python does not
+know) is read as UTF-8, else as Windows-1252 when it is Western European text
+(:func:`citeline.extract.text.western_text`), with a warning; else it is not read, with
+a warning. A broken part never fails the file.
+
+An ``.mbox`` is its messages in file order, each its own ``#`` section, numbered in
+warnings ("message 3 'Budget': ..."); a body line that the mailbox escaped as ``>From``
+(mboxrd and mboxo both do) reads ``From`` again. The title of an ``.eml`` is its
+Subject, of an ``.mbox`` its file stem. Locators are ``#char=`` offsets and the heading
+path (Subject > a forwarded message's Subject).
+
+Refused, saying why: an empty file; an ``.eml`` with no header lines at all (a PDF
+renamed); an ``.mbox`` whose first line is no ``From`` separator; a message over
+:data:`~citeline.extract.blocks.MAX_UNPACKED`, as an Office package unpacking to more is
+(in a mailbox, that message alone is left out, with a warning). The mailbox file is
+opened as the ``mailbox`` module opens it (for writing where it may, as it locks and
+rewrites mailboxes) and never written: nothing is added, removed or flushed.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email.policy
+import mailbox
+import re
+from dataclasses import dataclass, field
+from email.errors import HeaderParseError
+from email.message import Message
+from email.parser import BytesParser
+from pathlib import Path
+
+from citeline.errors import ExtractionError
+from citeline.extract import read_bytes, register
+from citeline.extract.blocks import MAX_HEADING_LEVEL, MAX_UNPACKED, escape_markdown, squash
+from citeline.extract.html import read_page
+from citeline.extract.text import undecodable, western_text
+from citeline.types import Document
+
+# The headers a reader looks at to tell one message from another, in the order mail
+# clients show them; others (Received, Message-ID, List-*) are routing, not content.
+HEADER_FIELDS = ("From", "To", "Cc", "Date")
+NO_SUBJECT = "(no subject)"
+# How much of an .mbox is read to check it starts as a mailbox does.
+HEAD_BYTES = 4096
+_PARSER = BytesParser(policy=email.policy.default)
+_ATX = re.compile(r"(#{1,6}) ")
+# No header the registry knows by name: its value is read as unstructured text.
+_RAW_HEADER = "x-citeline-header"
+# mboxo and mboxrd escape a body line starting "From " as ">From " (">>From " for one
+# already escaped): one ">" comes off again, as mboxrd reads it.
+_ESCAPED_FROM = re.compile(rb"^>(>*From )", re.M)
+# Labels a mail client reads as Windows-1252 (the Encoding Standard's rule: Outlook
+# labels its smart quotes, bytes 0x91-0x94, "iso-8859-1").
+_WINDOWS_1252_LABELS = frozenset({"iso8859-1", "cp1252"})
+_AS_UNDECLARED = frozenset({"ascii"})  # "us-ascii" over 8-bit text is the usual mislabel
+
+
+def _size(n: int) -> str:
+    """``_size(123_456) == "123 kB"`` (SI units, as mail clients show an attachment's)."""
+    if n < 1000:
+        return f"{n} bytes"
+    if n < 1_000_000:
+        return f"{n / 1000:.0f} kB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def _header(msg: Message, name: str) -> str:
+    """A header's value as written, on one line (folding undone) with RFC 2047's encoded
+    words decoded (8-bit UTF-8 read as such); "" when absent.
+
+    Read as unstructured text, not parsed as its kind: an address header parsed drops
+    what is no address (``ben@example.org (Ben Okafor)``, as mailing-list archives write
+    From, loses the name) and keeps nothing of one it cannot parse.
+    """
+    raw = next((v for k, v in msg.raw_items() if k.lower() == name.lower()), None)
+    if raw is None:
+        return ""
+    try:
+        value = str(email.policy.default.header_factory(_RAW_HEADER, squash(raw)))
+    except (HeaderParseError, IndexError, ValueError, TypeError, AttributeError):
+        # the email package failed on it: shown as the file has it (8-bit bytes as UTF-8)
+        value = raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return squash(value)
+
+
+def _too_big(size: int) -> str:
+    return (f"is {size >> 20} MB (the most read is {MAX_UNPACKED >> 20} MB): too big to "
+            "index")
+
+
+@dataclass
+class _Body:
+    """What a message's parts give: its text blocks, forwarded messages, attachments."""
+
+    blocks: list[str] = field(default_factory=list)
+    nested: list[Message] = field(default_factory=list)
+    attached: list[str] = field(default_factory=list)  # "report.pdf (application/pdf, 1 kB)"
+    warnings: list[str] = field(default_factory=list)
+
+    def take(self, other: _Body) -> None:
+        self.blocks += other.blocks
+        self.nested += other.nested
+        self.attached += other.attached
+        self.warnings += other.warnings
+
+
+def message_blocks(msg: Message, level: int, where: str, warnings: list[str]) -> list[str]:
+    """``msg`` as canonical blocks: its heading at ``level`` (``#`` * level, at most
+    six), its header block, its body, then its forwarded messages a level down.
+    ``where`` opens each of its warnings ("" for an .eml's own message)."""
+    subject = _header(msg, "Subject") or NO_SUBJECT
+    body = _Body()
+    _walk(msg, level, where, body)
+    warnings += body.warnings
+    for item in body.attached:
+        warnings.append(f"{where}attachment {item} not indexed")
+    head = [f"{name}: {value}" for name in HEADER_FIELDS if (value := _header(msg, name))]
+    if body.attached:
+        head.append("Attachments: " + "; ".join(body.attached))
+    blocks = ["#" * min(level, MAX_HEADING_LEVEL) + " " + subject]
+    if head:
+        blocks.append("\n".join(head))  # each line opens with its name: no heading
+    blocks += body.blocks
+    for inner in body.nested:
+        name = _header(inner, "Subject") or NO_SUBJECT
+        blocks += message_blocks(inner, level + 1, f"{where}forwarded message {name!r}: ",
+                                 warnings)
+    return blocks
+
+
+def _walk(part: Message, level: int, where: str, out: _Body) -> None:
+    """Read ``part`` into ``out`` as a mail client shows it (see the module doc)."""
+    kind = part.get_content_type()
+    if part.is_multipart() and part.get_content_maintype() == "multipart":
+        parts = [p for p in part.get_payload() if isinstance(p, Message)]
+        subtype = part.get_content_subtype()
+        if subtype == "alternative":
+            _alternative(parts, level, where, out)
+        elif subtype == "related":
+            root = _related_root(part, parts)
+            if root is not None:
+                _walk(root, level, where, out)
+        else:
+            for p in parts:
+                _walk(p, level, where, out)
+    elif kind == "message/rfc822" and isinstance(inner := part.get_payload(), list) and \
+            inner and isinstance(inner[0], Message):
+        out.nested.append(inner[0])  # forwarded inline or as an attachment: read either way
+    elif part.is_attachment() or kind not in ("text/plain", "text/html"):
+        payload = part.get_payload(decode=True)
+        size = f", {_size(len(payload))}" if isinstance(payload, bytes) else ""
+        name = squash(part.get_filename() or "")
+        out.attached.append(f"{name} ({kind}{size})" if name else f"({kind}{size})")
+    else:
+        out.blocks += _text_blocks(part, level, where, out.warnings)
+
+
+def _alternative(parts: list[Message], level: int, where: str, out: _Body) -> None:
+    """One rendering of several: the plain text first, then the others from the last
+    (RFC 2046: the last is the richest), the first that gives any text."""
+    plain = [p for p in parts if p.get_content_type() == "text/plain"]
+    rest = [p for p in reversed(parts) if p.get_content_type() != "text/plain"]
+    tried: list[_Body] = []
+    for p in plain + rest:
+        trial = _Body()
+        _walk(p, level, where, trial)
+        if trial.blocks or trial.nested:
+            out.take(trial)
+            return
+        tried.append(trial)
+    if tried:  # none has text: why the first could not be read, if it says
+        out.take(tried[0])
+
+
+def _related_root(part: Message, parts: list[Message]) -> Message | None:
+    """The part a ``multipart/related`` shows (RFC 2387): the one its ``start`` names,
+    else the first."""
+    start = part.get_param("start")
+    if isinstance(start, str) and start.strip():
+        cid = start.strip().strip("<>")
+        found = next((p for p in parts if str(p.get("Content-ID", "")).strip().strip("<>") == cid),
+                     None)
+        if found is not None:
+            return found
+    return parts[0] if parts else None
+
+
+def _text_blocks(part: Message, level: int, where: str, warnings: list[str]) -> list[str]:
+    """A text/plain or text/html part's blocks (none when it is blank or unreadable)."""
+    subtype = part.get_content_subtype()
+    what = f"{where}text/{subtype} part"
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return []
+    text = _decode(payload, part.get_content_charset(), what, warnings)
+    if text is None:
+        return []
+    text = text.lstrip("\ufeff")
+    if subtype == "html":
+        try:
+            page = read_page(text, what)
+        except ExtractionError as exc:
+            warnings.append(f"{what}: {exc.reason}; not indexed")
+            return []
+        out = []
+        for block in page.blocks:  # its headings nest under the message's
+            if m := _ATX.match(block):
+                block = "#" * min(level + len(m.group(1)), MAX_HEADING_LEVEL) + block[m.end(1):]
+            out.append(block)
+        return out
+    lines = [ln.rstrip() for ln in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    body = "\n".join(lines).strip("\n")
+    return [escape_markdown(body)] if body.strip() else []
+
+
+def _decode(payload: bytes, charset: str | None, what: str, warnings: list[str]) -> str | None:
+    """A part's bytes as text by its declared ``charset`` (see the module doc); a warning
+    in ``warnings`` when they were read otherwise, or not at all (None)."""
+    enc = None
+    if charset:
+        try:
+            enc = codecs.lookup(charset).name
+        except LookupError:
+            enc = None
+    if enc is not None and enc not in _AS_UNDECLARED:
+        if enc in _WINDOWS_1252_LABELS:
+            try:
+                return payload.decode("cp1252")
+            except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D: C1 controls, as Latin-1 has
+                return payload.decode("latin-1")
+        try:
+            return payload.decode(enc)
+        except UnicodeDecodeError as exc:
+            warnings.append(f"{what}: not valid {charset}, the charset it declares "
+                            f"(undecodable {undecodable(payload, enc, exc)} of the part): read "
+                            "with U+FFFD in their place")
+            return payload.decode(enc, "replace")
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        said = f"declares the charset {charset}, unknown" if charset and enc is None else \
+            f"declares {charset}" if charset else "declares no charset"
+        legacy, seen = western_text(payload)
+        if legacy is None:
+            warnings.append(f"{what}: {said}, and is neither UTF-8 (undecodable "
+                            f"{undecodable(payload, 'utf-8', exc)}) nor Western European "
+                            f"text ({seen}); not indexed")
+            return None
+        warnings.append(f"{what}: {said}, and is not UTF-8: read as Windows-1252, Western "
+                        f"European ({seen})")
+        return legacy
+
+
+def parse_message(data: bytes, rel: str) -> Message:
+    """``data`` as a message; ExtractionError naming ``rel`` when the email package's
+    parser recurses too deep (thousands of nested parts: crafted, not mail)."""
+    try:
+        return _PARSER.parsebytes(data)
+    except RecursionError as exc:
+        raise ExtractionError(rel, "its MIME parts are nested too deeply to read") from exc
+
+
+def _read_message(msg: Message, rel: str, where: str, warnings: list[str]) -> list[str]:
+    """:func:`message_blocks` of a top-level message; its warnings are added to
+    ``warnings`` only when it could be read."""
+    own: list[str] = []
+    try:
+        blocks = message_blocks(msg, 1, where, own)
+    except RecursionError as exc:  # forwarded inside forwarded, thousands deep
+        raise ExtractionError(rel, "its MIME parts are nested too deeply to read") from exc
+    warnings += own
+    return blocks
+
+
+class EmlExtractor:
+    name = "eml"
+    version = "1"  # an HTML body is read by html.read_page: a change to a page's text
+    # there is a change here too
+    suffixes = (".eml",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
+        if size > MAX_UNPACKED:
+            raise ExtractionError(rel, f"this message {_too_big(size)}")
+        data = read_bytes(path, rel, empty="empty file (no message to index)")
+        msg = parse_message(data, rel)
+        if not msg.keys():
+            raise ExtractionError(rel, "not an e-mail message: it has no header lines (From:, "
+                                       "To:, Subject:) at its start; another kind of file "
+                                       "named .eml?")
+        warnings: list[str] = []
+        text = "\n\n".join(_read_message(msg, rel, "", warnings))
+        return Document(
+            path=rel,
+            title=_header(msg, "Subject") or path.stem,
+            text=text,
+            media_type="message/rfc822",
+            extractor=self.name,
+            extractor_version=self.version,
+            headings="atx",
+            warnings=tuple(warnings),
+        )
+
+
+class MboxExtractor:
+    name = "mbox"
+    version = "1"  # bumped with EmlExtractor's: they read a message alike
+    suffixes = (".mbox",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        try:
+            with path.open("rb") as f:
+                head = f.read(HEAD_BYTES)
+        except OSError as exc:
+            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
+        if not head.strip() and len(head) < HEAD_BYTES:
+            raise ExtractionError(rel, "empty file (no messages to index)")
+        if not head.lstrip(b"\r\n").startswith(b"From "):
+            raise ExtractionError(rel, "not an mbox mailbox: its first line is no 'From ' "
+                                       "separator line, which starts each message of a "
+                                       "mailbox (one message saved alone is an .eml file)")
+        blocks: list[str] = []
+        warnings: list[str] = []
+        try:
+            box = mailbox.mbox(path, create=False)
+        except (OSError, mailbox.Error) as exc:
+            raise ExtractionError(rel, f"cannot read file: {exc}") from exc
+        try:
+            for number, key in enumerate(box.keys(), start=1):
+                with box.get_file(key) as f:  # the message, its "From " line left out
+                    f.seek(0, 2)
+                    size = f.tell()
+                    if size > MAX_UNPACKED:
+                        warnings.append(f"message {number} {_too_big(size)}; left out")
+                        continue
+                    f.seek(0)
+                    data = _ESCAPED_FROM.sub(rb"\1", f.read())
+                try:
+                    msg = parse_message(data, rel)
+                    subject = _header(msg, "Subject") or NO_SUBJECT
+                    blocks += _read_message(msg, rel, f"message {number} {subject!r}: ",
+                                            warnings)
+                except ExtractionError as exc:  # that message alone: the others are read
+                    warnings.append(f"message {number}: {exc.reason}; left out")
+        except OSError as exc:
+            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
+        finally:
+            box.close()
+        if not blocks:
+            raise ExtractionError(rel, "no message in this mailbox could be read")
+        return Document(
+            path=rel,
+            title=path.stem,
+            text="\n\n".join(blocks),
+            media_type="application/mbox",
+            extractor=self.name,
+            extractor_version=self.version,
+            headings="atx",
+            warnings=tuple(warnings),
+        )
+
+
+register(EmlExtractor())
+register(MboxExtractor())
