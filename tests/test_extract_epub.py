@@ -69,7 +69,7 @@ def test_an_epub3_reads_its_chapters_in_spine_order(tmp_path: Path):
     doc = extract(path)
     assert doc.text == SKERRY_TEXT
     assert (doc.title, doc.extractor, doc.extractor_version, doc.headings) == (
-        b.EPUB_TITLE, "epub", "1", "atx")
+        b.EPUB_TITLE, "epub", "2", "atx")
     assert doc.media_type == "application/epub+zip"
     assert doc.regions == () and doc.warnings == ()
     sections = {c.content.split("\n")[0]: c.section for c in chunk_document(doc)}
@@ -255,7 +255,7 @@ def test_an_epub_that_unpacks_to_a_bomb_is_refused_unread(tmp_path: Path):
 
 def test_epub_is_registered_with_a_name_and_version():
     extractor_for(Path("x.epub"))  # loads the built-in extractors
-    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "1")
+    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "2")
 
 
 def test_an_epub_s_sentence_is_found_through_the_index_with_its_chapter(tmp_path: Path, embedder):
