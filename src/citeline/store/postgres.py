@@ -999,6 +999,12 @@ class PostgresStore:
                          # holds none; the exact scan must skip them too)
                          where=sql.SQL("WHERE bare_embedding IS NOT NULL" if bare else "")),
                 {"q": q, "n": n},
+                # Both modes send this text, told apart by the settings above alone; a
+                # statement psycopg prepared (its 5th run) keeps a generic plan made under
+                # the settings of then, which PostgreSQL does not re-plan when they
+                # change: an exact ranking after a few HNSW ones on one connection ran
+                # the HNSW scan (dense_with's callers mix them). Never prepared, exact.
+                prepare=False if mode == "exact" else None,
             ).fetchall()
         # <#> is the negative inner product, exact; for unit vectors -(<#>) = cosine
         ranked = sorted(((int(i), -float(neg)) for i, neg in rows), key=lambda t: (-t[1], t[0]))
