@@ -8,7 +8,7 @@ default (one file, WAL mode), and further backends register in
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -293,10 +293,12 @@ class Store(Protocol):
         ...
 
     def dense(self, query: np.ndarray, k: int, model_key: str,
-              bare: bool = False) -> list[tuple[int, float]]:
+              bare: bool = False, only: Collection[int] | None = None) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) of the k nearest chunks of ``model_key``, by
         their embedded text, or with ``bare`` by their content embedded without the
-        header ([] when no chunk has such a vector)."""
+        header ([] when no chunk has such a vector). ``only``: rank these chunks alone
+        (a document filter, :meth:`chunk_ids_of`), applied before the cut, so the k
+        nearest of them come back however few they are among the index's."""
         ...
 
     def similarities(
@@ -305,13 +307,23 @@ class Store(Protocol):
         """Cosine similarity of the given chunks embedded with ``model_key``."""
         ...
 
-    def bm25(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
-        """(chunk id, BM25 score) of the k best chunks with a positive score."""
+    def bm25(self, terms: Sequence[str], k: int,
+             only: Collection[int] | None = None) -> list[tuple[int, float]]:
+        """(chunk id, BM25 score) of the k best chunks with a positive score; ``only``
+        as for :meth:`dense`. N, each term's n_t and avgdl stay the whole index's, so a
+        chunk scores the same with or without a filter."""
         ...
 
-    def sentence_max(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
+    def sentence_max(self, query: np.ndarray, k: int, model_key: str,
+                     only: Collection[int] | None = None) -> list[tuple[int, float]]:
         """(chunk id, max cosine similarity over the chunk's sentences) of the k best
-        chunks, best first, ties by chunk id; [] when no sentence of ``model_key`` exists."""
+        chunks, best first, ties by chunk id; [] when no sentence of ``model_key`` exists.
+        ``only`` as for :meth:`dense`."""
+        ...
+
+    def chunk_ids_of(self, paths: Sequence[str]) -> set[int]:
+        """The ids of the chunks of these documents (paths as :meth:`documents` names
+        them; unknown ones add nothing): what a document filter lets a search rank."""
         ...
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...

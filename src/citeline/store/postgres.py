@@ -17,6 +17,18 @@ them apart; what differs is where the work happens:
   similarity is the true cosine the gate needs. ``?exact=1`` in the URL (or the
   setting ``pg.exact = 1``) scans sequentially instead: exact top-k, for small
   collections and parity tests.
+* A document filter (``only=``, the chunks of the documents a search may rank) goes
+  into each scan's WHERE. pgvector 0.6 applies it after an HNSW index scan and has
+  no iterative scan, so a beam of ef rows holds only about ef x share allowed ones
+  (share: the filter's part of the collection's chunks), and no beam is wider than
+  ``HNSW_EF_SEARCH_MAX``. A filter whose share cannot be expected to fill the list
+  from the widest beam (share x 1000 < the rows wanted: under 40% of the chunks for
+  the pipeline's 400 dense candidates) is ranked exactly instead: its own chunks,
+  found by primary key and scored, a cost that grows with the chunks kept (~0.7 us
+  each, as the exact scan of docs/postgres.md), not with the collection, and a list
+  as deep as the filter allows. A wider filter widens the beam to rows / share, and
+  a dense list that still comes back short of k is ranked exactly too. Over-fetching
+  alone would give a small document in a big collection a few hits, or none.
 * Sentence vectors (the default fusion's third list): one ``sentences`` table
   for every model, with a partial HNSW index per model on the cast to its
   dimension; each chunk's best among the nearest sentences (exact re-score).
@@ -42,10 +54,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import re
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
@@ -964,15 +977,20 @@ class PostgresStore:
         return n, {t: int(v) for t, v in rows if t is not None}
 
     def dense(self, query: np.ndarray, k: int, model_key: str,
-              bare: bool = False) -> list[tuple[int, float]]:
-        return self.dense_with(query, k, model_key, self.dense_mode, self.ef_search, bare)
+              bare: bool = False, only: Collection[int] | None = None) -> list[tuple[int, float]]:
+        return self.dense_with(query, k, model_key, self.dense_mode, self.ef_search, bare, only)
 
     @_db
     def dense_with(
         self, query: np.ndarray, k: int, model_key: str, mode: DenseMode, ef_search: int,
-        bare: bool = False,
+        bare: bool = False, only: Collection[int] | None = None,
     ) -> list[tuple[int, float]]:
-        """:meth:`dense` with an explicit mode and beam (benchmarks compare them)."""
+        """:meth:`dense` with an explicit mode and beam (benchmarks compare them).
+
+        ``only`` (a document filter's chunks) goes into the scan's WHERE; through HNSW,
+        a filter too small for the widest beam is ranked exactly, a wider one widens the
+        beam and falls back to the exact ranking when it still comes back short of k
+        (see the module docstring)."""
         space = self._space(model_key)
         if space is None or k <= 0:
             return []
@@ -980,25 +998,54 @@ class PostgresStore:
         q = np.ascontiguousarray(query, dtype=np.float32)
         if q.shape != (dim,):
             raise ModelMismatch(f"query vector is {q.shape}, the model's space is {dim}-d")
+        ids = None if only is None else list(dict.fromkeys(int(i) for i in only))
+        if ids is not None and not ids:
+            return []
         n = k * CANDIDATE_FACTOR
         c = self.conn
+        share = 1.0
+        if ids is not None and mode == "hnsw":
+            share = self._share(c, len(ids))
+            if share * HNSW_EF_SEARCH_MAX < n:
+                mode = "exact"
+        rows = self._nearest(c, table, q, n, mode, ef_search, bare, ids, share)
+        if ids is not None and mode == "hnsw" and len(rows) < min(k, len(ids)):
+            rows = self._nearest(c, table, q, n, "exact", ef_search, bare, ids, share)
+        # <#> is the negative inner product, exact; for unit vectors -(<#>) = cosine
+        ranked = sorted(((int(i), -float(neg)) for i, neg in rows), key=lambda t: (-t[1], t[0]))
+        return ranked[:k]
+
+    @staticmethod
+    def _share(c: psycopg.Connection[Any], kept: int) -> float:
+        """The part of the collection's chunks a filter keeping ``kept`` of them is."""
+        row = c.execute("SELECT n_chunks FROM bm25_totals WHERE id = 1").fetchone()
+        return kept / max(int(row[0]) if row else 0, kept, 1)
+
+    @staticmethod
+    def _nearest(c: psycopg.Connection[Any], table: str, q: np.ndarray, n: int,
+                 mode: DenseMode, ef_search: int, bare: bool, ids: list[int] | None,
+                 share: float) -> list[tuple[Any, Any]]:
+        """The ``n`` nearest rows of ``table`` (chunk id, negative inner product), of the
+        chunks ``ids`` when given; through HNSW the beam widened to n / ``share``."""
         with c.transaction():
             if mode == "exact":
                 c.execute("SELECT set_config('enable_indexscan', 'off', true)")
             else:
-                ef = min(max(ef_search, n), HNSW_EF_SEARCH_MAX)
+                ef = min(max(ef_search, n, math.ceil(n / share)), HNSW_EF_SEARCH_MAX)
                 n = min(n, ef)
                 c.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
-            rows = c.execute(
+            # NULL where a chunk has no header-less vector (the HNSW index holds none;
+            # the exact scan must skip them too)
+            conditions = (["bare_embedding IS NOT NULL"] if bare else []) + (
+                ["chunk_id = ANY(%(ids)s)"] if ids is not None else [])
+            where = "WHERE " + " AND ".join(conditions) if conditions else ""
+            return c.execute(
                 sql.SQL(
                     "SELECT chunk_id, v <#> %(q)s FROM (SELECT chunk_id, {col} AS v FROM {t} "
                     "{where} ORDER BY {col} <=> %(q)s LIMIT %(n)s) c"
                 ).format(col=sql.Identifier("bare_embedding" if bare else "embedding"),
-                         t=sql.Identifier(table),
-                         # NULL where a chunk has no header-less vector (the HNSW index
-                         # holds none; the exact scan must skip them too)
-                         where=sql.SQL("WHERE bare_embedding IS NOT NULL" if bare else "")),
-                {"q": q, "n": n},
+                         t=sql.Identifier(table), where=sql.SQL(where)),
+                {"q": q, "n": n, "ids": ids},
                 # Both modes send this text, told apart by the settings above alone; a
                 # statement psycopg prepared (its 5th run) keeps a generic plan made under
                 # the settings of then, which PostgreSQL does not re-plan when they
@@ -1006,9 +1053,6 @@ class PostgresStore:
                 # the HNSW scan (dense_with's callers mix them). Never prepared, exact.
                 prepare=False if mode == "exact" else None,
             ).fetchall()
-        # <#> is the negative inner product, exact; for unit vectors -(<#>) = cosine
-        ranked = sorted(((int(i), -float(neg)) for i, neg in rows), key=lambda t: (-t[1], t[0]))
-        return ranked[:k]
 
     @_db
     def similarities(
@@ -1027,14 +1071,17 @@ class PostgresStore:
         return {int(i): -float(neg) for i, neg in rows}
 
     @_db
-    def bm25(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
+    def bm25(self, terms: Sequence[str], k: int,
+             only: Collection[int] | None = None) -> list[tuple[int, float]]:
         """Okapi BM25 in one statement, the formula of :mod:`citeline.retrieve.bm25`.
 
         ``q`` counts each query term's multiplicity (a repeated term adds again, as
         in the SQLite backend); ``df`` is n_t per term; N and avgdl come from the
-        totals row written in the same transactions as the chunks.
+        totals row written in the same transactions as the chunks. ``only`` limits
+        the chunks scored, not ``df`` nor the totals.
         """
-        if not terms or k <= 0:
+        ids = None if only is None else list(dict.fromkeys(int(i) for i in only))
+        if not terms or k <= 0 or ids == []:
             return []
         rows = self.conn.execute(
             """
@@ -1054,22 +1101,26 @@ class PostgresStore:
                     JOIN q USING (term) JOIN df USING (term)
                     JOIN chunks ch ON ch.id = p.chunk_id
                     CROSS JOIN tot
+                    {only}
                     GROUP BY p.chunk_id)
             SELECT chunk_id, score FROM s WHERE score > 0
             ORDER BY round(score::numeric, %(dec)s) DESC, chunk_id
             LIMIT %(k)s
-            """,
-            {"terms": list(terms), "k1": K1, "b": B, "k": k, "dec": BM25_TIE_DECIMALS},
+            """.replace("{only}", "" if ids is None else "WHERE p.chunk_id = ANY(%(ids)s)"),
+            {"terms": list(terms), "k1": K1, "b": B, "k": k, "dec": BM25_TIE_DECIMALS,
+             "ids": ids},
         ).fetchall()
         return [(int(i), float(s)) for i, s in rows]
 
-    def sentence_max(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
-        return self.sentence_max_with(query, k, model_key, self.dense_mode)
+    def sentence_max(self, query: np.ndarray, k: int, model_key: str,
+                     only: Collection[int] | None = None) -> list[tuple[int, float]]:
+        return self.sentence_max_with(query, k, model_key, self.dense_mode, only=only)
 
     @_db
     def sentence_max_with(
         self, query: np.ndarray, k: int, model_key: str, mode: DenseMode,
         rows: int = SENTENCE_ROWS, ef_search: int = SENTENCE_EF_SEARCH,
+        only: Collection[int] | None = None,
     ) -> list[tuple[int, float]]:
         """Each chunk's best sentence similarity, the ``k`` best chunks.
 
@@ -1080,6 +1131,11 @@ class PostgresStore:
         chunk that beats the k-th has its best sentence among them), up to HNSW's
         own misses; when they hold fewer, fewer come back (a shallower third list,
         see :data:`SENTENCE_ROWS`).
+
+        ``only`` (a document filter's chunks): their sentences alone, exactly when the
+        filter is too small a share of the collection for the widest beam to hold
+        ``rows`` of them, else through a beam widened to ``rows`` / share (see the
+        module docstring).
         """
         space = self._space(model_key)
         if space is None or k <= 0:
@@ -1087,16 +1143,25 @@ class PostgresStore:
         q = np.ascontiguousarray(query, dtype=np.float32)
         if q.shape != (space[1],):
             raise ModelMismatch(f"query vector is {q.shape}, the model's space is {space[1]}-d")
+        ids = None if only is None else list(dict.fromkeys(int(i) for i in only))
+        if ids is not None and not ids:
+            return []
         c = self.conn
+        share = 1.0
+        if ids is not None and mode == "hnsw":
+            share = self._share(c, len(ids))
+            if share * HNSW_EF_SEARCH_MAX < rows:
+                mode = "exact"
         if mode == "exact":
             ranked = c.execute(
                 "SELECT chunk_id, MAX(-(embedding <#> %(q)s)) AS sim FROM sentences "
-                "WHERE model_key = %(key)s GROUP BY chunk_id "
-                "ORDER BY sim DESC, chunk_id LIMIT %(k)s",
-                {"q": q, "key": model_key, "k": k},
+                "WHERE model_key = %(key)s {only}GROUP BY chunk_id "
+                "ORDER BY sim DESC, chunk_id LIMIT %(k)s".replace(
+                    "{only}", "" if ids is None else "AND chunk_id = ANY(%(ids)s) "),
+                {"q": q, "key": model_key, "k": k, "ids": ids},
             ).fetchall()
             return [(int(i), float(s)) for i, s in ranked]
-        ef = min(max(ef_search, rows), HNSW_EF_SEARCH_MAX)
+        ef = min(max(ef_search, rows, math.ceil(rows / share)), HNSW_EF_SEARCH_MAX)
         # The key and the dimension are literals, as in the partial index's
         # definition, so the planner can match it (a bound parameter may not). A
         # "%" in the key (a model folder may have one) is doubled: the statement
@@ -1107,9 +1172,10 @@ class PostgresStore:
             nearest = c.execute(
                 sql.SQL(
                     "SELECT chunk_id, embedding <#> %(q)s FROM sentences WHERE model_key = {} "
-                    "ORDER BY embedding::vector({}) <=> %(q)s LIMIT %(n)s"
-                ).format(key, sql.Literal(space[1])),
-                {"q": q, "n": min(rows, ef)},
+                    "{}ORDER BY embedding::vector({}) <=> %(q)s LIMIT %(n)s"
+                ).format(key, sql.SQL("" if ids is None else "AND chunk_id = ANY(%(ids)s) "),
+                         sql.Literal(space[1])),
+                {"q": q, "n": min(rows, ef), "ids": ids},
             ).fetchall()
         best: dict[int, float] = {}
         for i, neg in nearest:
@@ -1128,6 +1194,18 @@ class PostgresStore:
             (ids,),
         ).fetchall()
         return {r[0]: ChunkRow(*r[:8], locator_from(r[8])) for r in rows}
+
+    @_db
+    def chunk_ids_of(self, paths: Sequence[str]) -> set[int]:
+        paths = list(dict.fromkeys(paths))
+        if not paths:
+            return set()
+        rows = self.conn.execute(
+            "SELECT c.id FROM unnest(%s::text[]) AS p(path) "
+            "JOIN documents d ON d.path = p.path JOIN chunks c ON c.doc_id = d.id",
+            (paths,),
+        ).fetchall()
+        return {int(r[0]) for r in rows}
 
     @_db
     def sections(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:

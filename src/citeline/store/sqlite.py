@@ -29,7 +29,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -879,14 +879,15 @@ class SQLiteStore:
         return _Snapshot(gen, ids, lengths, row_of, postings, vectors, vector_pos, sentences, bare)
 
     def dense(self, query: np.ndarray, k: int, model_key: str,
-              bare: bool = False) -> list[tuple[int, float]]:
+              bare: bool = False, only: Collection[int] | None = None) -> list[tuple[int, float]]:
         snap = self._snapshot()
         group = (snap.bare if bare else snap.vectors).get(model_key)
         if group is None:
             return []
         ids, matrix = group
         sims = matrix @ query.astype(np.float32)
-        best = top_k(sims, k)
+        rows = _allowed_rows(ids, only)  # the filter goes before the cut: a full k
+        best = top_k(sims, k) if rows is None else rows[top_k(sims[rows], k)]
         return [(int(ids[i]), float(sims[i])) for i in best]
 
     def similarities(
@@ -904,17 +905,24 @@ class SQLiteStore:
         sims = matrix[[p for _, p in pos]] @ query.astype(np.float32)
         return {int(i): float(x) for (i, _), x in zip(pos, sims, strict=True)}
 
-    def bm25(self, terms: Sequence[str], k: int) -> list[tuple[int, float]]:
+    def bm25(self, terms: Sequence[str], k: int,
+             only: Collection[int] | None = None) -> list[tuple[int, float]]:
         snap = self._snapshot()
         if not len(snap.ids):
             return []
         avgdl = float(snap.lengths.mean())
         scores = score_postings(terms, snap.postings, snap.lengths, avgdl)
+        rows = _allowed_rows(snap.ids, only)
+        if rows is not None:  # N, n_t and avgdl stay the whole index's: the same scores
+            kept = np.zeros(len(scores), dtype=bool)
+            kept[rows] = True
+            scores[~kept] = 0.0
         positive = int((scores > 0).sum())
         best = top_k(scores, min(k, positive))
         return [(int(snap.ids[i]), float(scores[i])) for i in best]
 
-    def sentence_max(self, query: np.ndarray, k: int, model_key: str) -> list[tuple[int, float]]:
+    def sentence_max(self, query: np.ndarray, k: int, model_key: str,
+                     only: Collection[int] | None = None) -> list[tuple[int, float]]:
         group = self._snapshot().sentences.get(model_key)
         if group is None:
             return []
@@ -925,7 +933,8 @@ class SQLiteStore:
         # every time (core_bench.py, docs/retrieval-experiments.md section 10).
         sims = np.einsum("ij,j->i", matrix, query.astype(np.float32))
         best = chunk_max(sims, starts)
-        top = top_k(best, k)
+        rows = _allowed_rows(chunk_ids, only)
+        top = top_k(best, k) if rows is None else rows[top_k(best[rows], k)]
         return [(int(chunk_ids[i]), float(best[i])) for i in top]
 
     @_read
@@ -943,6 +952,18 @@ class SQLiteStore:
             )
             for cid, path, title, sec, s, e, content, text, loc in rows:
                 out[cid] = ChunkRow(cid, path, title, sec, s, e, content, text, locator_from(json.loads(loc)))
+        return out
+
+    @_read
+    def chunk_ids_of(self, paths: Sequence[str]) -> set[int]:
+        out: set[int] = set()
+        paths = list(dict.fromkeys(paths))
+        for i in range(0, len(paths), 500):
+            batch = paths[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            out.update(cid for (cid,) in self.conn.execute(
+                "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                f"WHERE d.path IN ({marks})", batch))
         return out
 
     @_read
@@ -1062,6 +1083,16 @@ def _use_wal(c: sqlite3.Connection) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+
+
+def _allowed_rows(ids: np.ndarray, only: Collection[int] | None) -> np.ndarray | None:
+    """The positions in ``ids`` (ascending chunk ids) of the chunks ``only`` allows, in
+    order, so a cut over them breaks ties by position as over every row; None for no
+    filter."""
+    if only is None:
+        return None
+    allowed = np.fromiter(only, dtype=np.int64, count=len(only))
+    return np.flatnonzero(np.isin(ids, allowed))
 
 
 def _matrices(grouped: dict[str, tuple[list[int], list[bytes]]]
