@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -892,3 +893,136 @@ def test_an_answer_sentence_in_a_sheet_cell_cites_that_cell(index: Index, tmp_pa
     assert span.locator.sheet_range == "care!C2:C2"
     hit = index.search("How often should the kettle be descaled?", k=1).hits[0]
     assert hit.locator.sheet_range == "care!A1:D3"  # the chunk: every row, header included
+
+
+# --- document filters -------------------------------------------------------------------
+
+SAMPLES = Path(__file__).parents[1] / "samples" / "corpus"
+BATTERY = "how long does the battery warranty last and what does it require"
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory, embedder):
+    """The fixture corpus with the bundled samples in samples/: 9 documents, one folder
+    of six among three small ones. Built once for the module's filter tests, which
+    only read it."""
+    base = tmp_path_factory.mktemp("mixed")
+    fixture = Path(__file__).parent / "fixtures" / "corpus"
+    shutil.copytree(fixture / "guides", base / "corpus" / "guides")
+    for name in ("kettle.md", "notes.txt"):
+        shutil.copy(fixture / name, base / "corpus" / name)
+    shutil.copytree(SAMPLES, base / "corpus" / "samples")
+    idx = Index(base / "index", embedder=embedder)
+    assert idx.index(base / "corpus").ok
+    yield idx
+    idx.close()
+
+
+def _ids(idx: Index, *paths: str) -> set[int]:
+    return idx.store.chunk_ids_of(paths)
+
+
+def test_a_filtered_search_ranks_only_the_matched_documents_as_it_would_unfiltered(mixed: Index):
+    idx = mixed
+    n = idx.store.stats().chunks
+    for patterns in (["guides/**"], ["samples/0[1-3]*.md", "notes.txt"], ["*.md"]):
+        docs = idx.documents_matching(patterns)
+        allowed = _ids(idx, *docs)
+        for mode in ("dense", "bm25"):
+            # a one-list mode ranks the filter's chunks exactly as the whole index does
+            whole = [(h.chunk_id, h.score) for h in idx.search(BATTERY, k=n, mode=mode).hits
+                     if h.chunk_id in allowed]
+            res = idx.search(BATTERY, k=n, mode=mode, documents=patterns)
+            assert [(h.chunk_id, h.score) for h in res.hits] == whole, (patterns, mode)
+            assert res.documents == tuple(docs) and res.to_json()["documents"] == docs
+        for fusion in ("rrf", "convex", "sentence", "section", "late"):
+            res = idx.search(BATTERY, k=20, fusion=fusion, documents=patterns)  # type: ignore[arg-type]
+            assert res.hits and {h.document for h in res.hits} <= set(docs), (patterns, fusion)
+            assert res.fusion == fusion
+    assert set(idx.documents_matching(["*.md"])) == {"kettle.md"}  # * stays in its folder
+    # every document: the very hits, scores and JSON of no filter at all
+    for mode in ("dense", "bm25", "hybrid"):
+        for fusion in (None, "rrf", "sentence", "section", "convex"):
+            if mode != "hybrid" and fusion is not None:
+                continue
+            plain = idx.search(BATTERY, k=30, mode=mode, fusion=fusion)  # type: ignore[arg-type]
+            every = idx.search(BATTERY, k=30, mode=mode, fusion=fusion,  # type: ignore[arg-type]
+                               documents=["**"])
+            assert every.hits == plain.hits and "documents" not in plain.to_json()
+
+
+def test_a_small_document_in_a_bigger_index_gets_lists_of_full_depth(mixed: Index, monkeypatch):
+    """The filter goes inside each list before its cut: with lists of depth 3, the
+    battery question's top 3 of every list are samples/ chunks, yet the bicycle guide's
+    own 3 best come back (a filter applied to the results would leave nothing)."""
+    import citeline.pipeline as pipeline
+
+    idx = mixed
+    key = idx.embedder.identity.key
+    qv = idx.embedder.embed([BATTERY])[0]
+    bike = _ids(idx, "guides/bicycle.md")
+    assert len(bike) == 4
+    n = idx.store.stats().chunks
+    for only in (bike, _ids(idx, "kettle.md", "notes.txt")):
+        for bare in (False, True):
+            whole = [x for x in idx.store.dense(qv, n, key, bare=bare) if x[0] in only]
+            assert idx.store.dense(qv, 3, key, bare=bare, only=only) == whole[:3]
+        whole = [x for x in idx.store.sentence_max(qv, n, key) if x[0] in only]
+        assert idx.store.sentence_max(qv, 3, key, only=only) == whole[:3]
+        terms = ["battery", "warranty", "the", "chain"]
+        whole = [x for x in idx.store.bm25(terms, n) if x[0] in only]
+        assert idx.store.bm25(terms, 3, only=only) == whole[:3] and whole
+    assert idx.store.dense(qv, 3, key, only=set()) == [] and idx.store.bm25(["the"], 3, only=()) == []
+    monkeypatch.setattr(pipeline, "FUSION_DEPTH", 3)
+    top = idx.search(BATTERY, k=3, mode="dense").hits
+    assert not {h.chunk_id for h in top} & bike  # the premise: the guide is not in the top 3
+    for mode in ("dense", "hybrid"):
+        hits = idx.search(BATTERY, k=3, mode=mode, documents=["guides/bicycle.md"]).hits
+        assert len(hits) == 3 and {h.chunk_id for h in hits} <= bike, mode
+
+
+def test_a_filter_entry_that_matches_nothing_is_an_error_naming_it(mixed: Index, index: Index,
+                                                                     tmp_path: Path):
+    from citeline.errors import UnmatchedDocuments
+
+    idx = mixed
+    with pytest.raises(UnmatchedDocuments, match=r"'nope/\*\.md'") as info:
+        idx.search("kettle", documents=["kettle.md", "nope/*.md", "gone.txt"])
+    assert info.value.patterns == ["nope/*.md", "gone.txt"]
+    with pytest.raises(UnmatchedDocuments, match=r"'samples' is a folder: 'samples/'"):
+        idx.ask("How long is the kettle warranty?", documents=["samples"])
+    with pytest.raises(ConfigError, match="empty filter"):
+        idx.search("kettle", documents=[])
+    with pytest.raises(ConfigError, match="not a path or pattern"):
+        idx.search("kettle", documents=["  "])
+    # a document the index lists but holds no chunk of (it failed): no hits, not an error
+    (tmp_path / "two").mkdir()
+    (tmp_path / "two" / "empty.md").write_text("")
+    (tmp_path / "two" / "kettle.md").write_text("# Kettle\n\nThe warranty lasts 24 months.\n")
+    assert index.index(tmp_path / "two").failed[0][0] == "empty.md"
+    res = index.search("kettle", documents=["empty.md"])
+    assert res.hits == () and res.documents == ("empty.md",)
+    no = index.ask("How long is the kettle warranty?", documents=["empty.md"])
+    assert no.refused and "none of them holds a searchable chunk" in no.reason
+
+
+def test_a_filtered_question_answers_from_those_documents_or_refuses_naming_them(mixed: Index):
+    idx = mixed
+    q = "How long does the kettle warranty last?"
+    ans = idx.ask(q, documents=["kettle.md"])
+    assert not ans.refused and {c.document for c in ans.citations} == {"kettle.md"}
+    assert ans.documents == ("kettle.md",) and ans.to_json()["documents"] == ["kettle.md"]
+    assert ans.reason.endswith("; searched only 1 document matching 'kettle.md': kettle.md")
+    # the kettle's warranty is not in the bicycle guide: a refusal that says where it looked
+    no = idx.ask(q, documents=["guides/"])
+    assert no.refused and not no.citations and no.documents == ("guides/bicycle.md",)
+    assert no.answer == (f'NO ANSWER: nothing under cosine distance 0.675 for "{q}" in the '
+                         "1 document matching 'guides/'")
+    assert no.reason.endswith("searched only 1 document matching 'guides/': guides/bicycle.md")
+    # unfiltered: as before, no trace of a filter
+    plain = idx.ask(q)
+    assert plain.documents is None and "documents" not in plain.to_json()
+    assert "searched only" not in plain.reason
+    many = idx.ask("what is the offside rule in football?", documents=["samples/", "*.txt"])
+    assert many.refused and "searched only 7 documents matching 'samples/', '*.txt': " in many.reason
+    assert many.reason.endswith(" and 2 more")

@@ -7,6 +7,7 @@ The public Python API::
     idx.index("docs/")
     idx.search("query", k=20, mode="hybrid")
     idx.ask("question")
+    idx.ask("question", documents=["handbook/", "contracts/2024-*.pdf"])  # those only
 """
 
 from citeline.errors import CiteError

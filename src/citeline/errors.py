@@ -2,6 +2,7 @@
 
     CiteError                      base; the CLI prints its message and exits 2
     ├── ConfigError                a setting or option is invalid (names the field)
+    │   └── UnmatchedDocuments     a document filter entry matches no indexed document
     ├── ExtractionError            one file could not be turned into text (names the file)
     │   └── UnsupportedFormat      no extractor for this file type (skipped, not failed)
     ├── IndexError_                the index itself is unusable
@@ -29,6 +30,18 @@ class CiteError(Exception):
 
 class ConfigError(CiteError):
     """A setting is invalid; the message names the field."""
+
+
+class UnmatchedDocuments(ConfigError):
+    """Entries of a search's or question's document filter (``documents=``, ``--in``,
+    the API's ``documents``) that match no indexed document: a typo must not read as
+    "nothing relevant in there". ``patterns`` are the entries as given; ``reason`` is the
+    message without the field's name, for a layer that names the field its own way."""
+
+    def __init__(self, patterns: list[str], reason: str) -> None:
+        super().__init__(f"documents: {reason}")
+        self.patterns = patterns
+        self.reason = reason
 
 
 class ExtractionError(CiteError):

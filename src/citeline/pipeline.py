@@ -7,6 +7,7 @@
     hits = idx.search("how do I ...", k=20)      # dense + BM25 -> RRF
     hits = idx.search("how do I ...", mode="rerank")  # ... -> cross-encoder (local weights)
     answer = idx.ask("how do I ...")             # ... -> gate -> cited answer or NO ANSWER
+    hits = idx.search("how do I ...", documents=["handbook/**"])  # those documents only
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from citeline.errors import (
     ExtractionError,
     ModelMismatch,
     ModelUnavailable,
+    UnmatchedDocuments,
     UnsupportedFormat,
 )
 from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
@@ -67,7 +69,7 @@ from citeline.rerank import (
     rerank_order,
     shortlist_size,
 )
-from citeline.retrieve import late
+from citeline.retrieve import late, scope
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, key_terms, tokenize
 from citeline.retrieve.fuse import (
     FUSIONS,
@@ -244,15 +246,40 @@ class SearchResult:
     # the fusion hybrid mode (and rerank's shortlist) really used: "sentence" falls back
     # to "rrf" on an index without sentence vectors (until `reindex --stale`)
     fusion: str = ""
+    # the documents a filtered search ranked (those its patterns matched); None: all
+    documents: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "query": self.query,
             "mode": self.mode,
             "fusion": self.fusion,
             "hits": [h.to_json() for h in self.hits],
             "timings_ms": {k: round(v, 3) for k, v in self.timings.items()},
         }
+        if self.documents is not None:  # (an unfiltered search's object is as it was)
+            out["documents"] = list(self.documents)
+        return out
+
+
+@dataclass(frozen=True)
+class DocumentScope:
+    """A document filter resolved once per search or question: the entries as given,
+    the indexed documents they matched, and those documents' chunks, the only ones
+    any ranked list may hold."""
+
+    patterns: tuple[str, ...]
+    documents: tuple[str, ...]
+    chunk_ids: frozenset[int]
+
+    def describe(self, shown: int = 5) -> str:
+        """"2 documents matching 'handbook/**': handbook/a.md, handbook/b.md" (the
+        first ``shown`` names, then how many more)."""
+        n = len(self.documents)
+        pats = ", ".join(repr(p) for p in self.patterns)
+        names = ", ".join(self.documents[:shown]) + (
+            f" and {n - shown} more" if n > shown else "")
+        return f"{n} document{'s' if n != 1 else ''} matching {pats}: {names}"
 
 
 def _without_nul(doc: Document) -> Document:
@@ -1003,10 +1030,53 @@ class Index:
 
     # --- retrieval --------------------------------------------------------------------
 
+    def documents_matching(self, patterns: Sequence[str]) -> list[str]:
+        """The indexed documents a document filter names, in path order: each entry a
+        document's path as the index names it, a folder ending in ``/`` or a glob
+        (:mod:`citeline.retrieve.scope`: ``*`` stays within a folder, ``**`` crosses
+        them). :class:`~citeline.errors.UnmatchedDocuments` names every entry that
+        matches no document, and an empty filter is a ConfigError (None is "every
+        document")."""
+        if isinstance(patterns, str):  # one pattern, not its characters
+            patterns = [patterns]
+        if not patterns:
+            raise ConfigError("documents: an empty filter names no document; give a path "
+                              "or pattern, or none to search every document")
+        for p in patterns:
+            if not isinstance(p, str) or not scope.normal(p).strip():
+                raise ConfigError(f"documents: {p!r} is not a path or pattern")
+            _check_text("documents", p)
+        paths = [r.path for r in self.store.documents()]
+        matched, unmatched = scope.match_documents(patterns, paths)
+        if unmatched:
+            named = ", ".join(f"{p!r}{scope.folder_hint(p, paths)}" for p in unmatched)
+            raise UnmatchedDocuments(
+                unmatched, f"no indexed document matches {named}"
+                + ("" if paths else f" ({self.location} holds no document)"))
+        return matched
+
+    def _scope(self, documents: Sequence[str] | None) -> DocumentScope | None:
+        """The filter resolved to its documents and their chunk ids; None for none."""
+        if documents is None:
+            return None
+        if isinstance(documents, str):
+            documents = [documents]
+        matched = self.documents_matching(documents)
+        return DocumentScope(tuple(documents), tuple(matched),
+                             frozenset(self.store.chunk_ids_of(matched)))
+
     def search(
-        self, query: str, k: int = 20, mode: Mode = "hybrid", fusion: Fusion | None = None
+        self, query: str, k: int = 20, mode: Mode = "hybrid", fusion: Fusion | None = None,
+        documents: Sequence[str] | None = None,
     ) -> SearchResult:
-        """Rank chunks for ``query``. ``fusion`` (default :data:`DEFAULT_FUSION`) picks
+        """Rank chunks for ``query``; ``documents``: rank only the chunks of these
+        documents (paths or patterns, :meth:`documents_matching`). The filter is
+        resolved once, to chunk ids, and applied inside every ranked list (the dense
+        scans, BM25, the sentence list, and so the late list's candidates), before each
+        list is cut: a small document in a big index gets lists as deep as it has
+        chunks, not what is left of the whole index's top 200. Scores do not change
+        (BM25 keeps the whole index's statistics): each hit ranks as it would unfiltered,
+        among the filter's chunks only. ``fusion`` (default :data:`DEFAULT_FUSION`) picks
         how hybrid mode merges its lists: "section" (the default: RRF k=10 over the
         dense list, BM25 and each chunk's best sentence similarity, the dense and
         sentence lists lifted by their section's best score; its dense list ranks the
@@ -1018,8 +1088,13 @@ class Index:
         docs/retrieval-experiments.md. Ignored by the dense and bm25 modes. The gate
         always sees the cosine distance of the chunk's embedded text. Mode
         "rerank" is hybrid re-scored by the cross-encoder (:meth:`_search_reranked`)."""
+        return self._search(query, k, mode, fusion, self._scope(documents))
+
+    def _search(self, query: str, k: int, mode: Mode, fusion: Fusion | None,
+                where: DocumentScope | None) -> SearchResult:
+        """:meth:`search` with its document filter resolved (None: every chunk)."""
         if mode == "rerank":
-            return self._search_reranked(query, k, fusion)
+            return self._search_reranked(query, k, fusion, where)
         fusion = DEFAULT_FUSION if fusion is None else fusion
         if mode not in ("dense", "bm25", "hybrid"):
             raise ConfigError(f"--mode: must be dense, bm25, hybrid or rerank, got {mode!r}")
@@ -1030,6 +1105,11 @@ class Index:
         _check_text("query", query)
         if k < 1:
             raise ConfigError(f"-k: must be at least 1, got {k}")
+        only = None if where is None else where.chunk_ids
+        scoped = None if where is None else where.documents
+        if only is not None and not only:  # the documents matched hold no chunk
+            return SearchResult(query, mode, (), {}, fusion=fusion if mode == "hybrid" else "",
+                                documents=scoped)
         timings: dict[str, float] = {}
         t = time.perf_counter()
         # a "late" search takes the query's token vectors from the same forward pass
@@ -1058,8 +1138,8 @@ class Index:
             # the section fusion's dense list ranks chunks by their content embedded
             # without the header, where the index has those vectors (section 21)
             if mode == "hybrid" and fusion in ("section", "late"):
-                bare = self.store.dense(dense_q, depth, ident.key, bare=True)
-            dense = bare or self.store.dense(dense_q, depth, ident.key)
+                bare = self._dense(dense_q, depth, ident.key, only, bare=True)
+            dense = bare or self._dense(dense_q, depth, ident.key, only)
             timings["dense"] = _ms(t)
             held = (self.store.get_setting("model_key") or "another model") if not dense else ""
             # (the index's own model with no vector yet: a first document committed between
@@ -1072,17 +1152,19 @@ class Index:
                 )
         if mode in ("bm25", "hybrid"):
             t = time.perf_counter()
-            bm25 = self.store.bm25(terms, depth)
+            bm25 = (self.store.bm25(terms, depth) if only is None
+                    else self.store.bm25(terms, depth, only=only))
             timings["bm25"] = _ms(t)
         sentence: list[tuple[int, float]] = []
         if mode == "hybrid" and fusion in SENTENCE_FUSIONS:
             t = time.perf_counter()
-            sentence = self.store.sentence_max(qvec, depth, ident.key)
+            sentence = (self.store.sentence_max(qvec, depth, ident.key) if only is None
+                        else self.store.sentence_max(qvec, depth, ident.key, only=only))
             timings["sentences"] = _ms(t)
             if not sentence:  # no sentence vectors (an older index): the two-list port
                 fusion = "rrf"
                 if bare:  # which ranks by the embedded text's vectors
-                    dense, bare = self.store.dense(dense_q, depth, ident.key), []
+                    dense, bare = self._dense(dense_q, depth, ident.key, only), []
         t = time.perf_counter()
         scores = dict(dense)  # the dense list's own scores (convex fuses them)
         late_scores: dict[int, float] = {}  # each late-scored chunk's own score, for its Hit
@@ -1128,7 +1210,7 @@ class Index:
         else:
             ranked = rrf([[i for i, _ in dense], [i for i, _ in bm25]])[:k]
         if mode == "hybrid" and fusion != "rrf" and bm25:
-            ranked = self._named_rows_first(query, terms, bm25, ranked, k)
+            ranked = self._named_rows_first(query, terms, bm25, ranked, k, only)
         timings["fuse"] = _ms(t)
         t = time.perf_counter()
         ids = [i for i, _ in ranked]
@@ -1153,11 +1235,21 @@ class Index:
             )
         timings["fetch"] = _ms(t)
         return SearchResult(query, mode, tuple(hits), timings,
-                            fusion=fusion if mode == "hybrid" else "")
+                            fusion=fusion if mode == "hybrid" else "", documents=scoped)
+
+    def _dense(self, q: np.ndarray, depth: int, key: str, only: frozenset[int] | None,
+               bare: bool = False) -> list[tuple[int, float]]:
+        """The store's dense list, of the ``only`` chunks when a filter is given (a
+        store call without a filter is the one it always was)."""
+        if only is None:
+            return self.store.dense(q, depth, key, bare=True) if bare else self.store.dense(
+                q, depth, key)
+        return self.store.dense(q, depth, key, bare=bare, only=only)
 
     def _named_rows_first(self, query: str, terms: Sequence[str],
                           bm25: Sequence[tuple[int, float]],
-                          ranked: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+                          ranked: list[tuple[int, float]], k: int,
+                          only: frozenset[int] | None = None) -> list[tuple[int, float]]:
         """The fused list with a sheet's chunk first when the query names one of its rows
         by a code: a query term of a word with letters and digits ("e1042" of "E1042",
         "4021" of "P-4021"; :func:`~citeline.retrieve.bm25.key_terms`) that one chunk of
@@ -1169,11 +1261,16 @@ class Index:
         identifier ranked first in 48% of lookups (benchmarks/sheet_lookup.py). A term
         one chunk holds is that row's own key. Several such rows keep BM25's order;
         the port ("rrf") is left as the chapter has it, and prose is not touched (a
-        rare word in a paragraph is no key to it), nor is a bare number (a year)."""
+        rare word in a paragraph is no key to it), nor is a bare number (a year).
+        Under a document filter (``only``) "the whole index" is the filter's chunks: a
+        code two years' sheets hold is the 2024 row's key among the 2024 documents."""
         keys = [t for t in key_terms(query) if t in terms]
         if not keys:
             return ranked
-        _, df = self.store.document_frequencies(keys)
+        if only is None:
+            _, df = self.store.document_frequencies(keys)
+        else:  # a chunk holds a term iff its BM25 for it is positive (IDF > 0)
+            df = {t: len(self.store.bm25([t], 2, only=only)) for t in keys}
         keys = [t for t in keys if df.get(t) == 1]
         if not keys:
             return ranked
@@ -1199,7 +1296,8 @@ class Index:
         weights = late.query_weights(query, q.spans, n_chunks, df)
         return late.maxsim(q.vectors, weights, stored)
 
-    def _search_reranked(self, query: str, k: int, fusion: Fusion) -> SearchResult:
+    def _search_reranked(self, query: str, k: int, fusion: Fusion | None,
+                         where: DocumentScope | None = None) -> SearchResult:
         """Hybrid search, then the reranker re-scores the top
         ``rerank_candidates`` (query, chunk ``text``) pairs and they are reordered
         by its score, best first (ties keep the fused order); a reranker whose
@@ -1211,7 +1309,7 @@ class Index:
             raise ConfigError(f"-k: must be at least 1, got {k}")
         reranker = self.reranker  # a missing model fails before any retrieval work
         n = self.rerank_candidates
-        fused = self.search(query, k=max(k, n), mode="hybrid", fusion=fusion)
+        fused = self._search(query, max(k, n), "hybrid", fusion, where)
         timings = dict(fused.timings)
         t = time.perf_counter()
         shortlist = fused.hits[:n]
@@ -1231,7 +1329,8 @@ class Index:
         )
         timings["rerank"] = _ms(t)
         # the shortlist's fusion, as the hybrid search really used it (a fallback too)
-        return SearchResult(query, "rerank", hits, timings, fusion=fused.fusion)
+        return SearchResult(query, "rerank", hits, timings, fusion=fused.fusion,
+                            documents=fused.documents)
 
     @property
     def generator_name(self) -> str | None:
@@ -1251,11 +1350,19 @@ class Index:
         mode: Mode = "hybrid",
         generator: Generator | Extractive | str | None = None,
         *,
+        documents: Sequence[str] | None = None,
         on_sources: Callable[[tuple[Citation, ...], float | None], None] | None = None,
         on_text: Callable[[str], None] | None = None,
         show_prompt: bool = False,
     ) -> Answer:
         """Gate the fused shortlist; answer from what passes, or refuse before any model runs.
+
+        ``documents``: answer from these documents only (paths or patterns, as
+        :meth:`search` takes them); an entry that matches no indexed document is an
+        error (:class:`~citeline.errors.UnmatchedDocuments`), not a refusal. A filter
+        that leaves nothing under the threshold refuses as any question does; the
+        answer or refusal then says which documents it looked in (``reason``, the
+        NO ANSWER line, ``Answer.documents``).
 
         ``generator``: an instance, a registered name, or None for the index's
         setting (default ``extractive``). ``on_sources`` gets the citation table and the
@@ -1275,6 +1382,7 @@ class Index:
         if not question.strip():
             raise ConfigError("question: must not be empty")
         _check_text("question", question)
+        where = self._scope(documents)
         if generator is None or isinstance(generator, str):
             # name: the argument > the index's setting > the user's config / CITELINE_*;
             # the endpoint, model and limits from the user's config, as the CLI does
@@ -1287,20 +1395,29 @@ class Index:
                 local_backend=s.local_backend,  # type: ignore[arg-type]
             ))
         t = time.perf_counter()
-        result = self.search(question, k=ASK_CANDIDATES, mode=mode)
+        result = self._search(question, ASK_CANDIDATES, mode, None, where)
         retrieval_ms = _ms(t)
         t = time.perf_counter()
         decision = gate(self.row_distances(question, result.hits), self.threshold,
                         question=question)
         timings = {"retrieval": retrieval_ms, **result.timings, "gate": _ms(t)}
+        scoped = None if where is None else where.documents
+        looked = "" if where is None else "; searched only " + where.describe() + (
+            "" if where.chunk_ids else " (none of them holds a searchable chunk)")
         if decision.refused:
             timings["total"] = _ms(t_total)
+            line = refusal_line(question, decision.threshold, decision.keys)
+            if where is not None:
+                n = len(where.documents)
+                line += f" in the {n} document{'s' if n != 1 else ''} matching " + ", ".join(
+                    repr(p) for p in where.patterns)
             return Answer(
                 question=question, refused=True,
-                reason=refusal_reason(decision, self._holds_any(question, decision)),
-                answer=refusal_line(question, decision.threshold, decision.keys), citations=(),
+                reason=refusal_reason(decision, self._holds_any(question, decision, where))
+                + looked,
+                answer=line, citations=(),
                 threshold=decision.threshold, nearest_distance=decision.nearest, timings=timings,
-                generator=generator.name,
+                generator=generator.name, documents=scoped,
             )
         citations = tuple(
             Citation(
@@ -1329,7 +1446,7 @@ class Index:
             )
         timings.update(drafted.timings)
         timings["total"] = _ms(t_total)
-        reason = f"{len(citations)} chunk(s) under cosine distance {decision.threshold:g}"
+        reason = f"{len(citations)} chunk(s) under cosine distance {decision.threshold:g}" + looked
         if drafted.error:
             reason += f"; the generator failed: {drafted.error}"
         return Answer(
@@ -1340,7 +1457,7 @@ class Index:
             invalid_markers=drafted.invalid_markers, stripped_links=drafted.stripped_links,
             uncited_sentences=drafted.uncited_sentences, error=drafted.error,
             cut_off=drafted.cut_off, prompt=drafted.prompt, prompt_tokens=drafted.prompt_tokens,
-            prompt_tokenizer=drafted.prompt_tokenizer,
+            prompt_tokenizer=drafted.prompt_tokenizer, documents=scoped,
         )
 
     def row_distances(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
@@ -1373,11 +1490,15 @@ class Index:
             at += len(ts)
         return out
 
-    def _holds_any(self, question: str, decision: GateResult) -> bool:
-        """Whether any chunk of the index holds a code the question names (asked only
-        when the gate took sheet chunks away for not holding one, and no candidate did)."""
+    def _holds_any(self, question: str, decision: GateResult,
+                   where: DocumentScope | None = None) -> bool:
+        """Whether any chunk of the index (of the filter's documents, ``where``) holds a
+        code the question names (asked only when the gate took sheet chunks away for not
+        holding one, and no candidate did)."""
         if not decision.keys or decision.holder is not None:
             return True
+        if where is not None:  # a chunk holds a term iff its BM25 for it is positive
+            return bool(self.store.bm25(key_terms(question), 1, only=where.chunk_ids))
         _, df = self.store.document_frequencies(key_terms(question))
         return any(df.values())
 
@@ -1561,4 +1682,5 @@ def open_index(location: str | Path, **kwargs: object) -> Index:
     return Index(location, **kwargs)  # type: ignore[arg-type]
 
 
-__all__ = ["Index", "IndexReport", "DocStatus", "SearchResult", "open_index", "CiteError"]
+__all__ = ["Index", "IndexReport", "DocStatus", "SearchResult", "DocumentScope", "open_index",
+           "CiteError"]

@@ -314,6 +314,9 @@ class Answer:
     prompt: str = ""  # the prompt the generator saw ("" for extractive or a refusal)
     prompt_tokens: int = 0
     prompt_tokenizer: str = ""  # whose tokenizer counted prompt_tokens
+    # the documents a filtered question was answered from (those its patterns matched);
+    # None: every document of the index
+    documents: tuple[str, ...] | None = None
 
     @property
     def cites_nothing(self) -> bool:
@@ -351,4 +354,6 @@ class Answer:
         }
         if self.error is not None:
             out["error"] = self.error
+        if self.documents is not None:  # (an unfiltered answer's object is as it was)
+            out["documents"] = list(self.documents)
         return out

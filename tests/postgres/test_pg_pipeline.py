@@ -111,6 +111,80 @@ def test_both_backends_return_the_same_hits(pg_url, memo_embedder, parity_corpus
         idx.close()
 
 
+def _filtered(idx: Index, query: str, mode: str, documents: list[str],
+              fusion: str | None = None) -> list[tuple]:
+    return [
+        (h.rank, h.document, h.start, h.end, h.distance, h.score)
+        for h in idx.search(query, k=20, mode=mode, fusion=fusion,  # type: ignore[arg-type]
+                            documents=documents).hits
+    ]
+
+
+def test_a_document_filter_gives_the_same_hits_on_both_backends(pg_url, memo_embedder,
+                                                                  parity_corpus, tmp_path,
+                                                                  monkeypatch):
+    """Filtered search on PostgreSQL, exact and HNSW, returns SQLite's hits. Through
+    HNSW a filter that is a small share of the chunks is ranked exactly (the guide: 4
+    of 83 chunks; under 40% for the pipeline's 400 dense candidates), a wide one by
+    the widened beam (samples/0[1-3]*: 41 of 83; samples/: 73)."""
+    embedder = memo_embedder
+    lite = Index(tmp_path / "ix", embedder=embedder)
+    pg_exact = Index(pg_url + "?exact=1", embedder=embedder)
+    lite.index(parity_corpus, sentences=True)
+    pg_exact.index(parity_corpus, sentences=True)
+    pg_hnsw = Index(pg_url, embedder=embedder)
+    modes: list[str] = []
+    nearest = PostgresStore._nearest
+
+    def spy(c, table, q, n, mode, *args):  # type: ignore[no-untyped-def]
+        modes.append(mode)
+        return nearest(c, table, q, n, mode, *args)
+
+    monkeypatch.setattr(PostgresStore, "_nearest", staticmethod(spy))
+    filters = (["guides/**"], ["kettle.md", "notes.txt"], ["samples/0[1-3]*"], ["samples/"])
+    for q in QUERIES[:5]:
+        for documents in filters:
+            allowed = set(lite.documents_matching(documents))
+            assert allowed == set(pg_hnsw.documents_matching(documents))
+            for mode in ("dense", "bm25", "hybrid"):
+                want = _filtered(lite, q, mode, documents)
+                assert {h[1] for h in want} <= allowed
+                what = f"{mode} {q!r} in {documents}"
+                _same(_filtered(pg_exact, q, mode, documents), want, f"exact {what}")
+                del modes[:]
+                _same(_filtered(pg_hnsw, q, mode, documents), want, f"hnsw {what}")
+                if mode != "bm25":  # the guide's share is too small for a beam; samples/ is not
+                    wide = documents[0].startswith("samples/")
+                    assert set(modes) == ({"hnsw"} if wide else {"exact"}), what
+            for fusion in ("rrf", "sentence", "section", "late"):
+                want = _filtered(lite, q, "hybrid", documents, fusion)
+                _same(_filtered(pg_exact, q, "hybrid", documents, fusion), want,
+                      f"exact {fusion} {q!r} in {documents}")
+    # the stores' lists, filtered inside: only allowed chunks, as deep as they allow
+    key = embedder.identity.key
+    qv = embedder.embed([QUERIES[0]])[0]
+    for documents in filters:
+        paths = lite.documents_matching(documents)
+        ids = pg_hnsw.store.chunk_ids_of(paths)
+        assert len(ids) == len(lite.store.chunk_ids_of(paths))
+        for store in (pg_exact.store, pg_hnsw.store):
+            for bare in (False, True):
+                got = store.dense(qv, 20, key, bare=bare, only=ids)
+                assert {i for i, _ in got} <= ids and len(got) == min(20, len(ids))
+                whole = [x for x in store.dense(qv, 200, key, bare=bare) if x[0] in ids]
+                assert [i for i, _ in got] == [i for i, _ in whole[:20]]
+            got = store.sentence_max(qv, 20, key, only=ids)
+            assert {i for i, _ in got} <= ids and len(got) == min(20, len(ids))
+            got = store.bm25(["chain", "the", "warranty"], 20, only=ids)
+            assert {i for i, _ in got} <= ids
+        assert pg_hnsw.store.dense(qv, 20, key, only=set()) == []
+    a = lite.ask(QUERIES[1], documents=["kettle.md"])
+    b = pg_hnsw.ask(QUERIES[1], documents=["kettle.md"])
+    assert not a.refused and a.answer == b.answer and a.reason == b.reason
+    for idx in (lite, pg_exact, pg_hnsw):
+        idx.close()
+
+
 def test_a_path_longer_than_a_btree_entry_is_indexed_and_queued(run, pg_url, tmp_path):
     """PostgreSQL's btree holds ~2,700 bytes per entry; a file system path may be longer.
     Such a document failed its whole index run (and enqueue queued nothing)."""
