@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,3 +159,38 @@ def test_remove_named_documents_and_those_whose_files_are_gone(run, tmp_path: Pa
     assert code == 0 and out == "removed kettle.md\n"
     code, out, _ = run("status", "--index", ix, "--json")
     assert [d["document"] for d in json.loads(out)["documents"]] == ["knives.md"]
+
+
+def test_search_and_ask_in_some_documents(run, clean_corpus: Path, tmp_path: Path):
+    ix = str(tmp_path / "ix")
+    assert run("index", str(clean_corpus), "--index", ix, "-q")[0] == 0
+    code, out, _ = run("search", "warranty chain kettle", "--index", ix, "--json",
+                       "--in", "guides/**", "--in", "notes.txt")
+    data = json.loads(out)
+    assert code == 0 and data["documents"] == ["guides/bicycle.md", "notes.txt"]
+    assert data["hits"] and {h["document"] for h in data["hits"]} <= set(data["documents"])
+    code, out, _ = run("search", "warranty", "--index", ix, "--json")
+    assert "documents" not in json.loads(out)  # no --in: the object as it always was
+    code, out, _ = run("search", "zzzqqq", "--index", ix, "--mode", "bm25", "--in", "*.md")
+    assert code == 0 and out.startswith(
+        "no hits (bm25): nothing in the 1 document(s) matching --in matches the query")
+
+    code, out, _ = run("ask", "How long is the kettle warranty?", "--index", ix, "--in", "kettle.md")
+    assert code == 0 and "kettle.md" in out
+    assert re.match(r"\(extractive; \d source\(s\) of the 1 document\(s\) matching --in; ",
+                    out.rstrip().splitlines()[-1])
+    code, out, _ = run("ask", "How long is the kettle warranty?", "--index", ix, "--in", "guides/")
+    assert code == 0 and out.startswith('NO ANSWER: nothing under cosine distance 0.675 for "How '
+                                        "long is the kettle warranty?\" in the 1 document matching "
+                                        "'guides/'")
+    assert "searched only 1 document matching 'guides/': guides/bicycle.md" in out
+    code, out, _ = run("ask", "How long is the kettle warranty?", "--index", ix, "--json",
+                       "--in", "guides/")
+    assert json.loads(out)["documents"] == ["guides/bicycle.md"]
+
+    # an entry that matches nothing names the flag and the entry; a folder, how to say it
+    code, out, err = run("search", "kettle", "--index", ix, "--in", "kettle.md", "--in", "*.pdf")
+    assert code == 2 and not out and err.strip() == (
+        "citeline: error: --in: no indexed document matches '*.pdf'")
+    code, _, err = run("ask", "kettle?", "--index", ix, "--in", "guides")
+    assert code == 2 and "--in: no indexed document matches 'guides' ('guides' is a folder" in err

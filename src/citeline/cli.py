@@ -15,11 +15,12 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from citeline import scale
 from citeline.answer.generators import GENERATOR_NAMES, LOCAL_BACKENDS
 from citeline.config import Settings, load_settings, unknown_variables
-from citeline.errors import CiteError, ConfigError, IndexNotFound
+from citeline.errors import CiteError, ConfigError, IndexNotFound, UnmatchedDocuments
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport, existing_path
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS
@@ -27,6 +28,7 @@ from citeline.store.sqlite import DB_NAME
 from citeline.types import ALL_MODES, MODES, STRATEGIES, Locator, Mode
 
 Handler = Callable[[argparse.Namespace], int]
+T = TypeVar("T")
 COMMANDS: dict[str, Handler] = {}
 
 
@@ -296,14 +298,32 @@ def _fusion_fits(fusion: str | None, mode: str, from_flag: bool) -> None:
                           "to fuse (--fusion goes with --mode hybrid or rerank)")
 
 
+def _add_in(sp: argparse.ArgumentParser, what: str) -> None:
+    sp.add_argument(
+        "--in", dest="documents", action="append", default=None, metavar="PATTERN",
+        help=f"{what} only these documents (repeatable): a path as `status` lists it, a "
+             "folder ending in / (handbook/), or a glob: * within one folder "
+             "(contracts/2024-*.pdf), ** across folders (handbook/**, **/*.pdf); quote it "
+             "from the shell. A pattern that matches no document is an error")
+
+
+def _in_scope(call: Callable[[], T]) -> T:
+    """``call``, with an --in pattern that matches no document named as the flag."""
+    try:
+        return call()
+    except UnmatchedDocuments as exc:
+        raise ConfigError(f"--in: {exc.reason}") from exc
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     """Ranked hits without generation."""
     settings = load_settings()
     mode = args.mode or settings.mode
     _fusion_fits(args.fusion, mode, from_flag=args.mode is not None)
     idx = _open(args)
-    result = idx.search(args.query, k=settings.k if args.k is None else args.k,
-                        mode=mode, fusion=args.fusion)
+    result = _in_scope(lambda: idx.search(
+        args.query, k=settings.k if args.k is None else args.k, mode=mode, fusion=args.fusion,
+        documents=args.documents))
     wanted = args.fusion or DEFAULT_FUSION
     if result.mode == "hybrid" and wanted == "late" and result.fusion == "section" and result.hits:
         print(f"citeline: note: {_shown(idx.location)} holds no token vectors (an index "
@@ -321,7 +341,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         _print_json(result.to_json())
         return 0
     if not result.hits:
-        print(f"no hits ({result.mode}): nothing in {_shown(idx.location)} matches the query")
+        where = (_shown(idx.location) if result.documents is None else
+                 f"the {len(result.documents)} document(s) matching --in")
+        print(f"no hits ({result.mode}): nothing in {where} matches the query")
     for h in result.hits:
         print(
             f"{h.rank:>3}. d={h.distance:.3f} score={h.score:.4f}  "
@@ -399,11 +421,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         shown.append(piece)
         print(piece, end="", flush=True)
 
-    answer = idx.ask(
-        args.question, mode=mode, generator=generator,
+    answer = _in_scope(lambda: idx.ask(
+        args.question, mode=mode, generator=generator, documents=args.documents,
         on_sources=on_sources if stream else None, on_text=on_text if stream else None,
         show_prompt=args.show_prompt,
-    )
+    ))
     if args.json:
         data = answer.to_json()
         if args.show_prompt:
@@ -435,7 +457,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if answer.cut_off:
         print(f"citeline: warning: the answer is incomplete: {answer.cut_off}", file=sys.stderr)
     ms = answer.timings
-    print(f"({answer.generator}; {len(answer.citations)} source(s); "
+    among = ("" if answer.documents is None
+             else f" of the {len(answer.documents)} document(s) matching --in")
+    print(f"({answer.generator}; {len(answer.citations)} source(s){among}; "
           f"{ms.get('total', 0.0) / 1000:.2f} s)")
     status = _ask_status(answer)
     if status == 3:
@@ -1055,6 +1079,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "lift; rrf = dense + BM25 by RRF k=60 (the chapter's faithful port); "
                          "convex = 0.7 cosine + 0.3 normalised BM25 "
                          "(docs/retrieval-experiments.md)")
+    _add_in(sp, "search")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
 
     sp = add("ask", cmd_ask, "answer a question with citations, or refuse")
@@ -1064,6 +1089,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("question", help="the question")
     sp.add_argument("--mode", choices=ALL_MODES, default=None, help=MODE_HELP)
     _add_rerank_model(sp)
+    _add_in(sp, "answer from")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
     sp.add_argument("--generator", choices=GENERATOR_NAMES, default=None,
                     help="who writes the answer (default: the index's setting, else the "
