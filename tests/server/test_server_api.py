@@ -269,6 +269,57 @@ def test_ask_streams_citations_then_text_then_done(env):
     assert "".join(d["text"] for n, d in events if n == "answer") == done["answer"]
 
 
+def _events(raw: str) -> list[tuple[str, dict]]:
+    out = []
+    for block in raw.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.split("\n"))
+        out.append((lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def test_search_and_ask_in_some_documents(env):
+    c = env["client"]
+    ask, search = "/api/collections/kb/ask", "/api/collections/kb/search"
+    r = c.post(search, json={"query": "kettle warranty descaling", "documents": ["*.txt"]})
+    body = r.json()
+    assert r.status_code == 200 and body["documents"] == ["notes.txt"]
+    assert body["hits"] and {h["document"] for h in body["hits"]} == {"notes.txt"}
+
+    answer = c.post(ask, json={"question": WARRANTY, "documents": ["kettle.md"]}).json()
+    assert not answer["refused"] and answer["documents"] == ["kettle.md"]
+    assert {ci["document"] for ci in answer["citations"]} == {"kettle.md"}
+    assert answer["reason"].endswith("searched only 1 document matching 'kettle.md': kettle.md")
+    # the kettle's warranty is not in the notes: refused, saying where it looked
+    refused = c.post(ask, json={"question": WARRANTY, "documents": ["notes.txt"]}).json()
+    assert refused["refused"] and refused["documents"] == ["notes.txt"]
+    assert refused["answer"].endswith(" in the 1 document matching 'notes.txt'")
+    # streamed: the same answer in done
+    r = c.post(ask, json={"question": WARRANTY, "stream": True, "documents": ["kettle.md"]})
+    events = _events(r.text)
+    assert r.status_code == 200 and events[-1][0] == "done"
+    assert {k: v for k, v in events[-1][1].items() if k != "timings"} == {
+        k: v for k, v in answer.items() if k != "timings"}
+
+    # an entry that matches nothing: 400 naming the field and the entry, streamed or not
+    for path, body in ((search, {"query": "x"}), (ask, {"question": "x"}),
+                       (ask, {"question": "x", "stream": True})):
+        err = assert_error(c.post(path, json={**body, "documents": ["kettle.md", "nope/**"]}),
+                           400, "bad_request")
+        assert err["detail"] == {"field": "documents", "unmatched": ["nope/**"]}, path
+        assert err["message"] == "documents: no indexed document matches 'nope/**'"
+    # not a list of non-blank strings: 422 naming the field
+    for documents, field in (("kettle.md", "documents"), ([], "documents"), ([""], "documents.0"),
+                             (["kettle.md", " "], "documents.1"), ([3], "documents.0"),
+                             (["x" * 5000], "documents.0")):
+        for path, body in ((search, {"query": "x"}), (ask, {"question": "x"})):
+            err = assert_error(c.post(path, json={**body, "documents": documents}), 422,
+                               "validation_error")
+            assert [d["field"] for d in err["detail"]] == [field], (documents, path)
+    # null is every document, as no field at all
+    r = c.post(search, json={"query": "descaling vinegar", "k": 3, "documents": None})
+    assert "documents" not in r.json() and len(r.json()["hits"]) == 3
+
+
 def test_media_with_its_transcript_is_one_document(env):
     c, files = env["client"], env["data"] / "other" / "files"
     vtt = b"WEBVTT\n\n00:00:02.000 --> 00:00:04.000\nThe ferry leaves at seven.\n"

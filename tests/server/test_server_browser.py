@@ -936,3 +936,37 @@ def test_an_upload_on_its_way_is_shown_until_the_server_has_it(page):
     note.wait_for(state="hidden")
     pg.unroute("**/api/collections/manuals/documents")
     wait_indexed(pg, "slow-a.md")
+
+
+def test_the_only_in_field_limits_a_question_and_a_search_to_some_documents(page, tmp_path):
+    pg = page
+    upload(pg, "kettle.md", (FIXTURES / "corpus" / "kettle.md").read_text())
+    wait_indexed(pg, "kettle.md")
+    upload(pg, "bikes.md", (FIXTURES / "corpus" / "guides" / "bicycle.md").read_text())
+    wait_indexed(pg, "bikes.md")
+    pg.fill("#question", "How long is the kettle warranty?")
+    # not in the bicycle guide: refused, saying where it looked
+    pg.fill("#only-in", "bikes.md")
+    pg.click("#ask-btn")
+    line = pg.locator("#refusal-line")
+    line.wait_for()
+    assert line.text_content().endswith(" in the 1 document matching 'bikes.md'")
+    # in the kettle's: every source is it, and the answer says it is from it only
+    pg.fill("#only-in", " kettle.md , ")
+    pg.click("#ask-btn")
+    pg.locator("#answer-scope").wait_for()
+    assert pg.locator("#answer-scope").text_content() == "from 1 document(s) only: kettle.md"
+    docs = pg.locator("#citations tbody tr td:nth-child(2)").all_text_contents()
+    assert docs and all("kettle.md" in d for d in docs)
+    pg.screenshot(path=str(tmp_path / "only-in.png"), full_page=True)
+    pg.fill("#only-in", "bikes.md")
+    pg.click("#search-btn")
+    pg.locator("#search-line").wait_for()
+    docs = pg.locator("#citations tbody tr td:nth-child(2)").all_text_contents()
+    assert docs and all("bikes.md" in d for d in docs)
+    # an entry that names nothing is an error naming it, not an empty answer
+    pg.fill("#only-in", "nope/*")
+    pg.click("#ask-btn")
+    err = pg.locator("#error")
+    err.wait_for()
+    assert "no indexed document matches 'nope/*'" in err.text_content()

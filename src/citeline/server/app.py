@@ -57,6 +57,7 @@ from citeline.errors import (
     ModelUnavailable,
     SchemaError,
     StoreUnavailable,
+    UnmatchedDocuments,
 )
 from citeline.extract import supported
 from citeline.extract.transcript import MEDIA_SUFFIXES, companion, sidecar_for
@@ -95,6 +96,10 @@ UPLOAD_IDLE_SECONDS = 60.0
 MAX_K = 200
 # Questions and queries longer than this are not questions.
 MAX_QUERY_CHARS = 4000
+# A document filter: at most this many entries, each at most a path's length (PATH_MAX);
+# a page that lets its user tick documents in a long list still fits.
+MAX_DOCUMENT_PATTERNS = 1000
+MAX_PATTERN_CHARS = 4096
 # JSON request bodies (everything but uploads) hold a question and a few options.
 MAX_JSON_BODY = 1 << 20
 
@@ -213,11 +218,27 @@ class CreateCollection(BaseModel):
     )
 
 
+# One entry of a document filter: a document's path, a folder ending in "/", or a glob.
+DocumentPattern = Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_CHARS,
+                                       json_schema_extra={"pattern": r"\S"}),
+                            AfterValidator(_not_blank)]
+
+
+def _documents_field() -> Any:
+    return Field(
+        None, min_length=1, max_length=MAX_DOCUMENT_PATTERNS,
+        description="only these documents: each a path as the documents list names it, a "
+        "folder ending in '/', or a glob ('*' within one folder, '**' across folders: "
+        "'handbook/**', 'contracts/2024-*.pdf'); absent or null: every document. An entry "
+        "that matches no document is a 400 naming it")
+
+
 class SearchBody(BaseModel):
     model_config = STRICT
     query: QueryText
     k: int = Field(20, ge=1, le=MAX_K)
     mode: Literal["dense", "bm25", "hybrid", "rerank"] = "hybrid"
+    documents: list[DocumentPattern] | None = _documents_field()
 
 
 class AskBody(BaseModel):
@@ -225,6 +246,12 @@ class AskBody(BaseModel):
     question: QueryText
     mode: Literal["dense", "bm25", "hybrid", "rerank"] = "hybrid"
     stream: bool = Field(False, description="answer as Server-Sent Events")
+    documents: list[DocumentPattern] | None = _documents_field()
+
+
+def _unmatched(exc: UnmatchedDocuments) -> ApiError:
+    """A filter entry that matches no document: a 400 naming the field and the entries."""
+    return ApiError(400, str(exc), {"field": "documents", "unmatched": exc.patterns})
 
 
 class ErrorDetail(BaseModel):
@@ -843,7 +870,11 @@ def create_app(
     def search(name: str, body: SearchBody, request: Request) -> JSONResponse:
         c = collection(request, name, "read")
         require_ready()
-        result = c.index.search(body.query, k=body.k, mode=body.mode)
+        try:
+            result = c.index.search(body.query, k=body.k, mode=body.mode,
+                                    documents=body.documents)
+        except UnmatchedDocuments as exc:
+            raise _unmatched(exc) from exc
         out = result.to_json()
         for hit, h in zip(out["hits"], result.hits, strict=True):
             hit["url"] = h.locator.url(h.document)
@@ -854,12 +885,18 @@ def create_app(
     def ask(name: str, body: AskBody, request: Request) -> Response:
         c = collection(request, name, "read")
         require_ready()
-        if body.stream or "text/event-stream" in request.headers.get("accept", ""):
-            return StreamingResponse(
-                _sse_live(c.index, body.question, body.mode, name), media_type="text/event-stream",
-                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-            )
-        answer = c.index.ask(body.question, mode=body.mode)
+        try:
+            if body.stream or "text/event-stream" in request.headers.get("accept", ""):
+                if body.documents is not None:  # a 400 before the stream, not an error event
+                    c.index.documents_matching(body.documents)
+                return StreamingResponse(
+                    _sse_live(c.index, body.question, body.mode, name, body.documents),
+                    media_type="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+                )
+            answer = c.index.ask(body.question, mode=body.mode, documents=body.documents)
+        except UnmatchedDocuments as exc:
+            raise _unmatched(exc) from exc
         return JSONResponse(_served_urls(answer.to_json(), name))
 
     # --- the page ----------------------------------------------------------------------
@@ -946,7 +983,8 @@ def _served_urls(body: dict[str, Any], collection: str) -> dict[str, Any]:
     return body
 
 
-def _sse_live(index: Any, question: str, mode: str, collection: str) -> Iterator[str]:
+def _sse_live(index: Any, question: str, mode: str, collection: str,
+              documents: list[str] | None = None) -> Iterator[str]:
     """Server-Sent Events as the answer is made: ``citations`` as soon as the gate has
     kept them (before any generator runs), then every ``answer`` piece as the
     generator produces it (each already checked: links stripped), then ``done``
@@ -959,7 +997,7 @@ def _sse_live(index: Any, question: str, mode: str, collection: str) -> Iterator
     def work() -> None:
         try:
             answer = index.ask(
-                question, mode=mode,
+                question, mode=mode, documents=documents,
                 on_sources=lambda cits, nearest: events.put(("citations", (cits, nearest))),
                 on_text=lambda piece: events.put(("answer", piece)),
             )

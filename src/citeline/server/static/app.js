@@ -446,6 +446,11 @@ function renderAnswer(box, a) {
   renderAnswerText(box, a.answer, a.citations, a.spans, a.generator !== "extractive");
   if (a.error) box.append(el("div", { class: "error" }, "the generator failed: " + a.error));
   renderChecks(box, a);
+  if (a.documents) {
+    box.append(el("div", { class: "muted", id: "answer-scope" },
+      `from ${a.documents.length} document(s) only: ${a.documents.slice(0, 5).join(", ")}`
+      + (a.documents.length > 5 ? ` and ${a.documents.length - 5} more` : "")));
+  }
   renderCitations(a.citations);
 }
 
@@ -496,6 +501,20 @@ async function runQuery(work) {
   if (!ctl.signal.aborted) box.dataset.state = "done";
 }
 
+// The "only in" field: the document filter as the API takes it (a list of paths, folders
+// and globs), or null for every document. Commas separate entries (a file name with a
+// comma in it is named by a glob: "a?b.md").
+function onlyIn() {
+  const entries = $("#only-in").value.split(",").map((p) => p.trim()).filter((p) => p);
+  return entries.length ? entries : null;
+}
+
+// A request body with the filter when there is one (none: the body of a page without it).
+function withFilter(body) {
+  const documents = onlyIn();
+  return documents ? { ...body, documents } : body;
+}
+
 async function ask(ev) {
   ev.preventDefault();
   const q = $("#question").value.trim();
@@ -505,7 +524,7 @@ async function ask(ev) {
     // the generator writes it; the final "done" answer replaces the streamed text
     // (it is authoritative: markers that match no source are removed at the end).
     const res = await send(colUrl(current) + "/ask", {
-      method: "POST", body: JSON.stringify({ question: q, stream: true }), signal: ctl.signal,
+      method: "POST", body: JSON.stringify(withFilter({ question: q, stream: true })), signal: ctl.signal,
       headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
     });
     if (!res.ok) {
@@ -546,16 +565,18 @@ async function ask(ev) {
 async function search() {
   const q = $("#question").value.trim();
   if (!q || !current) return;
+  const only = $("#only-in").value.trim();
   await runQuery(async (ctl, box) => {
     const data = await api(colUrl(current) + "/search", {
-      method: "POST", body: JSON.stringify({ query: q, k: SEARCH_K }), signal: ctl.signal,
+      method: "POST", body: JSON.stringify(withFilter({ query: q, k: SEARCH_K })), signal: ctl.signal,
       headers: { "Content-Type": "application/json" },
     });
     if (ctl.signal.aborted) return;
     const n = data.hits.length;
+    const where = data.documents ? `the ${data.documents.length} document(s) matching “${only}”` : current;
     box.replaceChildren(el("div", { class: "muted", id: "search-line" }, n
       ? `${n} passage(s) for “${q}”, best first (a search: no answer is written)`
-      : `nothing in ${current} matches “${q}”`));
+      : `nothing in ${where} matches “${q}”`));
     renderCitations(data.hits.map((h) => ({
       index: h.rank, document: h.document, title: h.title, section: h.section,
       locator: h.locator, location: h.location, quote: h.content, distance: h.distance,
