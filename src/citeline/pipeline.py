@@ -1138,8 +1138,8 @@ class Index:
             # the section fusion's dense list ranks chunks by their content embedded
             # without the header, where the index has those vectors (section 21)
             if mode == "hybrid" and fusion in ("section", "late"):
-                bare = self._dense(dense_q, depth, ident.key, only, bare=True)
-            dense = bare or self._dense(dense_q, depth, ident.key, only)
+                bare = self.store.dense(dense_q, depth, ident.key, bare=True, only=only)
+            dense = bare or self.store.dense(dense_q, depth, ident.key, only=only)
             timings["dense"] = _ms(t)
             held = (self.store.get_setting("model_key") or "another model") if not dense else ""
             # (the index's own model with no vector yet: a first document committed between
@@ -1152,19 +1152,17 @@ class Index:
                 )
         if mode in ("bm25", "hybrid"):
             t = time.perf_counter()
-            bm25 = (self.store.bm25(terms, depth) if only is None
-                    else self.store.bm25(terms, depth, only=only))
+            bm25 = self.store.bm25(terms, depth, only=only)
             timings["bm25"] = _ms(t)
         sentence: list[tuple[int, float]] = []
         if mode == "hybrid" and fusion in SENTENCE_FUSIONS:
             t = time.perf_counter()
-            sentence = (self.store.sentence_max(qvec, depth, ident.key) if only is None
-                        else self.store.sentence_max(qvec, depth, ident.key, only=only))
+            sentence = self.store.sentence_max(qvec, depth, ident.key, only=only)
             timings["sentences"] = _ms(t)
             if not sentence:  # no sentence vectors (an older index): the two-list port
                 fusion = "rrf"
                 if bare:  # which ranks by the embedded text's vectors
-                    dense, bare = self._dense(dense_q, depth, ident.key, only), []
+                    dense, bare = self.store.dense(dense_q, depth, ident.key, only=only), []
         t = time.perf_counter()
         scores = dict(dense)  # the dense list's own scores (convex fuses them)
         late_scores: dict[int, float] = {}  # each late-scored chunk's own score, for its Hit
@@ -1236,15 +1234,6 @@ class Index:
         timings["fetch"] = _ms(t)
         return SearchResult(query, mode, tuple(hits), timings,
                             fusion=fusion if mode == "hybrid" else "", documents=scoped)
-
-    def _dense(self, q: np.ndarray, depth: int, key: str, only: frozenset[int] | None,
-               bare: bool = False) -> list[tuple[int, float]]:
-        """The store's dense list, of the ``only`` chunks when a filter is given (a
-        store call without a filter is the one it always was)."""
-        if only is None:
-            return self.store.dense(q, depth, key, bare=True) if bare else self.store.dense(
-                q, depth, key)
-        return self.store.dense(q, depth, key, bare=bare, only=only)
 
     def _named_rows_first(self, query: str, terms: Sequence[str],
                           bm25: Sequence[tuple[int, float]],
