@@ -723,6 +723,33 @@ def test_html_keeps_a_section_s_own_header_and_content_a_class_misnames(tmp_path
     assert extract(path).text == "# Chocolate chip cookies\n\nBake at 180 degrees for 12 minutes."
 
 
+def test_html_keeps_sections_whose_generated_ids_hold_a_boilerplate_word(tmp_path: Path):
+    """Sphinx writes a section's id from its heading and a method's from its dotted path:
+    Django's "Using cookie-based sessions" section and its set_test_cookie() signature
+    were dropped as cookie banners (found writing eval/djangodocs). A banner named so by
+    its class, or by an id that is no heading's anchor, is still dropped."""
+    path = tmp_path / "sessions.html"
+    path.write_text(
+        "<html><body><main><h1>How to use sessions</h1>"
+        "<div class='section' id='s-using-cookie-based-sessions'><h2>Using cookie-based "
+        "sessions</h2><p>Signed cookies hold the session data.</p></div>"
+        "<section id='setting-test-cookies'><h2>Setting test cookies</h2>"
+        "<dl><dt id='django.contrib.sessions.backends.base.SessionBase.set_test_cookie'>"
+        "set_test_cookie()</dt><dd>Sets a test cookie.</dd></dl></section>"
+        "<h3 id='cookies'>Cookies</h3><p>Browsers may refuse them.</p>"
+        "<div id='cookie-notice'>We use cookies</div>"
+        "<div id='sidebar-cookies'><h4>Popular</h4><p>Recent posts</p></div>"
+        "<div class='cookie-banner'><h2>Cookies</h2><p>Accept all</p></div>"
+        "<p>Unrelated text so the page is long enough that no banner holds half of it, "
+        "which would make it the page's content.</p></main></body></html>")
+    assert extract(path).text == (
+        "# How to use sessions\n\n## Using cookie-based sessions\n\n"
+        "Signed cookies hold the session data.\n\n## Setting test cookies\n\n"
+        "set_test_cookie()\n\nSets a test cookie.\n\n### Cookies\n\nBrowsers may refuse them.\n\n"
+        "Unrelated text so the page is long enough that no banner holds half of it, "
+        "which would make it the page's content.")
+
+
 def test_html_main_content_headings_and_table(tmp_path: Path):
     path = tmp_path / "starter.html"
     path.write_text(b.HTML_PAGE)

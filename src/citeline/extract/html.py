@@ -28,8 +28,10 @@ footers, search and complementary content, the page-level ``<header>`` and
 ``<footer>`` (one inside an ``<article>``, ``<section>`` or ``<main>`` is that
 part's own and is kept, as HTML's landmark rule has it), and elements whose class
 or id names cookie banners, breadcrumbs, sidebars, navbars or adverts — unless
-the name states a state (``has-sidebar``, ``ads-free``) or the element holds over
-half of the page's text (``cookie-recipe`` on a recipe page). When the page marks
+the name states a state (``has-sidebar``, ``ads-free``), the element holds over
+half of the page's text (``cookie-recipe`` on a recipe page), or the name is an id
+the page's generator wrote from its text (a heading's anchor,
+``using-cookie-based-sessions``; a dotted API path). When the page marks
 its ``<main>`` content, only that is indexed: the first ``<main>`` (then
 ``role="main"``) that is shown, neither hidden itself nor inside a dropped part (a
 page may keep other, hidden ``<main>`` elements, as a single-page app does).
@@ -106,6 +108,7 @@ _NOT_HTML = (
 # An XML declaration's encoding, which can only open the file.
 _XML_ENCODING = re.compile(rb"""<\?xml\s[^>]*?\bencoding\s*=\s*["']\s*([A-Za-z0-9._:-]+)""")
 _WORDS = re.compile(r"[\s_-]+")
+_TEXT_WORDS = re.compile(r"[^\W_]+")  # a heading's words, as a slug of it keeps them
 # The classes a page's stylesheet uses to hide text from sight while a screen reader
 # still reads it: Bootstrap's and Tailwind's sr-only, Bootstrap 5's and Drupal's
 # visually-hidden, HTML5 Boilerplate's visuallyhidden, WordPress's screen-reader-text,
@@ -304,9 +307,29 @@ def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     if tag == "a" and (attrs.get("href") or "").startswith("#") and \
             _INVISIBLE.sub("", squash(node.text())) in PERMALINK_MARKS:
         return True
-    names = [*classes, *(attrs.get("id") or "").lower().split()]
-    return any(_boilerplate_name(n) for n in names) and \
-        len(squash(node.text())) <= BOILERPLATE_MAX_SHARE * page_chars
+    ids = (attrs.get("id") or "").lower().split()
+    named = any(_boilerplate_name(n) for n in classes) or \
+        any(_boilerplate_name(n) and not _anchor_id(node, n) for n in ids)
+    return named and len(squash(node.text())) <= BOILERPLATE_MAX_SHARE * page_chars
+
+
+def _anchor_id(node: LexborNode, ident: str) -> bool:
+    """Whether an id is a place in the page's text rather than the name of a part: a
+    dotted API path (Sphinx's ``django.contrib.sessions...set_test_cookie`` on a method's
+    signature) or the anchor of the heading the element is or holds, its words the
+    heading's, less a letter or number it adds (``s-using-cookie-based-sessions`` on
+    Django's section headed "Using cookie-based sessions"). Generators write such ids from the text; a page's author names a banner
+    or a sidebar. Trade-off: a cookie banner whose only name is an id that is also its
+    own heading's (``<div id="cookies"><h2>Cookies</h2>``) is kept; its class, role or
+    tag (a ``<dialog>``) still drops it."""
+    if "." in ident:
+        return True
+    head = node if node.tag in HEADINGS else node.css_first("h1, h2, h3, h4, h5, h6")
+    if head is None:
+        return False
+    # a letter or a number is the generator's own (Django's "s-" prefix, "cookies-1")
+    words = {w for w in _WORDS.split(ident) if len(w) > 1 and not w.isdigit()}
+    return bool(words) and words <= set(_TEXT_WORDS.findall(head.text().lower()))
 
 
 def _boilerplate_name(name: str) -> bool:
@@ -480,7 +503,7 @@ def read_page(html: str, rel: str, xhtml: bool = False) -> Page:
 
 class HtmlExtractor:
     name = "html"
-    version = "16"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "17"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -494,7 +517,8 @@ class HtmlExtractor:
     # its byte-order mark's encoding is refused (they were indexed as U+FFFD); 15: a page
     # declaring no charset, not UTF-8, is read as Windows-1252 when it is Western text;
     # 16: a footnote or endnote (epub:type, role="doc-footnote") is kept, in an <aside>
-    # or hidden until its reference is followed
+    # or hidden until its reference is followed; 17: an id that is a heading's anchor or a
+    # dotted API path names no boilerplate (Sphinx's "using-cookie-based-sessions" section)
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
