@@ -56,7 +56,7 @@ def test_a_plain_message_is_a_section_with_its_headers_and_body(tmp_path: Path):
     doc = extract(path)
     assert doc.text == FERRY_TEXT
     assert (doc.title, doc.extractor, doc.extractor_version, doc.headings) == (
-        "Ferry times for the island trip", "eml", "1", "atx")
+        "Ferry times for the island trip", "eml", "2", "atx")
     assert doc.media_type == "message/rfc822" and doc.warnings == () and doc.regions == ()
     assert raw_header(path, "Date") in doc.text
     assert "=?utf-8?" in raw_header(path, "From")  # encoded in the file, decoded in the text
@@ -269,9 +269,68 @@ def test_parts_nested_past_the_parser_s_depth_refuse_that_message_alone(tmp_path
     assert doc.text == "# deep\n\nthe bottom"
 
 
+def _flowed(tmp_path: Path, name: str, body: str, delsp: bool = False) -> Path:
+    """A ``text/plain; format=flowed`` message as Thunderbird (``DelSp`` unset) or Apple
+    Mail (``DelSp=yes``) sends one, written by the email package in quoted-printable,
+    which keeps each soft break's trailing space (as ``=20``)."""
+    msg = b.mail_message("Ferry times", "x")
+    params = {"format": "flowed", **({"delsp": "yes"} if delsp else {})}
+    msg.set_content(body, cte="quoted-printable", params=params)
+    return b.write_eml(tmp_path, name, msg, crlf=True)
+
+
+def test_a_format_flowed_body_is_unflowed_within_each_quote_depth(tmp_path: Path):
+    """RFC 3676: a line ending in a space is a soft break, joined to the next line of its
+    quote depth; a leading space is stuffing; the signature separator never flows."""
+    body = ("The first ferry to Inishmore leaves Rossaveal at 10:30 and the \n"
+            "crossing takes forty minutes.\n"
+            " From the pier it is a short walk.\n"  # space-stuffed: a line opening "From "
+            "\n"
+            "> Ben wrote: which ferry should we take on \n"
+            "> Saturday, the early one or the \n"
+            ">> Ana wrote earlier: the late one \n"  # depth changes: the line above ends
+            ">> is cheaper.\n"
+            "> \n"
+            "-- \n"
+            "Ana\n")
+    path = _flowed(tmp_path, "flowed.eml", body)
+    assert b"format=\"flowed\"" in path.read_bytes() and b"the=20\r\n" in path.read_bytes()
+    doc = extract(path)
+    assert doc.text.endswith(
+        "\n\nThe first ferry to Inishmore leaves Rossaveal at 10:30 and the crossing takes "
+        "forty minutes.\n"
+        "From the pier it is a short walk.\n"
+        "\n"
+        "> Ben wrote: which ferry should we take on Saturday, the early one or the\n"
+        ">> Ana wrote earlier: the late one is cheaper.\n"
+        ">\n"
+        "--\n"
+        "Ana")
+    assert doc.extractor_version == "2"
+    sentence = "leaves Rossaveal at 10:30 and the crossing takes forty minutes."
+    assert any(sentence in c.content for c in chunk_document(doc))
+
+
+def test_a_flowed_body_with_delsp_yes_drops_the_space_each_soft_break_added(tmp_path: Path):
+    """Apple Mail's ``DelSp=yes``: the space before a soft break is the sender's, not the
+    text's (a break between words keeps their own space; text without spaces, none)."""
+    body = ("The first ferry leaves Rossaveal at  \n10:30 sharp.\n"
+            "> 東京駅で \n> 会いましょう。\n")
+    doc = extract(_flowed(tmp_path, "apple.eml", body, delsp=True))
+    assert doc.text.endswith("\n\nThe first ferry leaves Rossaveal at 10:30 sharp.\n"
+                             "> 東京駅で会いましょう。")
+
+
+def test_a_body_not_flowed_keeps_its_line_breaks_even_after_a_space(tmp_path: Path):
+    msg = b.mail_message("Ferry times", "x")
+    msg.set_content("Leaves at 10:30 \nfrom Rossaveal.\n", cte="quoted-printable")
+    assert extract(b.write_eml(tmp_path, "fixed.eml", msg)).text.endswith(
+        "\n\nLeaves at 10:30\nfrom Rossaveal.")
+
+
 def test_both_suffixes_are_registered_with_a_name_and_version():
-    assert (REGISTRY[".eml"].name, REGISTRY[".eml"].version) == ("eml", "1")
-    assert (REGISTRY[".mbox"].name, REGISTRY[".mbox"].version) == ("mbox", "1")
+    assert (REGISTRY[".eml"].name, REGISTRY[".eml"].version) == ("eml", "2")
+    assert (REGISTRY[".mbox"].name, REGISTRY[".mbox"].version) == ("mbox", "2")
 
 
 def test_a_message_of_an_mbox_is_found_through_the_index(tmp_path: Path, embedder):

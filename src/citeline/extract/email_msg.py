@@ -27,7 +27,10 @@ HTML one (RFC 2046 puts the richest last), read as a page is
 of a ``multipart/related`` (an HTML body with its pictures), its root part; of a
 ``multipart/mixed``, each part in order. Text is decoded by the part's declared charset
 once the email package has undone its quoted-printable or base64; quoted reply text
-(``> ...``) is kept as written. A forwarded message (a ``message/rfc822`` part, inline
+(``> ...``) is kept as written. A ``text/plain; format=flowed`` part (RFC 3676, what
+Thunderbird and Apple Mail send) is unflowed as a client shows it (:func:`unflow`): its
+soft line breaks joined, so a paragraph is one line and a sentence is not cut at the
+sender's wrap, within each quote depth; space-stuffing removed; ``DelSp=yes`` honoured. A forwarded message (a ``message/rfc822`` part, inline
 or attached) is a section one level down, after its parent's own text, read the same
 way. Attachments are not read: each is named in the message's ``Attachments:`` line and
 in the document's warnings (``attachment report.pdf (application/pdf, 120 kB) not
@@ -77,6 +80,9 @@ from citeline.types import Document
 # clients show them; others (Received, Message-ID, List-*) are routing, not content.
 HEADER_FIELDS = ("From", "To", "Cc", "Date")
 NO_SUBJECT = "(no subject)"
+# A message's signature starts under this line (RFC 3676 4.3): a flowed part never
+# flows it into the line before or after.
+SIGNATURE_SEPARATOR = "-- "
 # How much of an .mbox is read to check it starts as a mailbox does.
 HEAD_BYTES = 4096
 _PARSER = BytesParser(policy=email.policy.default)
@@ -245,9 +251,56 @@ def _text_blocks(part: Message, level: int, where: str, warnings: list[str]) -> 
                 block = "#" * min(level + len(m.group(1)), MAX_HEADING_LEVEL) + block[m.end(1):]
             out.append(block)
         return out
-    lines = [ln.rstrip() for ln in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if str(part.get_param("format", "")).lower() == "flowed":
+        text = unflow(text, delsp=str(part.get_param("delsp", "")).lower() == "yes")
+    lines = [ln.rstrip() for ln in text.split("\n")]
     body = "\n".join(lines).strip("\n")
     return [escape_markdown(body)] if body.strip() else []
+
+
+def unflow(text: str, delsp: bool) -> str:
+    r"""A ``format=flowed`` part's text (RFC 3676, LF line ends) as its paragraphs, each
+    on one line: what a mail client shows it as, rewrapped to its window.
+
+    Section 4.2's decoding: a line's quote depth is its leading ``>`` count; after them
+    one space is space-stuffing and comes off; a line then ending in a space is *flowed*
+    (a soft break: the paragraph goes on on the next line), except the signature
+    separator ``-- ``; with ``DelSp=yes`` that trailing space was added by the sender and
+    is deleted too. A flowed line joins the next only at the same quote depth (one
+    followed by another depth ends its paragraph, as the RFC reads a line improperly
+    flowed). Each paragraph is written back with its depth's quote marks::
+
+        >>> unflow("The ferry leaves at \n10:30.\n> Which ferry do we \n> take?", False)
+        'The ferry leaves at 10:30.\n> Which ferry do we take?'
+    """
+    out: list[str] = []
+    pieces: list[str] = []  # the open paragraph's lines, soft breaks undone
+    depth = 0  # the open paragraph's quote depth
+    for raw in text.split("\n"):
+        quotes = len(raw) - len(raw.lstrip(">"))
+        line = raw[quotes:]
+        if line.startswith(" "):
+            line = line[1:]
+        if pieces and quotes != depth:
+            out.append(_quote(depth, "".join(pieces)))
+            pieces = []
+        soft = line.endswith(" ") and line != SIGNATURE_SEPARATOR
+        pieces.append(line[:-1] if soft and delsp else line)
+        depth = quotes
+        if not soft:
+            out.append(_quote(depth, "".join(pieces)))
+            pieces = []
+    if pieces:
+        out.append(_quote(depth, "".join(pieces)))
+    return "\n".join(out)
+
+
+def _quote(depth: int, line: str) -> str:
+    """``line`` with ``depth`` quote marks, as a mail client draws a quoted line."""
+    if not depth:
+        return line
+    return ">" * depth + (" " + line if line else "")
 
 
 def _decode(payload: bytes, charset: str | None, what: str, warnings: list[str]) -> str | None:
@@ -311,8 +364,8 @@ def _read_message(msg: Message, rel: str, where: str, warnings: list[str]) -> li
 
 class EmlExtractor:
     name = "eml"
-    version = "1"  # an HTML body is read by html.read_page: a change to a page's text
-    # there is a change here too
+    version = "2"  # an HTML body is read by html.read_page: a change to a page's text
+    # there is a change here too. 2: format=flowed text is unflowed (RFC 3676)
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -344,7 +397,7 @@ class EmlExtractor:
 
 class MboxExtractor:
     name = "mbox"
-    version = "1"  # bumped with EmlExtractor's: they read a message alike
+    version = "2"  # bumped with EmlExtractor's: they read a message alike
     suffixes = (".mbox",)
 
     def extract(self, path: Path, rel: str) -> Document:
