@@ -25,7 +25,7 @@ from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 from citeline.pipeline import DEFAULT_FUSION, Index, IndexReport, existing_path
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS
 from citeline.store.sqlite import DB_NAME
-from citeline.types import ALL_MODES, MODES, STRATEGIES, Locator, Mode
+from citeline.types import ALL_MODES, MODES, STRATEGIES, Answer, Locator, Mode
 
 Handler = Callable[[argparse.Namespace], int]
 T = TypeVar("T")
@@ -413,8 +413,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     stream = args.stream and not args.json
     shown: list[str] = []
 
-    def on_sources(citations, nearest) -> None:  # type: ignore[no-untyped-def]
-        _print_sources(citations)
+    def on_sources(head: Answer) -> None:
+        _print_sources(head.citations)
         print()
 
     def on_text(piece: str) -> None:

@@ -1340,7 +1340,7 @@ class Index:
         generator: Generator | Extractive | str | None = None,
         *,
         documents: Sequence[str] | None = None,
-        on_sources: Callable[[tuple[Citation, ...], float | None], None] | None = None,
+        on_sources: Callable[[Answer], None] | None = None,
         on_text: Callable[[str], None] | None = None,
         show_prompt: bool = False,
     ) -> Answer:
@@ -1354,8 +1354,11 @@ class Index:
         NO ANSWER line, ``Answer.documents``).
 
         ``generator``: an instance, a registered name, or None for the index's
-        setting (default ``extractive``). ``on_sources`` gets the citation table and the
-        gate's nearest distance before generation starts; ``on_text`` makes an LLM stream (each piece is
+        setting (default ``extractive``). ``on_sources`` gets the answer's head before
+        generation starts: an Answer with no text yet, its citation table, reason,
+        threshold, the gate's nearest distance and (filtered) ``documents`` as the
+        returned one has them (a generator failure is added to the returned one's
+        reason); ``on_text`` makes an LLM stream (each piece is
         checked before it is passed on). A generator failure is returned in
         ``Answer.error`` together with the citations, never raised.
         """
@@ -1415,8 +1418,13 @@ class Index:
             )
             for n, h in enumerate(decision.kept, start=1)
         )
+        reason = f"{len(citations)} chunk(s) under cosine distance {decision.threshold:g}" + looked
         if on_sources is not None:
-            on_sources(citations, decision.nearest)
+            on_sources(Answer(
+                question=question, refused=False, reason=reason, answer="", citations=citations,
+                threshold=decision.threshold, nearest_distance=decision.nearest,
+                generator=generator.name, documents=scoped,
+            ))
         if isinstance(generator, _Extractive):
             drafted = extractive_answer(question, decision.kept, self.embedder, on_text=on_text,
                                         locate_span=self._span_locator())
@@ -1435,7 +1443,6 @@ class Index:
             )
         timings.update(drafted.timings)
         timings["total"] = _ms(t_total)
-        reason = f"{len(citations)} chunk(s) under cosine distance {decision.threshold:g}" + looked
         if drafted.error:
             reason += f"; the generator failed: {drafted.error}"
         return Answer(

@@ -300,6 +300,22 @@ def test_search_and_ask_in_some_documents(env):
     assert {k: v for k, v in events[-1][1].items() if k != "timings"} == {
         k: v for k, v in answer.items() if k != "timings"}
 
+    # its first event says where it looked, as done and the unstreamed answer do
+    assert events[0][0] == "citations"
+    assert events[0][1] == {k: v for k, v in answer.items() if k in events[0][1]}
+    assert events[0][1]["documents"] == ["kettle.md"] and events[0][1]["citations"]
+    assert events[0][1]["reason"].endswith("searched only 1 document matching 'kettle.md': "
+                                           "kettle.md")
+    # a refusal's too (no generator ran: its first event comes with done)
+    events = _events(c.post(ask, json={"question": WARRANTY, "stream": True,
+                                       "documents": ["notes.txt"]}).text)
+    assert [n for n, _ in events] == ["citations", "answer", "done"]
+    assert events[0][1]["refused"] and events[0][1]["documents"] == ["notes.txt"]
+    assert events[0][1] == {k: v for k, v in refused.items() if k in events[0][1]}
+    # unfiltered, the first event is as it was: no documents field
+    events = _events(c.post(ask, json={"question": WARRANTY, "stream": True}).text)
+    assert "documents" not in events[0][1] and "documents" not in events[-1][1]
+
     # an entry that matches nothing: 400 naming the field and the entry, streamed or not
     for path, body in ((search, {"query": "x"}), (ask, {"question": "x"}),
                        (ask, {"question": "x", "stream": True})):

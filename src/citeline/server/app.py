@@ -968,6 +968,13 @@ def _event(name: str, data: object) -> str:
 _HEAD = ("question", "refused", "reason", "threshold", "nearest_distance", "citations")
 
 
+def _head(answer: dict[str, Any]) -> dict[str, Any]:
+    """A streamed ask's first event: the :data:`_HEAD` fields of ``answer`` (an
+    ``ask --json`` object), and its ``documents`` when a filter chose them, so a
+    client knows where the answer is looked for before its text comes."""
+    return {k: answer[k] for k in (*_HEAD, "documents") if k in answer}
+
+
 def _served_urls(body: dict[str, Any], collection: str) -> dict[str, Any]:
     """``body`` (search hits, or an answer's citations and spans) with each ``url`` made
     the server's own: the original file's path under the API, with the locator as its
@@ -998,7 +1005,7 @@ def _sse_live(index: Any, question: str, mode: str, collection: str,
         try:
             answer = index.ask(
                 question, mode=mode, documents=documents,
-                on_sources=lambda cits, nearest: events.put(("citations", (cits, nearest))),
+                on_sources=lambda head: events.put(("citations", head)),
                 on_text=lambda piece: events.put(("answer", piece)),
             )
             events.put(("done", answer))
@@ -1013,16 +1020,8 @@ def _sse_live(index: Any, question: str, mode: str, collection: str,
     head_sent = streamed = False
     while True:
         kind, data = events.get()
-        if kind == "citations":
-            cits = _served_urls({"citations": [c.to_json() for c in data[0]]},
-                                collection)["citations"]
-            # the gate's nearest over every candidate, as done and the unstreamed answer
-            # have it (the nearest may be past the four hits kept)
-            nearest = None if data[1] is None else round(data[1], 6)
-            yield _event("citations", {
-                "question": question, "refused": False,
-                "reason": f"{len(cits)} chunk(s) under cosine distance {index.threshold:g}",
-                "threshold": index.threshold, "nearest_distance": nearest, "citations": cits})
+        if kind == "citations":  # the answer's head, as the pipeline will return it
+            yield _event("citations", _head(_served_urls(data.to_json(), collection)))
             head_sent = True
         elif kind == "answer":
             if data:
@@ -1034,7 +1033,7 @@ def _sse_live(index: Any, question: str, mode: str, collection: str,
         else:
             full = _served_urls(data.to_json(), collection)
             if not head_sent:  # refused: no generator ran, so no sources event came
-                yield _event("citations", {k: full[k] for k in _HEAD})
+                yield _event("citations", _head(full))
             if not streamed:
                 yield _event("answer", {"text": full["answer"]})
             yield _event("done", full)
