@@ -69,7 +69,7 @@ def test_an_epub3_reads_its_chapters_in_spine_order(tmp_path: Path):
     doc = extract(path)
     assert doc.text == SKERRY_TEXT
     assert (doc.title, doc.extractor, doc.extractor_version, doc.headings) == (
-        b.EPUB_TITLE, "epub", "2", "atx")
+        b.EPUB_TITLE, "epub", "3", "atx")
     assert doc.media_type == "application/epub+zip"
     assert doc.regions == () and doc.warnings == ()
     sections = {c.content.split("\n")[0]: c.section for c in chunk_document(doc)}
@@ -253,9 +253,80 @@ def test_an_epub_that_unpacks_to_a_bomb_is_refused_unread(tmp_path: Path):
         extract(path)
 
 
+FIGURES = (
+    "<h1>The lamp</h1>"
+    "<figure><img src=\"../images/lens.png\" alt=\"The Fresnel lens seen from the gallery: "
+    "eight bullseye panels around the burner\"/>"
+    "<figcaption>Figure 3. The lens</figcaption></figure>"
+    "<p>Trim the wick before sunset.</p>"
+    "<p><img src=\"../images/rule.png\" alt=\"\"/></p>"  # decorative: alt=""
+    "<p><img src=\"../images/flourish.png\" alt=\"A curling flourish\" role=\"presentation\"/>"
+    "</p>"
+    "<p><img src=\"../images/lens.png\" alt=\"image1.png\"/></p>"  # a converter's file name
+    "<p><img src=\"../images/lens.png\" alt=\"Figure 4\"/></p>"  # names nothing
+    "<figure><img src=\"../images/jetty.png\" alt=\"The north jetty at low water\"/>"
+    "<figcaption>The north jetty at low water</figcaption></figure>"  # the caption again
+    "<p><img src=\"../images/cover.png\" alt=\"The cover: a lighthouse on a rock\"/></p>"
+)
+
+
+def _figures_book(folder: Path) -> Path:
+    """An e-book whose chapter shows pictures, written by ebooklib: a figure described
+    by its alt text, decorative ones, alt texts that say nothing, the cover picture."""
+    import io
+
+    from ebooklib import epub
+    from PIL import Image
+
+    def png(colour: str) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", (40, 30), colour).save(out, format="PNG")
+        return out.getvalue()
+
+    book = epub.EpubBook()
+    book.set_identifier("urn:uuid:6f1c2a44-lamp")
+    book.set_title("The Lamp Room")
+    book.set_language("en")
+    book.set_cover("images/cover.png", png("navy"))
+    for name in ("lens", "rule", "flourish", "jetty"):
+        book.add_item(epub.EpubImage(uid=name, file_name=f"images/{name}.png",
+                                     media_type="image/png", content=png("grey")))
+    chapter = epub.EpubHtml(title="The lamp", file_name="text/lamp.xhtml", lang="en",
+                            content=FIGURES)
+    book.add_item(chapter)
+    book.toc = [epub.Link("text/lamp.xhtml", "The lamp", "lamp")]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["cover", "nav", chapter]
+    path = folder / "lamp.epub"
+    epub.write_epub(str(path), book, {"raise_exceptions": True})
+    return path
+
+
+def test_a_picture_s_alt_text_is_a_line_of_its_own_unless_it_says_nothing(tmp_path: Path):
+    """A figure's description is the book's text (a reader who cannot see the picture gets
+    it); decoration (alt="", role="presentation"), a file name, a bare "Figure 4", the
+    caption said again and the cover picture (on its own page or in a chapter) give none."""
+    path = _figures_book(tmp_path)
+    assert b'alt="Cover"' in zipfile.ZipFile(path).read("EPUB/cover.xhtml")
+    doc = extract(path)
+    assert doc.text == (
+        "# The lamp\n\n"
+        "The Fresnel lens seen from the gallery: eight bullseye panels around the burner\n\n"
+        "Figure 3. The lens\n\n"
+        "Trim the wick before sunset.\n\n"
+        "The north jetty at low water")
+    assert doc.extractor_version == "3"
+    # a web page's pictures give no text, as before: the HTML extractor is unchanged
+    page = tmp_path / "lamp.html"
+    page.write_text(f"<html><body>{FIGURES}</body></html>", encoding="utf-8")
+    html = extract(page)
+    assert "Fresnel" not in html.text and html.extractor_version == "16"
+
+
 def test_epub_is_registered_with_a_name_and_version():
     extractor_for(Path("x.epub"))  # loads the built-in extractors
-    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "2")
+    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "3")
 
 
 def test_an_epub_s_sentence_is_found_through_the_index_with_its_chapter(tmp_path: Path, embedder):

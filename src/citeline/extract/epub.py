@@ -11,7 +11,10 @@ Canonical text: the spine's chapters in reading order, each read by
 ``<h1>``-``<h6>`` as ``#``-heading lines, paragraphs, list items with their numbers,
 table rows as ``cell | cell``, ``<pre>`` kept as written, footnotes and endnotes
 (``epub:type="footnote"``, often an ``<aside>`` hidden until its reference is tapped)
-kept; navigation, other asides and hidden text dropped; images are no text, and the page reader reads no alt text),
+kept; navigation, other asides and hidden text dropped; a picture's alt text, the
+figure's description a reader who cannot see it gets, a line of its own, unless it is
+decorative or describes nothing, or the picture is the book's cover: see
+:mod:`citeline.extract.html`),
 the chapters' blocks joined by a blank line. A chapter is its headings' section; one
 that does not open with a heading gets its title from the book's table of contents
 (EPUB 3's ``nav`` of ``epub:type="toc"``, else EPUB 2's ``toc.ncx`` navPoints: the
@@ -28,7 +31,10 @@ Spine items marked ``linear="no"`` (notes, answer keys, pop-ups that a reading s
 shows only when a link leads there) are read after all the linear ones, in spine
 order: their text is the author's and is searched, but set in place it would cut
 into the reading order's text. Spine items that are no XHTML page (an image or SVG
-cover) have no text to read; images are not indexed. The title is the OPF's first
+cover) have no text to read; pictures are not read (no OCR), only their alt text. The
+cover picture (the manifest's ``cover-image``, EPUB 2's ``<meta name="cover">``) is no
+text wherever a page shows it: its alt, when it says more than "Cover", is the book's
+title again. The title is the OPF's first
 ``dc:title``, else the first heading, else the file's name.
 
 A file that cannot be read says why: empty, not a ZIP package (a Kindle MOBI/AZW
@@ -154,6 +160,11 @@ class _Package:
         if spine is None:
             raise ExtractionError(rel, f"not a readable EPUB: its package document {self.opf} "
                                        "has no spine (the chapters' reading order)")
+        # the cover picture: EPUB 3's manifest property, EPUB 2's metadata entry naming it
+        self.covers = {name for name, _, props in self.manifest.values() if "cover-image" in props}
+        for meta in opf.iterfind(f"{_q('opf:metadata')}/{_q('opf:meta')}"):
+            if meta.get("name") == "cover" and (cid := meta.get("content")) in self.manifest:
+                self.covers.add(self.manifest[cid][0])
         self.spine_toc = spine.get("toc")
         self.spine = [self._spine_item(ref) for ref in spine.iterfind(_q("opf:itemref"))]
         if not self.spine:
@@ -297,7 +308,9 @@ def _chapter(package: _Package, item: _Item) -> _Chapter:
     try:
         xhtml = item.media_type != "text/html"  # XML: its declaration names the charset
         html, warning = decode_html(package.z.read(item.name), package.rel, xhtml=xhtml)
-        page = read_page(html, package.rel, xhtml=xhtml)
+        base = posixpath.dirname(item.name)
+        page = read_page(html, package.rel, xhtml=xhtml,
+                         alt_text=lambda src: _join(base, src) not in package.covers)
     except ExtractionError as exc:
         raise ExtractionError(package.rel, f"chapter {item.name}: {exc.reason}") from exc
     if warning:
@@ -315,7 +328,8 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "2"  # 2: footnotes and endnotes are read (html extractor 16)
+    version = "3"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    # picture's meaningful alt text is read, a line of its own
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:

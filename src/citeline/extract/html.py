@@ -49,6 +49,18 @@ click, or a search in the page, opens). Not read: a page's stylesheets, so a cla
 that hides by them alone (Tailwind's ``hidden``, Bootstrap's ``d-none``, often undone
 at another screen width) is kept.
 
+Pictures: a web page's give no text (nor an e-mail's HTML body's): the text indexed
+is what a reader sees, and an ``alt`` is seen by none, while a page's pictures carry
+the site's furniture (a logo, an avatar, a share button: "Company logo", "Twitter"), whose
+alt texts the decorative rule below does not catch. An e-book's chapter
+(:func:`read_page` with ``alt_text``) reads them: its pictures are figures in the flow of
+the book and their alt text is what a reader of the book who cannot see them gets (EPUB
+Accessibility asks one of each). Such a picture's alt text is a line of its own, in the
+paragraph the picture is in (a ``<figure>``'s, a paragraph of its own), unless it is
+decorative or says nothing (:func:`image_text`): empty (``alt=""``), ``role="presentation"``
+or ``"none"``, a file name (``image1.png``, as converters write), a word such as
+``Cover``, ``Image 3`` or ``Figure``, or the text of its ``<figure>``'s caption again.
+
 An ``.xhtml`` file is XML, where ``<script/>`` or ``<iframe/>`` is an empty element;
 an HTML parser reads it as an open tag that swallows the rest of the page, so such
 self-closing tags are written out as an opening and a closing tag first.
@@ -58,6 +70,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,6 +164,14 @@ _LIST_STYLE = re.compile(r"list-style(?:-type)?\s*:\s*([a-z-]+)", re.I)
 _STYLE_TYPES = {"decimal": "1", "lower-alpha": "a", "lower-latin": "a", "upper-alpha": "A",
                 "upper-latin": "A", "lower-roman": "i", "upper-roman": "I", "none": ""}
 ROMAN_MAX = 3999  # CSS's roman counters stop here and fall back to decimal
+# Roles that make a picture decoration, whatever its alt says (ARIA: "presentation" and
+# its synonym "none" remove it from what a screen reader reads).
+DECORATIVE_ROLES = frozenset({"presentation", "none"})
+# Alt texts that describe nothing: a file name (Word's and converters' "image1.png"), or
+# a word naming the kind of thing, with a number at most ("Image 3", "Cover", "Figure").
+_NO_DESCRIPTION = re.compile(
+    r"(?:image|img|picture|pic|photo|graphic|figure|fig\.?|illustration|cover|icon|logo|"
+    r"spacer|placeholder)(?:\s*\d+)?|\S*\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?)", re.I)
 
 
 def open_self_closing(xhtml: str) -> str:
@@ -332,6 +353,26 @@ def _anchor_id(node: LexborNode, ident: str) -> bool:
     return bool(words) and words <= set(_TEXT_WORDS.findall(head.text().lower()))
 
 
+def image_text(node: LexborNode) -> str:
+    """An ``<img>``'s alt text as a reader of the page who cannot see it gets it, or ""
+    when it is decorative or describes nothing (see the module doc): ``alt=""``,
+    ``role="presentation"``, a file name, a bare word such as ``Cover`` or ``Image 3``,
+    or its ``<figure>``'s caption again (read once, as the caption)."""
+    attrs = node.attributes
+    alt = squash(_INVISIBLE.sub("", attrs.get("alt") or ""))
+    if not alt or (attrs.get("role") or "").strip().lower() in DECORATIVE_ROLES or \
+            _NO_DESCRIPTION.fullmatch(alt):
+        return ""
+    up = node.parent
+    while up is not None and up.tag != "figure":
+        up = up.parent
+    caption = up.css_first("figcaption") if up is not None else None
+    if caption is not None and squash(_INVISIBLE.sub("", caption.text())).casefold() == \
+            alt.casefold():
+        return ""
+    return alt
+
+
 def _boilerplate_name(name: str) -> bool:
     """Whether one class or id names a boilerplate part ("cookie-banner", "sidebar")."""
     words = set(_WORDS.split(name))
@@ -357,7 +398,8 @@ def _main(tree: LexborHTMLParser) -> LexborNode | None:
 class _Walker:
     """Turn the kept DOM into blocks of text, in document order."""
 
-    def __init__(self, page_chars: int) -> None:
+    def __init__(self, page_chars: int, alt_text: Callable[[str], bool] | None = None) -> None:
+        self.alt_text = alt_text  # read_page's: None, pictures give no text
         self.blocks: list[str] = []
         self.buf: list[str] = []
         self.page_chars = page_chars  # the walked root's text, for _dropped's share
@@ -430,6 +472,10 @@ class _Walker:
                 self.mark += mark
             if tag == "br":
                 self.buf.append(_BR)
+            elif tag == "img":
+                if self.alt_text is not None and (alt := image_text(child)) and \
+                        self.alt_text(child.attributes.get("src") or ""):
+                    self.buf += [_BR, alt, _BR]  # a line of its own in its paragraph
             elif tag in HEADINGS:
                 self.flush()
                 title = squash(self.inline(child, in_section))
@@ -473,11 +519,17 @@ class Page:
     title: str  # its <title>, else its first shown level-1 heading, else any <h1>; or ""
 
 
-def read_page(html: str, rel: str, xhtml: bool = False) -> Page:
+def read_page(html: str, rel: str, xhtml: bool = False,
+              alt_text: Callable[[str], bool] | None = None) -> Page:
     """A decoded page (see :func:`decode_html`) as Markdown-shaped blocks, as described in
     the module docstring; ``xhtml``: the page is XML (see :func:`open_self_closing`). The
     blocks may be none (a page of images); ExtractionError naming ``rel`` when the page
     cannot be parsed. The HTML extractor writes one page's blocks, the EPUB one a chapter's.
+
+    ``alt_text``: None, pictures give no text (a web page, an e-mail); else each
+    picture's meaningful alt text (:func:`image_text`) is a line of its own when
+    ``alt_text(src)`` (the ``<img>``'s ``src`` as written) says the picture is one of the
+    text's: an e-book's chapters, whose cover picture is not.
     """
     if xhtml:
         html = open_self_closing(html)
@@ -485,7 +537,7 @@ def read_page(html: str, rel: str, xhtml: bool = False) -> Page:
     root = _main(tree) or tree.body or tree.root
     if root is None:
         raise ExtractionError(rel, "no HTML content could be parsed")
-    walker = _Walker(len(squash(root.text())))
+    walker = _Walker(len(squash(root.text())), alt_text)
     try:
         walker.walk(root, in_section=root.tag in SECTIONING
                     or (root.attributes.get("role") or "").strip().lower() == "main")
