@@ -451,6 +451,21 @@ ODT_HEADER = "Keepers' manual - page header"
 ODT_DELETED = "Paint the lantern room red every spring."
 
 
+def save_odf(doc, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """odfpy's document saved as its suffix says: a flat XML file (``.fodt``, ``.fods``,
+    ``.fodp``: one ``office:document``, as LibreOffice's "Flat XML" saves, written by
+    odfpy's own ``xml()``), a template (``.ott``, ``.ots``, ``.otp``: the package with its
+    kind's ``-template`` mimetype, in the mimetype entry and the manifest), else the
+    package."""
+    suffix = path.suffix.lower()
+    if suffix.startswith(".fod"):
+        path.write_bytes(doc.xml())
+        return
+    if suffix.startswith(".ot"):
+        doc.mimetype += "-template"
+    doc.save(str(path))
+
+
 def odt_manual(folder: Path, name: str = "keepers.odt") -> Path:
     """A lighthouse keeper's manual as LibreOffice Writer lays one out: a Title paragraph,
     headings at outline levels 1-3, a numbered list with a nested lettered one (a list
@@ -603,7 +618,7 @@ def odt_manual(folder: Path, name: str = "keepers.odt") -> Path:
     p.addElement(Span(text="Hand over the watch in person."))
     body.addElement(p)
     path = folder / name
-    doc.save(str(path))
+    save_odf(doc, path)
     return path
 
 
@@ -682,7 +697,7 @@ def odp_deck(folder: Path, name: str = "tides.odp") -> Path:
     furniture(page, 3)
     doc.presentation.addElement(page)
     path = folder / name
-    doc.save(str(path))
+    save_odf(doc, path)
     return path
 
 
@@ -1245,7 +1260,7 @@ def _ods_book(path: Path, sheets: Book, hidden: tuple[str, ...],
         empty.addElement(TableCell(numbercolumnsrepeated=columns))
         table.addElement(empty)
         doc.spreadsheet.addElement(table)
-    doc.save(str(path))
+    save_odf(doc, path)
 
 
 def label_pages(pdf: bytes, ranges: list[tuple[int, int, str, str, int]]) -> bytes:

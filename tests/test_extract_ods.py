@@ -5,6 +5,7 @@ says why. Fixtures are written by odfpy, laid out as LibreOffice Calc saves them
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import time
@@ -21,7 +22,7 @@ from citeline.chunk import chunk_document, locate
 from citeline.errors import ExtractionError
 from citeline.extract import extractor_for
 from citeline.extract.sheet import OdsExtractor, XlsxExtractor
-from doc_builders import Formula, Shown, spreadsheet
+from doc_builders import Formula, Shown, save_odf, spreadsheet
 
 CALCEXT = "urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0"
 
@@ -262,8 +263,11 @@ _ENCRYPTED_MANIFEST = b"""<?xml version="1.0" encoding="UTF-8"?>
      "a damaged .ods spreadsheet: its ZIP package ends early (no central directory)"),
     (lambda p: p.write_bytes(b'<?xml version="1.0"?>\n<office:document xmlns:office="urn:oasis:'
                              b'names:tc:opendocument:xmlns:office:1.0"/>'),
-     "a flat OpenDocument XML file (.fods), not a packaged .ods: flat XML files are not read; "
-     "save it as .ods"),
+     "not an OpenDocument spreadsheet: its XML holds no spreadsheet"),
+    (lambda p: p.write_bytes(_flat_text(p).read_bytes()),
+     "a flat OpenDocument text document, not a spreadsheet: name it .fodt"),
+    (lambda p: p.write_bytes(spreadsheet(p.with_suffix(".fods"), BOOK).read_bytes()[:3000]),
+     "the spreadsheet is damaged ("),  # cut short, as a packaged one's content.xml
     (_odt, "an OpenDocument text document, not a spreadsheet: name it .odt"),
     (_xlsx, "an Office Open XML file, not an OpenDocument one: name it .xlsx"),
     (lambda p: _rezip(p, {"mimetype": None, "META-INF/manifest.xml": None}),
@@ -275,7 +279,8 @@ _ENCRYPTED_MANIFEST = b"""<?xml version="1.0" encoding="UTF-8"?>
      "the spreadsheet is damaged (it has no content.xml)"),
     (lambda p: _rezip(p, {"content.xml": b"<office:document-content><office:body"}),
      "the spreadsheet is damaged ("),
-], ids=["empty", "csv", "legacy-xls", "cut-short", "flat-fods", "odt", "xlsx", "no-mimetype",
+], ids=["empty", "csv", "legacy-xls", "cut-short", "flat-no-body", "flat-fodt", "flat-cut",
+        "odt", "xlsx", "no-mimetype",
         "encrypted", "no-content", "damaged-xml"])
 def test_an_ods_that_cannot_be_read_says_why(tmp_path: Path, make, reason: str):  # type: ignore[no-untyped-def]
     path = tmp_path / "accounts.ods"
@@ -287,8 +292,41 @@ def test_an_ods_that_cannot_be_read_says_why(tmp_path: Path, make, reason: str):
     assert "crashed" not in err.value.reason
 
 
+def _flat_text(path: Path) -> Path:
+    """A flat text document (.fodt) by odfpy, beside ``path``."""
+    doc = OpenDocumentText()
+    doc.text.addElement(P(text="Reconcile with the depot."))
+    flat = path.with_name("letter.fodt")
+    save_odf(doc, flat)
+    return flat
+
+
+def test_a_flat_fods_and_an_ots_template_give_the_ods_s_document(tmp_path: Path):
+    """LibreOffice's Flat XML (.fods: one office:document, written by odfpy's own xml())
+    and a template (.ots: the package with the -template mimetype) give the document the
+    .ods with the same cells gives, and so the .xlsx's; a flat file named .ods too."""
+    ods = extract(spreadsheet(tmp_path / "budget.ods", BOOK, **LAYOUT))
+    flat = spreadsheet(tmp_path / "budget.fods", BOOK, **LAYOUT)
+    template = spreadsheet(tmp_path / "budget.ots", BOOK, **LAYOUT)
+    assert not zipfile.is_zipfile(flat) and b"<office:document " in flat.read_bytes()[:2000]
+    for written in ('table:number-rows-repeated="1048567"', 'table:display="false"'):
+        assert written.encode() in flat.read_bytes(), written  # laid out as Calc saves it
+    assert zipfile.ZipFile(template).read("mimetype") == \
+        b"application/vnd.oasis.opendocument.spreadsheet-template"
+    (tmp_path / "misnamed").mkdir()
+    misnamed = tmp_path / "misnamed" / "budget.ods"  # (a sheet's title is its file stem)
+    misnamed.write_bytes(flat.read_bytes())
+    for path in (flat, template, misnamed):
+        doc = extract(path)
+        assert doc == dataclasses.replace(ods, path=doc.path), path.name
+        assert [locate(doc, c.start, c.end).sheet_range for c in chunk_document(doc)] == \
+            ["'Q3 Sales'!A1:H9", "Notes!A1:C1", "Lookup!B2:B2"]
+
+
 def test_ods_is_registered_beside_xlsx():
     assert isinstance(extractor_for(Path("a.ods")), OdsExtractor)
+    assert isinstance(extractor_for(Path("a.fods")), OdsExtractor)
+    assert isinstance(extractor_for(Path("a.OTS")), OdsExtractor)
     assert isinstance(extractor_for(Path("A.ODS")), OdsExtractor)
     assert isinstance(extractor_for(Path("a.xlsx")), XlsxExtractor)
 

@@ -4,6 +4,7 @@ and PowerPoint extractors give, and a file that cannot be read says why."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import zipfile
 from pathlib import Path
@@ -324,10 +325,23 @@ def test_an_odt_that_cannot_be_read_says_why(tmp_path: Path):
         "not a .odt file (not a ZIP package); a legacy .doc must be saved as .odt")
     assert reason("cut.odt", good.read_bytes()[:400]).startswith(
         "a damaged .odt file: its ZIP package ends early")
-    flat = b'<?xml version="1.0" encoding="UTF-8"?>\n<office:document xmlns:office="urn:x">'
-    assert reason("flat.odt", flat) == (
-        "a flat OpenDocument XML file (.fodt), not a packaged .odt: flat XML files are not "
-        "read; save it as .odt")
+    # flat XML (a flat file named .odt is read: see the flat test below)
+    flat = b.odt_manual(tmp_path, "flat.fodt").read_bytes()
+    assert reason("cut.fodt", flat[:len(flat) // 2]).startswith(
+        "not a readable flat OpenDocument .fodt file (")
+    assert reason("notes.fodt", b"Just some notes saved with the wrong name.\n") == (
+        "not a flat OpenDocument .fodt file (nor a packaged .odt): no office:document element "
+        "opens it")
+    assert reason("content.fodt", zipfile.ZipFile(good).read("content.xml")) == (
+        "not a flat OpenDocument .fodt file: its root element is document-content, not "
+        "office:document (a package's part saved alone)")
+    assert reason("budget.fodt", b.spreadsheet(tmp_path / "budget.fods", {"S": [["x"]]})
+                  .read_bytes()) == (
+        "a flat OpenDocument spreadsheet, not a text document: name it .fods")
+    assert reason("deck.fodt", b.odp_deck(tmp_path, "deck.fodp").read_bytes()) == (
+        "a flat OpenDocument presentation, not a text document: name it .fodp")
+    with pytest.raises(ExtractionError, match=r"^notes\.fodt: not a flat OpenDocument"):
+        extract(tmp_path / "notes.fodt")  # the reason is said with the file's name
 
     plain_zip = tmp_path / "photos.zip"
     with zipfile.ZipFile(plain_zip, "w") as z:
@@ -364,11 +378,83 @@ def test_an_odt_that_unpacks_to_a_bomb_is_refused_unread(tmp_path: Path):
         extract(path)
 
 
+def _same_document(packaged: Document, other: Document) -> None:
+    """``other`` (a flat file, a template) is ``packaged`` read again: its text, title,
+    regions, warnings, extractor and version; and so its chunks and their citations."""
+    assert other == dataclasses.replace(packaged, path=other.path)
+    assert [(c.content, c.text, c.section, locate(other, c.start, c.end).fragment)
+            for c in chunk_document(other)] == [
+        (c.content, c.text, c.section, locate(packaged, c.start, c.end).fragment)
+        for c in chunk_document(packaged)]
+
+
+@pytest.mark.parametrize("build", [b.odt_manual, b.odp_deck], ids=["text", "presentation"])
+def test_flat_xml_and_templates_read_as_the_packaged_file(tmp_path: Path, build):  # type: ignore[no-untyped-def]
+    """LibreOffice's Flat XML (.fodt/.fodp: one office:document, written here by odfpy's
+    own xml()) and templates (.ott/.otp: the package with a -template mimetype) give the
+    document the packaged file with the same content gives; so does a flat file named as
+    the packaged one (LibreOffice opens either by what it holds)."""
+    packaged = build(tmp_path, "a" + {b.odt_manual: ".odt", b.odp_deck: ".odp"}[build])
+    suffix = packaged.suffix
+    kind = "text" if suffix == ".odt" else "presentation"
+    flat = build(tmp_path, "a.f" + suffix[1:])
+    assert not zipfile.is_zipfile(flat)
+    head = flat.read_bytes()[:2000].decode()
+    assert "<office:document " in head and \
+        f'office:mimetype="application/vnd.oasis.opendocument.{kind}"' in head
+    template = build(tmp_path, "a.ot" + suffix[-1])
+    assert zipfile.ZipFile(template).read("mimetype").decode() == \
+        f"application/vnd.oasis.opendocument.{kind}-template"
+    misnamed = tmp_path / ("flat" + suffix)
+    misnamed.write_bytes(flat.read_bytes())
+    doc = extract(packaged)
+    assert doc.text and (kind != "text" or doc.text == KEEPERS_TEXT)
+    for other in (flat, template, misnamed):
+        _same_document(doc, extract(other))
+
+
+def test_a_flat_file_s_inline_pictures_are_no_text_and_no_limit(tmp_path: Path):
+    """A flat file keeps its pictures inline (base64 in office:binary-data): a 12 MB one is
+    a text node past libxml2's 10 MB limit, which would refuse the whole file."""
+    import base64
+
+    from odf.draw import Frame, Image
+    from odf.office import BinaryData
+    from odf.opendocument import OpenDocumentText
+    from odf.text import P
+
+    picture = bytes(range(256)) * (36 << 10)  # 9 MB, 12 MB in base64
+
+    def manual(name: str) -> Path:
+        doc = OpenDocumentText()
+        p = P(text="The lantern room is above the watch room.")
+        frame = Frame(width="4cm", height="3cm", anchortype="paragraph")
+        if name.endswith(".fodt"):  # inline, as LibreOffice's Flat XML keeps a picture
+            image = Image()
+            image.addElement(BinaryData(text=base64.b64encode(picture).decode()))
+        else:
+            image = Image(href=doc.addPicture("Pictures/lens.png", "image/png", picture))
+        frame.addElement(image)
+        p.addElement(frame)
+        doc.text.addElement(p)
+        path = tmp_path / name
+        b.save_odf(doc, path)
+        return path
+
+    flat = manual("pictured.fodt")
+    assert flat.stat().st_size > 12 << 20 and b"<office:binary-data>" in flat.read_bytes()
+    doc = extract(flat)
+    assert doc.text == "The lantern room is above the watch room."
+    _same_document(extract(manual("pictured.odt")), doc)
+
+
 def test_both_suffixes_are_registered_with_a_name_and_version():
     extractor_for(Path("x.odt"))  # loads the built-in extractors
     assert (REGISTRY[".odt"].name, REGISTRY[".odp"].name) == ("odt", "odp")
     assert REGISTRY[".odt"].version and REGISTRY[".odp"].version
-    assert ".fodt" not in REGISTRY and ".ott" not in REGISTRY
+    # flat XML and templates: the same extractors, so the same versions
+    assert [REGISTRY[s].name for s in (".fodt", ".ott", ".fodp", ".otp")] == [
+        "odt", "odt", "odp", "odp"]
 
 
 def test_an_odt_and_an_odp_are_found_through_the_index(tmp_path: Path, embedder):

@@ -44,20 +44,30 @@ Footer, date and page-number frames are left out, and so is the furniture the
 PowerPoint reader drops (a text that is only the slide's number, a short text repeated
 on most slides). Not read: embedded objects (a chart's title), pictures' alt text.
 
-A file that cannot be read says why: not a ZIP package (a flat XML ``.fodt``/``.fodp``
-renamed, a legacy binary file, a download cut short), a ZIP that is no OpenDocument
+**Flat XML and templates.** A flat OpenDocument file (``.fodt``, ``.fodp``: LibreOffice's
+"Flat XML" saves, one XML file whose ``office:document`` root holds the package's parts)
+is read as the package it stands for (:func:`flat_xml`), so it gives exactly the text,
+regions and citations of the ``.odt``/``.odp`` with the same content; the file's own
+contents decide, so a flat file named ``.odt`` is read too. A template (``.ott``,
+``.otp``: a package whose mimetype ends ``-template``) is read as the document it starts.
+
+A file that cannot be read says why: not a ZIP package nor flat XML (a legacy binary
+file, a download cut short), a flat file whose root is no ``office:document`` or that is
+another kind (``a flat OpenDocument spreadsheet, not a text document: name it .fods``)
+or that is no well-formed XML, a ZIP that is no OpenDocument
 package (no ``mimetype``; an Office Open XML file renamed), an OpenDocument file of
 another kind (a spreadsheet named .odt), a password-protected one (its manifest lists
 ``manifest:encryption-data``: the parts are encrypted and cannot be read), checked by
 :func:`check_odf` for any OpenDocument kind (a spreadsheet's too). Like the
 Office extractors', the package is checked against zip bombs before anything is
 unpacked (:func:`citeline.extract.blocks.check_package`), and its XML is parsed without
-entities, network or DTDs (and within libxml2's default depth and text-node limits).
-Flat XML files (.fodt, .fodp) and templates (.ott, .otp) are not registered.
+entities, network or DTDs (and within libxml2's default depth and text-node limits;
+a flat file's inline pictures are emptied first, being no text).
 """
 
 from __future__ import annotations
 
+import io
 import re
 import zipfile
 import zlib
@@ -72,6 +82,7 @@ from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
     MAX_HEADING_LEVEL,
+    MAX_UNPACKED,
     TextBuilder,
     check_package,
     escape_markdown,
@@ -172,14 +183,91 @@ class _Package:
 
 
 def _not_a_zip(path: Path, kind: Kind) -> str:
+    """Why ``path``, neither a ZIP package nor a flat OpenDocument file, is not read."""
     suffix = _KINDS[kind][1]
-    with path.open("rb") as f:
-        head = f.read(4096)
-    if b"<office:document" in head:
-        flat = ".f" + suffix[1:]
-        return (f"a flat OpenDocument XML file ({flat}), not a packaged {suffix}: flat XML "
-                f"files are not read; save it as {suffix}")
+    if path.suffix.lower() == flat_suffix(kind):
+        return (f"not a flat OpenDocument {flat_suffix(kind)} file (nor a packaged {suffix}): "
+                f"no office:document element opens it")
     return not_a_package(path, f"{suffix} file", _LEGACY[kind])
+
+
+# --- flat XML (.fodt, .fods, .fodp) ----------------------------------------------------
+
+# A flat OpenDocument file (ODF 1.2 Part 1, 2.1.2; LibreOffice's "Flat XML" saves) is
+# one XML document, office:document, holding what a package's parts hold: office:meta,
+# office:styles, office:automatic-styles (the body's and the page furniture's; their
+# names do not clash), office:master-styles and office:body, its pictures inline.
+_FLAT_ROOT = qn("office:document")
+# How far into a file its office:document root is looked for (after an XML declaration,
+# a comment or two): LibreOffice's own type detection reads no further.
+FLAT_SNIFF_BYTES = 4096
+# A picture kept inline (base64 in office:binary-data): no text, and one over 10 MB is a
+# text node past libxml2's limit, which would refuse the whole file. Emptied before the
+# XML is parsed (written so by LibreOffice and odfpy alike; another prefix is parsed as
+# it is).
+_BINARY_DATA = re.compile(rb"(<office:binary-data(?:\s[^>]*)?>)[^<]*(</office:binary-data>)")
+# Kinds with a flat form, and its suffix (LibreOffice writes these four).
+_FLAT_KINDS = frozenset({"text", "spreadsheet", "presentation", "graphics"})
+
+
+def flat_suffix(kind: str) -> str:
+    """``flat_suffix("text") == ".fodt"``: the flat XML suffix of a kind's ``.odt``."""
+    suffix = _KINDS[kind][1]
+    return ".f" + suffix[1:] if kind in _FLAT_KINDS else suffix
+
+
+def is_flat(path: Path) -> bool:
+    """Whether ``path`` (no ZIP package) opens as a flat OpenDocument file does."""
+    with path.open("rb") as f:
+        return b"<office:document" in f.read(FLAT_SNIFF_BYTES)
+
+
+def flat_xml(path: Path, rel: str, kind: Kind) -> bytes:
+    """A flat OpenDocument file's XML, its inline pictures emptied, once its root says it
+    is an OpenDocument file of ``kind`` (or its template); ExtractionError naming ``rel``
+    and saying why otherwise. Read whole, as a package's content.xml is, so bounded as a
+    package's unpacked parts are (:data:`~citeline.extract.blocks.MAX_UNPACKED`)."""
+    flat = flat_suffix(kind)
+    size = path.stat().st_size
+    if size > MAX_UNPACKED:
+        raise ExtractionError(rel, f"this flat OpenDocument file is {size >> 20} MB (the most "
+                                   f"read is {MAX_UNPACKED >> 20} MB): too big to index")
+    data = _BINARY_DATA.sub(rb"\1\2", path.read_bytes())
+    try:
+        _, root = next(etree.iterparse(io.BytesIO(data), events=("start",),
+                                       resolve_entities=False, no_network=True, load_dtd=False))
+    except (etree.XMLSyntaxError, StopIteration) as exc:
+        raise ExtractionError(rel, f"not a readable flat OpenDocument {flat} file ({exc})") from exc
+    if root.tag != _FLAT_ROOT:
+        local = etree.QName(root).localname
+        raise ExtractionError(rel, f"not a flat OpenDocument {flat} file: its root element is "
+                                   f"{local}, not office:document"
+                              + (" (a package's part saved alone)"
+                                 if local.startswith("document-") else ""))
+    mimetype = (root.get(qn("office:mimetype")) or "").strip()
+    # (an office:mimetype is required; one without is read, and its body says what it is)
+    if mimetype and mimetype not in (_MIME + kind, f"{_MIME}{kind}-template"):
+        other = mimetype.removeprefix(_MIME).removesuffix("-template")
+        if mimetype.startswith(_MIME) and other in _KINDS:
+            raise ExtractionError(rel, f"a flat OpenDocument {_KINDS[other][0]}, not a "
+                                       f"{_KINDS[kind][0]}: name it {flat_suffix(other)}")
+        raise ExtractionError(rel, f"not a flat OpenDocument {flat} file (its office:mimetype "
+                                   f"is {mimetype!r})")
+    return data
+
+
+def _open_flat(path: Path, rel: str, kind: Kind) -> _Package:
+    """A flat file as the package it stands for: its root holds content.xml's automatic
+    styles and body, styles.xml's named styles, meta.xml's title."""
+    data = flat_xml(path, rel, kind)
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        raise ExtractionError(rel, f"not a readable flat OpenDocument {flat_suffix(kind)} "
+                                   f"file ({exc})") from exc
+    found = root.find(f"{qn('office:meta')}/{qn('dc:title')}")
+    title = squash(found.text or "") if found is not None else ""
+    return _Package(root, root if kind == "text" else None, title)
 
 
 def _mimetype(z: zipfile.ZipFile, names: set[str], manifest: etree._Element | None) -> str | None:
@@ -243,12 +331,15 @@ def check_odf(z: zipfile.ZipFile, rel: str, kind: Kind) -> None:
 
 def open_package(path: Path, rel: str, kind: Kind) -> _Package:
     """The package's XML (styles.xml only for text), or ExtractionError saying why it
-    cannot be read."""
+    cannot be read. A flat XML file (:func:`flat_xml`) is read as the package it stands
+    for, under either suffix: the same document gives the same text."""
     what = f"OpenDocument {_KINDS[kind][0]}"
     unreadable = f"not a readable OpenDocument {_KINDS[kind][1]} file"
     if path.stat().st_size == 0:
         raise ExtractionError(rel, f"empty file (0 bytes), not an {what}")
     if not zipfile.is_zipfile(path):
+        if is_flat(path):  # whatever its suffix says, as LibreOffice opens either
+            return _open_flat(path, rel, kind)
         raise ExtractionError(rel, _not_a_zip(path, kind))
     try:
         check_package(path, rel, what)
@@ -626,8 +717,8 @@ def _drawn_blocks(styles: _Styles, el: etree._Element) -> list[str]:
 
 class OdtExtractor:
     name = "odt"
-    version = "1"
-    suffixes = (".odt",)
+    version = "1"  # (flat .fodt and templates .ott added: an .odt reads as it did)
+    suffixes = (".odt", ".fodt", ".ott")
 
     def extract(self, path: Path, rel: str) -> Document:
         package = open_package(path, rel, "text")
@@ -726,8 +817,8 @@ def _read_slides(styles: _Styles, presentation: etree._Element) -> list[Slide]:
 
 class OdpExtractor:
     name = "odp"
-    version = "1"
-    suffixes = (".odp",)
+    version = "1"  # (flat .fodp and templates .otp added: an .odp reads as it did)
+    suffixes = (".odp", ".fodp", ".otp")
 
     def extract(self, path: Path, rel: str) -> Document:
         package = open_package(path, rel, "presentation")

@@ -28,7 +28,9 @@ away (``table:covered-table-cell``) is empty; a formula is its saved result. Run
 identical rows or cells are stored once with a count: empty runs (LibreOffice ends
 every sheet with an empty row repeated to row 1,048,576) are counted, never expanded,
 and runs with content are bounded by :data:`MAX_REPEATED_CELLS`. A sheet hidden by its
-table style (``table:display="false"``) is indexed with a warning, as an .xlsx's.
+table style (``table:display="false"``) is indexed with a warning, as an .xlsx's. A flat
+``.fods`` (one XML file, LibreOffice's "Flat XML") is read as its package's content.xml
+is, and a template ``.ots`` as an .ods: the same cells give the same document.
 Neither reader indexes comments, drawings or charts.
 """
 
@@ -54,7 +56,7 @@ from citeline.chunk import CELL_SEP
 from citeline.errors import ExtractionError
 from citeline.extract import Extractor, read_bytes, register
 from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
-from citeline.extract.opendocument import check_odf
+from citeline.extract.opendocument import check_odf, flat_xml, is_flat
 from citeline.extract.text import decode_bytes
 from citeline.types import Document, Region, RegionKind
 
@@ -371,18 +373,23 @@ class OdsExtractor:
     gives (:class:`Sheet`), so the text, regions and citations are the same."""
 
     name = "ods"
-    version = "1"
-    suffixes = (".ods",)
+    version = "1"  # (flat .fods and templates .ots added: an .ods reads as it did)
+    suffixes = (".ods", ".fods", ".ots")
 
     def extract(self, path: Path, rel: str) -> Document:
         if path.stat().st_size == 0:
             raise ExtractionError(rel, "empty file (0 bytes), not a spreadsheet")
         if not zipfile.is_zipfile(path):
-            with path.open("rb") as f:
-                if b"<office:document" in f.read(4096):
-                    raise ExtractionError(rel, "a flat OpenDocument XML file (.fods), not a "
-                                               "packaged .ods: flat XML files are not read; save "
-                                               "it as .ods")
+            if is_flat(path):  # a flat .fods (or one named .ods): its XML is content.xml's
+                data = flat_xml(path, rel, "spreadsheet")
+                try:
+                    return workbook_document(rel, path.stem, ODS_MEDIA_TYPE, self,
+                                             _ods_sheets(io.BytesIO(data), rel, "XML"))
+                except (KeyError, ValueError, etree.LxmlError) as exc:
+                    raise ExtractionError(rel, f"the spreadsheet is damaged ({exc})") from exc
+            if path.suffix.lower() == ".fods":
+                raise ExtractionError(rel, "not a flat OpenDocument .fods file (nor a packaged "
+                                           ".ods): no office:document element opens it")
             raise ExtractionError(rel, not_a_package(path, ".ods spreadsheet", ".xls"))
         check_package(path, rel, "spreadsheet")
         try:
@@ -421,8 +428,9 @@ class _Repeats:
                           "unpacked holds): too big to index, or a zip bomb")
 
 
-def _ods_sheets(fh: IO[bytes], rel: str) -> Iterator[Sheet]:
-    """The sheets of an .ods's content.xml, in one streaming pass: each sheet's rows are
+def _ods_sheets(fh: IO[bytes], rel: str, part: str = "content.xml") -> Iterator[Sheet]:
+    """The sheets of an .ods's content.xml (``part``; a flat .fods's whole XML holds the
+    same elements, with its named styles too), in one streaming pass: each sheet's rows are
     parsed while it is built and dropped from the tree once read. A hidden sheet's table
     style says ``table:display="false"`` (the automatic styles come before the body).
     The XML is untrusted input: parsed with no entities, DTDs or network, within
@@ -450,8 +458,8 @@ def _ods_sheets(fh: IO[bytes], rel: str) -> Iterator[Sheet]:
             for _ in rows:  # what was left unread, to the sheet's end
                 pass
     if not spreadsheet:
-        raise ExtractionError(rel, "not an OpenDocument spreadsheet: its content.xml holds "
-                                   "no spreadsheet")
+        raise ExtractionError(rel, f"not an OpenDocument spreadsheet: its {part} holds no "
+                                   "spreadsheet")
 
 
 def _ods_rows(events: Iterator[tuple[str, Any]], sheet: str, uncached: list[str],
