@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 # The default-strategy rustbook index shared by the answer and server benchmarks.
 ANSWER_IX ?= reports/rustbook-index
 
-.PHONY: setup demo test test-fast lint bench eval eval-adapt eval-rerank answer-eval answer-bench bench-pg clean
+.PHONY: setup demo test test-fast lint bench check-gt eval eval-adapt eval-rerank answer-eval answer-bench bench-pg clean
 
 setup: $(STAMP)
 
@@ -48,6 +48,16 @@ bench-pg: $(STAMP)
 	$(BIN)/python benchmarks/pg_parity.py --out reports/pg_parity.json
 	$(BIN)/python benchmarks/pg_bench.py --n $(BENCH_N) --out reports/pg_bench_$(BENCH_N).json
 
+# Every corpus's ground-truth check (eval/*/check_gt.py, no rebuild from its source): each
+# verifies its needles, sections and unanswerable key terms against citeline's extraction
+# today, so an extractor change that breaks a corpus's ground truth stops `make eval` first.
+check-gt: $(STAMP)
+	@n=0; failed=; for s in eval/*/check_gt.py; do n=$$((n + 1)); \
+	  if out=$$($(BIN)/python $$s --no-rebuild 2>&1); then echo "PASS $$s"; \
+	  else echo "$$out"; echo "FAIL $$s"; failed="$$failed $$s"; fi; done; \
+	if [ -n "$$failed" ]; then echo "check-gt: failed:$$failed"; exit 1; fi; \
+	echo "check-gt: all $$n passed"
+
 # Retrieval (every strategy and mode, with intervals and paired tests) and the
 # extractive answers' needle share and length, on the bundled rustbook corpus;
 # then the held-out corpora (each written blind, by an engineer who ran no retrieval
@@ -57,7 +67,7 @@ bench-pg: $(STAMP)
 # guides, pytest's guides (.rst), Git's pages (HTML), PostgreSQL's manual (HTML) and
 # Node.js's API pages; pooled over all fourteen.
 HELD_OUT = pytutorial debpolicy sqlitedoc npmdocs cmakedoc vimmanual cargobook pylibguides vimref pytestdocs gitdocs pgdocs nodejsdocs
-eval: $(STAMP)
+eval: $(STAMP) check-gt
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
 	for n in $(HELD_OUT); do $(BIN)/citeline eval eval/$$n --strategies EC --out reports/eval-$$n || exit 1; done
 	$(BIN)/python benchmarks/pooled_eval.py rustbook=reports/eval/report.json $(foreach n,$(HELD_OUT),$(n)=reports/eval-$(n)/report.json) --by-phrasing --out reports/eval/pooled.json

@@ -157,52 +157,69 @@ def package_version(src):
     return m.group(1) if m else None
 
 
-class _PreWalker(citeline_html._Walker):
+# citeline's own walker, kept to put back after each read_page call below
+_WALKER = citeline_html._Walker
+
+
+class _PreWalker(_WALKER):
     """citeline's own HTML walker, noting which of its blocks come from a <pre> element.
     Every branch of the walker flushes before it appends a block, except the <pre> branch,
-    which appends the block right after reading the element with inline(pre=True)."""
+    which appends the block right after reading the element with inline(pre=True).
+    (The walker's own `mark` is an ordered list item's number, so this one is `pre_mark`.)
+    It is made by citeline's read_page, with read_page's own arguments (passed through)."""
 
-    def __init__(self):
-        super().__init__()
-        self.mark = None
+    made = []  # each walker read_page made, for canonical_and_pre_spans to read
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.pre_mark = None
         self.pre_blocks = set()
         walker = self
 
         class Blocks(list):
             def append(self, item):
-                if walker.mark is not None and walker.mark == len(self):
+                if walker.pre_mark is not None and walker.pre_mark == len(self):
                     walker.pre_blocks.add(len(self))
-                walker.mark = None
+                walker.pre_mark = None
                 super().append(item)
 
         self.blocks = Blocks()
+        _PreWalker.made.append(self)
 
     def flush(self):
-        self.mark = None
+        self.pre_mark = None
         super().flush()
 
-    def inline(self, node, in_article, pre=False):
+    def inline(self, node, in_section, pre=False):
         if pre and node.tag == "pre":
-            self.mark = len(self.blocks)
-        return super().inline(node, in_article, pre)
+            self.pre_mark = len(self.blocks)
+        return super().inline(node, in_section, pre)
 
 
 def canonical_and_pre_spans(path, rel):
-    """(citeline's canonical text of the page, [(start, end)] of its <pre> blocks)."""
+    """(citeline's canonical text of the page, [(start, end)] of its <pre> blocks).
+    The page is read by citeline's public read_page (citeline.extract.html: its root, its
+    walk), with _PreWalker standing in for its walker, so the blocks are read_page's own."""
     text = extractor_for(path).extract(path, rel).text
-    tree = citeline_html.LexborHTMLParser(citeline_html.decode_html(path.read_bytes(), rel))
-    root = tree.css_first("main") or tree.css_first("[role=main]") or tree.body or tree.root
-    w = _PreWalker()
-    w.walk(root, in_article=root.tag == "article")
-    w.flush()
+    decoded, _ = citeline_html.decode_html(path.read_bytes(), rel)
+    _PreWalker.made = []
+    citeline_html._Walker = _PreWalker
+    try:
+        page = citeline_html.read_page(decoded, rel)
+    finally:
+        citeline_html._Walker = _WALKER
+    if len(_PreWalker.made) != 1 or page.blocks is not _PreWalker.made[0].blocks:
+        fail(f"{rel}: read_page no longer reads the page with one _Walker; <pre> blocks not located")
+        return text, []
+    pre_blocks = _PreWalker.made[0].pre_blocks
     spans, pos = [], 0
-    for i, b in enumerate(w.blocks):
+    for i, b in enumerate(page.blocks):
         if i:
             pos += 2
-        if i in w.pre_blocks:
+        if i in pre_blocks:
             spans.append((pos, pos + len(b)))
         pos += len(b)
-    if "\n\n".join(w.blocks) != text:
+    if "\n\n".join(page.blocks) != text:
         fail(f"{rel}: could not reproduce citeline's extraction to locate <pre> blocks")
     return text, spans
 
