@@ -64,9 +64,10 @@ check-gt: $(STAMP)
 # on it): the Python tutorial, the Debian Policy Manual (normative prose), the SQLite
 # documentation, npm's manual, CMake's reStructuredText manuals, Vim's user and
 # reference manuals (Vim help .txt), the Cargo Book (HTML), four Python libraries'
-# guides, pytest's guides (.rst), Git's pages (HTML), PostgreSQL's manual (HTML) and
-# Node.js's API pages; pooled over all fourteen.
-HELD_OUT = pytutorial debpolicy sqlitedoc npmdocs cmakedoc vimmanual cargobook pylibguides vimref pytestdocs gitdocs pgdocs nodejsdocs
+# guides, pytest's guides (.rst), Git's pages (HTML), PostgreSQL's manual (HTML),
+# Node.js's API pages, Django's topic guides (Sphinx HTML) and Sphinx's usage guide (.rst);
+# pooled over all sixteen.
+HELD_OUT = pytutorial debpolicy sqlitedoc npmdocs cmakedoc vimmanual cargobook pylibguides vimref pytestdocs gitdocs pgdocs nodejsdocs djangodocs sphinxdocs
 eval: $(STAMP) check-gt
 	$(BIN)/citeline eval eval/rustbook --out reports/eval
 	for n in $(HELD_OUT); do $(BIN)/citeline eval eval/$$n --strategies EC --out reports/eval-$$n || exit 1; done
