@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import regex
 import torch
 from centred_similarity import unit
 from figures import against_default, emit, open_corpora, row  # benchmarks/
@@ -38,12 +39,14 @@ from late_variants import Query, Scored, chunk_scores, ranked
 
 from citeline.embed import SentenceTransformerEmbedder, load_embedder
 from citeline.pipeline import FUSION_DEPTH, Index
+from citeline.retrieve import late
 from citeline.retrieve.dense import chunk_max, top_k
 from citeline.retrieve.fuse import LATE_CANDIDATES, LATE_WEIGHT
 from citeline.sentences import fence_starts, split_sentences
 from citeline.store import ChunkRow
 
 BATCH = 16  # windows per forward pass
+WORDLIKE = regex.compile(r"[\p{L}\p{N}]")  # a piece the late list keeps (as embed.py)
 
 
 @dataclass
@@ -55,6 +58,7 @@ class Window:
     ids: list[int]
     own: tuple[int, int]
     sentences: list[tuple[int, int]]
+    wordlike: list[int]  # positions of the own pieces with a letter or digit
 
 
 def piece_range(offsets: np.ndarray, start: int, end: int) -> tuple[int, int]:
@@ -96,18 +100,24 @@ def windows(emb: SentenceTransformerEmbedder, text: str, chunks: Sequence[ChunkR
                 x, y = piece_range(offsets, s, e)
                 x, y = max(x, a) - w0, min(y, b) - w0
                 sents.append((x, y) if y > x else (a - w0, b - w0))
-        out.append(Window(c.id, pieces[w0:b + after], (a - w0, b - w0), sents))
+        wordlike = [i - w0 for i in range(a, b)
+                    if offsets[i, 1] > offsets[i, 0]
+                    and WORDLIKE.search(text[offsets[i, 0]:offsets[i, 1]])]
+        out.append(Window(c.id, pieces[w0:b + after], (a - w0, b - w0), sents,
+                          wordlike or [a - w0]))
     return out
 
 
 def encode(emb: SentenceTransformerEmbedder, wins: Sequence[Window]
-           ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
-    """Each window's chunk vector (its own pieces, mean-pooled, unit length) and, where
-    asked for, its sentences' vectors (rows in sentence order)."""
+           ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Each window's chunk vector (its own pieces, mean-pooled, unit length), where
+    asked for its sentences' vectors (rows in sentence order), and its own word pieces'
+    token vectors (unit length, int8 as the index stores them)."""
     tok = emb.model.tokenizer
     model = emb.model[0].auto_model
     chunk_vec: dict[int, np.ndarray] = {}
     sent_vec: dict[int, np.ndarray] = {}
+    tok_vec: dict[int, np.ndarray] = {}
     order = sorted(range(len(wins)), key=lambda i: len(wins[i].ids))
     for at in range(0, len(order), BATCH):
         group = [wins[i] for i in order[at:at + BATCH]]
@@ -126,14 +136,16 @@ def encode(emb: SentenceTransformerEmbedder, wins: Sequence[Window]
             chunk_vec[w.chunk] = unit(h[a:max(b, a + 1)].mean(0))
             if w.sentences:
                 sent_vec[w.chunk] = unit(np.stack([h[x:y].mean(0) for x, y in w.sentences]))
-    return chunk_vec, sent_vec
+            tok_vec[w.chunk] = late.quantize(unit(h[w.wordlike]))
+    return chunk_vec, sent_vec, tok_vec
 
 
 class Windowed:
     """One index's windowed vectors, in the row order of its own header-free and
     sentence matrices."""
 
-    def __init__(self, idx: Index, emb: SentenceTransformerEmbedder) -> None:
+    def __init__(self, idx: Index, emb: SentenceTransformerEmbedder,
+                 scopes: Sequence[str] = ("section", "document")) -> None:
         key = emb.identity.key
         snap = idx.store._snapshot()
         self.bare_ids, bare = snap.bare[key]
@@ -142,15 +154,18 @@ class Windowed:
         for r in idx.store.all_chunks():
             by_doc[r.document].append(r)
         t = time.perf_counter()
-        found: dict[str, dict[int, np.ndarray]] = {"section": {}, "document": {}}
+        found: dict[str, dict[int, np.ndarray]] = {s: {} for s in scopes}
         sents: dict[int, np.ndarray] = {}
+        self.tokens: dict[int, np.ndarray] = {}
         for path, rows in by_doc.items():
             text = idx.document_text(path)
             assert text is not None and all(text[r.start:r.end] == r.content for r in rows)
-            for scope in ("section", "document"):
-                vec, sv = encode(emb, windows(emb, text, rows, scope, scope == "section"))
+            for scope in scopes:
+                vec, sv, tv = encode(emb, windows(emb, text, rows, scope, scope == "section"))
                 found[scope].update(vec)
                 sents.update(sv)
+                if scope == "section":
+                    self.tokens.update(tv)
         self.seconds = time.perf_counter() - t
         self.n_chunks = len(found["section"])
         row = {int(c): i for i, c in enumerate(self.bare_ids)}
@@ -183,13 +198,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpora", nargs="+", metavar="GT=INDEX")
     ap.add_argument("--out", default=None, help="write the result as JSON here")
+    ap.add_argument("--pick", action="store_true",
+                    help="score only the default and step 1's pick (step 2, the test corpora)")
     args = ap.parse_args(argv)
     emb = load_embedder()
     rows: dict[str, list[dict[str, tuple[int | None, bool]]]] = {}
     costs: dict[str, dict[str, float]] = {}
     for corpus, gt, idx in open_corpora(args.corpora, emb):
         contents = {r.id: r.content for r in idx.store.all_chunks()}
-        win = Windowed(idx, emb)
+        win = Windowed(idx, emb, ("section",) if args.pick else ("section", "document"))
         costs[corpus] = {"chunks": int(win.n_chunks), "seconds (both scopes)": round(win.seconds, 1),
                          "sentences replaced": win.sentences_replaced,
                          "sentences": int(win.sent_total),
@@ -198,17 +215,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         for q in gt.queries():
             qr = Query(idx, q.text)
 
-            def run(dense: Scored, sent: Scored, qr: Query = qr) -> list[int]:
+            def run(dense: Scored, sent: Scored, windowed_late: bool = False,
+                    qr: Query = qr, win: Windowed = win) -> list[int]:
                 lists, section, g = qr.three(dense, sent)
                 cands = ids(section[:LATE_CANDIDATES])
-                scored = ranked(chunk_scores(qr, cands, None)["late"])
+                scored = (late.maxsim(qr.q, qr.w, {c: win.tokens[c] for c in cands
+                                                   if c in win.tokens})
+                          if windowed_late else ranked(chunk_scores(qr, cands, None)["late"]))
                 return qr.final(lists, [scored], g, [LATE_WEIGHT])
 
             runs = {"default (late)": run(qr.dense, qr.sent),
-                    "windowed dense (section)": run(win.dense("section", qr.v), qr.sent),
+                    "windowed dense (section)": run(win.dense("section", qr.v), qr.sent)}
+            if not args.pick:
+                runs |= {
                     "windowed dense (document)": run(win.dense("document", qr.v), qr.sent),
                     "windowed dense + sentence (section)": run(win.dense("section", qr.v),
-                                                               win.sentence(qr.v))}
+                                                               win.sentence(qr.v)),
+                    "windowed late (section)": run(qr.dense, qr.sent, True),
+                    "windowed dense + late (section)": run(win.dense("section", qr.v), qr.sent,
+                                                           True)}
             per_query.append({name: row(order, contents, q.gt.needle)
                               for name, order in runs.items()})
         rows[corpus] = per_query
