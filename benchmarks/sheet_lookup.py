@@ -8,7 +8,10 @@ synthetic: the figures say how each list ranks identifier lookups in a sheet, no
 how often users ask them. The answers are counted too: the asked row quoted alone,
 refused, or other rows quoted in its place; 30 lookups by codes no sheet holds,
 which should all be refused; and 30 lookups of columns no sheet has, by codes the
-sheets hold, which should be refused too (the gate's distance is all that can).
+sheets hold, which should be refused too. Then 90 lookups of columns the sheets do
+have, phrased as users phrase them (a synonym, a plural, an abbreviation, a value,
+no column word), which should be answered with the row alone, and 30 more of columns
+no sheet has, near misses among them, which should be refused ("phrased").
 
     python benchmarks/sheet_lookup.py [--out benchmarks/results/sheet_lookup.json]
                                       [--against OTHER.json]
@@ -109,6 +112,62 @@ def make_absent_columns() -> list[str]:
                for i in range(10)])
 
 
+# Lookups of columns the sheets DO have, phrased as users phrase them: a synonym, a
+# plural, an abbreviation, a verb for the noun, a value for the column, or no column
+# word at all ("What is part P-4021?"). Written before any column check was tried, so
+# they measure how often such a check refuses a lookup the sheet can answer.
+PHRASED = {
+    "staff.csv": ["What is the name of employee {c}?", "Who is employee {c}?",
+                  "Which dept does {c} belong to?", "What's the extension for {c}?",
+                  "What is the phone number of employee {c}?",
+                  "When did employee {c} start?", "When was {c} hired?",
+                  "Where is the office of {c}?", "Which city does employee {c} work in?",
+                  "What is the start date for {c}?"],
+    "stock.csv": ["What is the price of part {c}?", "How much does {c} cost?",
+                  "What qty of {c} is in stock?", "How many of {c} do we have?",
+                  "Who supplies part {c}?", "Which vendor sells {c}?",
+                  "In which bin is {c} kept?", "Where is part {c} stored?", "What is part {c}?",
+                  "Give me the description of {c}."],
+    "invoices.csv": ["Which customer is invoice {c} for?", "Who was invoice {c} billed to?",
+                     "How much is owed on invoice {c}?", "What amount is due on {c}?",
+                     "Has invoice {c} been paid?", "Is {c} overdue?",
+                     "What is the payment status of {c}?", "What's the due date of {c}?",
+                     "By when must {c} be paid?", "What is the total of invoice {c}?"],
+}
+# ... and of columns no sheet has, near misses among them (a date, a phone number or a
+# price that is not the sheet's): each answered is a bluff quoting the named row.
+ABSENT_PHRASED = {
+    "staff.csv": ["What is the date of birth of employee {c}?", "What is the salary of {c}?",
+                  "What is the email address of employee {c}?", "Who is the manager of {c}?",
+                  "What is the mobile number of {c}?"],
+    "stock.csv": ["What is the warranty period of part {c}?", "How much does part {c} weigh?",
+                  "What colour is part {c}?", "What is the reorder level of {c}?",
+                  "What is the lead time for part {c}?"],
+    "invoices.csv": ["What is the tax rate on invoice {c}?",
+                     "Which payment method was used for {c}?", "What currency is invoice {c} in?",
+                     "When was invoice {c} issued?", "What discount was given on invoice {c}?"],
+}
+
+
+def code_of(doc: str, i: int) -> str:
+    """The code of the ``i``-th row under the header of ``doc``, as make_sheets writes it."""
+    return {"staff.csv": f"E{1000 + i}", "stock.csv": f"P-{4000 + i * 3}",
+            "invoices.csv": f"INV-{20500 + i}"}[doc]
+
+
+def make_phrased() -> list[dict]:
+    """90 lookups of columns the sheets have, each template by three rows' codes."""
+    return [{"doc": doc, "row": i + 2, "q": t.format(c=code_of(doc, i))}
+            for doc, templates in PHRASED.items() for n, t in enumerate(templates)
+            for i in (3 + n * 7, 41 + n * 5, 77 + n * 2)]
+
+
+def make_absent_phrased() -> list[str]:
+    """30 lookups of columns no sheet has, each template by two rows' codes."""
+    return [t.format(c=code_of(doc, i)) for doc, templates in ABSENT_PHRASED.items()
+            for n, t in enumerate(templates) for i in (5 + n * 11, 60 + n * 7)]
+
+
 def rank_of(hits, doc: str, row: int) -> int | None:  # type: ignore[no-untyped-def]
     for h in hits:
         m = re.fullmatch(r".*!A(\d+):[A-Z]+(\d+)", h.locator.sheet_range or "")
@@ -161,6 +220,22 @@ def main(argv: list[str] | None = None) -> int:
         absent = [a for q in make_absent() for a in [idx.ask(q)]]
         # lookups of a column no sheet has, by codes they hold: refused, or answered (a bluff)
         columns = [a for q in make_absent_columns() for a in [idx.ask(q)]]
+        # the phrased lookups: a column the sheet has (the row alone, or refused) and
+        # one it lacks (refused, or answered: a bluff)
+        phrased_alone = phrased_refused = 0
+        for q in make_phrased():
+            ans = idx.ask(q["q"])
+            spans = [sp.locator.sheet_range or "" for sp in ans.spans]
+            phrased_alone += len(spans) == 1 and bool(
+                re.fullmatch(rf".*!A{q['row']}:[A-Z]+{q['row']}", spans[0]))
+            phrased_refused += ans.refused
+        lacking = [a for q in make_absent_phrased() for a in [idx.ask(q)]]
+        out["phrased"] = {"the_row_alone": phrased_alone, "refused": phrased_refused,
+                          "queries": len(make_phrased()),
+                          "absent_column_refused": sum(a.refused for a in lacking),
+                          "absent_column_answered": sum(not a.refused for a in lacking),
+                          "absent_column_queries": len(lacking)}
+        print("phrased", out["phrased"])
         out["answer"] = {"the_row_alone": alone, "refused": refused,
                          "refused_its_row_over_the_gate": over_gate,
                          "other_rows_quoted": others, "queries": len(qs),
