@@ -61,7 +61,17 @@ from citeline.extract.transcript import (
     media_for,
     sidecar_for,
 )
-from citeline.gate import DEFAULT_THRESHOLD, GateResult, code_rows, gate, refusal_line
+from citeline.gate import (
+    DEFAULT_THRESHOLD,
+    GateResult,
+    Lookup,
+    code_rows,
+    column_texts,
+    gate,
+    lookup,
+    no_column_reason,
+    refusal_line,
+)
 from citeline.rerank import (
     Reranker,
     fused_with_retrieval,
@@ -1390,15 +1400,17 @@ class Index:
         result = self._search(question, ASK_CANDIDATES, mode, None, where)
         retrieval_ms = _ms(t)
         t = time.perf_counter()
-        decision = gate(self.row_distances(question, result.hits), self.threshold,
-                        question=question)
+        hits = self.row_distances(question, result.hits)
+        decision = gate(hits, self.threshold, question=question,
+                        lookups=self.column_lookups(question, hits))
         timings = {"retrieval": retrieval_ms, **result.timings, "gate": _ms(t)}
         scoped = None if where is None else where.documents
         looked = "" if where is None else "; searched only " + where.describe() + (
             "" if where.chunk_ids else " (none of them holds a searchable chunk)")
         if decision.refused:
             timings["total"] = _ms(t_total)
-            line = refusal_line(question, decision.threshold, decision.keys)
+            line = refusal_line(question, decision.threshold, decision.keys,
+                                decision.no_column)
             if where is not None:
                 n = len(where.documents)
                 line += f" in the {n} document{'s' if n != 1 else ''} matching " + ", ".join(
@@ -1486,6 +1498,33 @@ class Index:
             at += len(ts)
         return out
 
+    def column_lookups(self, question: str, hits: Sequence[Hit]) -> dict[int, Lookup]:
+        """Each sheet hit under the threshold that holds a row the question names by a
+        code, read by its sheet's header row (:func:`~citeline.gate.lookup`), by chunk
+        id, its asked words scored by the model against the header's cells and words
+        (:func:`~citeline.gate.column_texts`): what the gate weighs to refuse a lookup
+        of a column the sheet does not have. Only the question's words and the header
+        are embedded, and only when no header word spells what is asked."""
+        keys = set(key_terms(question))
+        named = {h.chunk_id: (h, rows) for h in hits if h.distance < self.threshold
+                 and (rows := code_rows(keys, h))}
+        if not named:
+            return {}
+        stored = self.store.chunks(list(named))
+        out: dict[int, Lookup] = {}
+        for cid, (h, rows) in named.items():
+            lk = lookup(question, h, sheet_context(stored[cid]), rows) if cid in stored else None
+            if lk is None:
+                continue
+            if not lk.header_words and lk.unspelt:
+                asked, targets = column_texts(lk)
+                vecs = self.embedder.embed([*asked, *targets])
+                sims = vecs[len(asked):] @ vecs[: len(asked)].T
+                best = np.unravel_index(int(np.argmax(sims)), sims.shape)
+                lk = replace(lk, similarity=float(sims[best]), nearest=targets[int(best[0])])
+            out[cid] = lk
+        return out
+
     def _holds_any(self, question: str, decision: GateResult,
                    where: DocumentScope | None = None) -> bool:
         """Whether any chunk of the index (of the filter's documents, ``where``) holds a
@@ -1527,6 +1566,8 @@ def refusal_reason(decision: GateResult, indexed: bool = True) -> str:
     """Why the gate kept nothing, with the distances that decided it; ``indexed``:
     whether any chunk of the index holds a code the question names."""
     t = decision.threshold
+    if decision.no_column:  # the code's rows under it, in sheets with no column for the ask
+        return no_column_reason(decision.no_column)
     if decision.keys:  # sheet chunks under the threshold, none holding the code
         named = " or ".join(f'"{k}"' for k in decision.keys)
         n = len(decision.other_rows)
