@@ -63,7 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         per = kept[corpus] = {c: [] for c in grid}
         for q in gt.queries():
             hits = idx.row_distances(q.text, idx.search(q.text, k=ASK_CANDIDATES).hits)
-            decision = gate(hits, idx.threshold, question=q.text)  # as `ask` gates
+            decision = gate(hits, idx.threshold, question=q.text,  # as `ask` gates
+                            lookups=idx.column_lookups(q.text, hits))
             cands = candidates(decision.kept) if not decision.refused else []
             if cands and any(c.hit.late is None for c in cands):
                 raise SystemExit(f"{index_dir}: hits without a late score; index with this citeline")

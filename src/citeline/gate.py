@@ -259,6 +259,15 @@ def asks_no_column(lk: Lookup, min_similarity: float = COLUMN_SIMILARITY) -> boo
     return not lk.header_words and bool(lk.unspelt) and lk.similarity < min_similarity
 
 
+def with_columns(hits: Sequence[Hit], lookups: Mapping[int, Lookup] | None) -> list[Hit]:
+    """``hits`` less the sheet hits whose ``lookups`` (by chunk id) find no column for
+    what is asked (:func:`asks_no_column`), in order: what the gate can keep of them,
+    whatever its threshold (the eval's sweep hands it that)."""
+    if not lookups:
+        return list(hits)
+    return [h for h in hits if (lk := lookups.get(h.chunk_id)) is None or not asks_no_column(lk)]
+
+
 def _holds(hit: Hit, keys: set[str]) -> bool:
     return bool(keys & set(tokenize(" ".join((hit.content, hit.columns, hit.section,
                                                hit.title)))))
@@ -275,10 +284,7 @@ def gate(hits: Sequence[Hit], threshold: float, max_hits: int = MAX_KEPT,
     under = [h for h in can if h.distance < threshold]
     missing = tuple(lk for h in under if (lk := (lookups or {}).get(h.chunk_id)) is not None
                     and asks_no_column(lk))
-    if missing:
-        gone = {lk.hit.chunk_id for lk in missing}
-        under = [h for h in under if h.chunk_id not in gone]
-    kept = tuple(under)[:max_hits]
+    kept = tuple(with_columns(under, lookups))[:max_hits]
     other = tuple(h for h in cannot if h.distance < threshold)
     if not other:
         return GateResult(kept, threshold, nearest, no_column=() if kept else missing)

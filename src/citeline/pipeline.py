@@ -1499,15 +1499,14 @@ class Index:
         return out
 
     def column_lookups(self, question: str, hits: Sequence[Hit]) -> dict[int, Lookup]:
-        """Each sheet hit under the threshold that holds a row the question names by a
+        """Each sheet hit that holds a row the question names by a
         code, read by its sheet's header row (:func:`~citeline.gate.lookup`), by chunk
         id, its asked words scored by the model against the header's cells and words
         (:func:`~citeline.gate.column_texts`): what the gate weighs to refuse a lookup
         of a column the sheet does not have. Only the question's words and the header
         are embedded, and only when no header word spells what is asked."""
         keys = set(key_terms(question))
-        named = {h.chunk_id: (h, rows) for h in hits if h.distance < self.threshold
-                 and (rows := code_rows(keys, h))}
+        named = {h.chunk_id: (h, rows) for h in hits if (rows := code_rows(keys, h))}
         if not named:
             return {}
         stored = self.store.chunks(list(named))

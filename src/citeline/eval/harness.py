@@ -33,7 +33,7 @@ from citeline.eval import metrics, stats
 from citeline.eval import sweep as sweeps
 from citeline.eval.cache import CachingEmbedder
 from citeline.eval.groundtruth import GroundTruthSet, Query, load_ground_truth
-from citeline.gate import keyed
+from citeline.gate import keyed, with_columns
 from citeline.pipeline import ASK_CANDIDATES, DEFAULT_FUSION, Index
 from citeline.rerank import Reranker, load_reranker, shortlist_size
 from citeline.retrieve.fuse import FUSIONS, SENTENCE_FUSIONS, Fusion
@@ -651,13 +651,15 @@ def _run_queries(
                 budget_hits[b].append(metrics.within_budget(contents, q.gt.needle, b))
             gated = idx.row_distances(q.text, hits[:ASK_CANDIDATES])  # as `ask` gates them
             in_candidates.append([(h.distance, q.gt.needle in h.content)  # what it can keep
-                                  for h in keyed(q.text, gated)[0]])
+                                  for h in with_columns(keyed(q.text, gated)[0],
+                                                        idx.column_lookups(q.text, gated))])
             nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
         for u in gt.unanswerable:
             hits = _search(idx, u.query, depth, mode, timings, fusion)
             gated = idx.row_distances(u.query, hits[:ASK_CANDIDATES])
-            out_candidates.append([h.distance for h in keyed(u.query, gated)[0]])
+            out_candidates.append([h.distance for h in with_columns(
+                keyed(u.query, gated)[0], idx.column_lookups(u.query, gated))])
             out_nearest.append(round(min(h.distance for h in gated), 6) if gated else None)
             bar.update(1)
     finally:
