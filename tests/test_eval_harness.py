@@ -392,3 +392,49 @@ def test_query_map_runs(evaluated, embedder, tmp_path: Path):
     with pytest.raises(ConfigError, match="--compare"):
         parse_comparison("E/bm25+qmap:E/bm25@4")
     assert EvalConfig(out=Path("x"), query_map=True).query_map_runs("A") == []
+
+
+def test_reused_indexes_give_the_figures_a_fresh_build_gives(evaluated, embedder,
+                                                             tmp_path: Path):
+    """--reuse-indexes brings the index a previous eval left up to date instead of
+    building it anew: the same ranks query by query, a document missing from it indexed
+    again, the rest skipped; an index of the corpus from another folder is built anew,
+    and the report says which happened."""
+    gt = tmp_path / "gt"
+    shutil.copytree(GT, gt)
+    out = tmp_path / "ev"
+    out.mkdir()
+    shutil.copy(evaluated[0] / "embed-cache.sqlite3", out / "embed-cache.sqlite3")
+
+    def run(gt_dir: Path, reuse: bool) -> dict:
+        return run_eval(gt_dir, EvalConfig(out=out, strategies=("E",), modes=("hybrid",),
+                                           fusions=(), reuse_indexes=reuse, progress=False),
+                        embedder=embedder)
+
+    def ranks(data: dict) -> list:
+        return [(q["ranks"]["E/hybrid"], q["within"]["E/hybrid"]) for q in data["queries"]]
+
+    fresh = run(gt, reuse=False)
+    assert "reused" not in fresh["strategies"]["E"]
+    docs = sorted(p.name for p in (gt / "docs").iterdir())
+    idx = Index(out / "indexes" / "E", embedder=embedder)
+    assert idx.remove(docs[0])  # as if it had changed since: indexed again
+    idx.close()
+    again = run(gt, reuse=True)
+    assert again["strategies"]["E"]["reused"] == {
+        "unchanged": len(docs) - 1, "indexed": 1, "removed": 0}
+    assert ranks(again) == ranks(fresh)
+    assert again["strategies"]["E"]["chunks"] == fresh["strategies"]["E"]["chunks"]
+    assert "Index E was reused (documents unchanged 1, indexed 1, removed 0)" in render_markdown(again)
+
+    moved = tmp_path / "gt-copy"  # the same corpus in another folder: built anew
+    shutil.copytree(gt, moved)
+    elsewhere = run(moved, reuse=True)
+    why = elsewhere["strategies"]["E"]["reused"]["not_reused"]
+    assert str((gt / "docs").resolve()) in why
+    assert ranks(elsewhere) == ranks(fresh)
+    idx = Index(out / "indexes" / "E", embedder=embedder)
+    assert {r.root for r in idx.store.documents()} == {str((moved / "docs").resolve())}
+    idx.close()
+    with pytest.raises(ConfigError, match="--reuse-indexes"):
+        EvalConfig(out=out, store="postgresql://localhost/x", reuse_indexes=True)

@@ -763,6 +763,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         store=args.store,
         fusions=fusions,
         query_map=args.query_map,
+        reuse_indexes=args.reuse_indexes,
         fusion=args.fusion,
         budget=args.budget,
         rerank_model=args.rerank_model or settings.rerank_model or None,
@@ -1261,6 +1262,11 @@ def _add_eval_parsers(sub: argparse._SubParsersAction, add: Callable[..., argpar
     sp.add_argument("--store", default=None, metavar="URL",
                     help="build the indexes in this PostgreSQL store (postgresql://...; an empty "
                          "database, or one a previous eval used) instead of SQLite under --out")
+    sp.add_argument("--reuse-indexes", action="store_true",
+                    help="bring the indexes a previous eval left under --out up to date "
+                         "(unchanged documents skipped, changed or stale ones redone) "
+                         "instead of building them anew; the report's index times are "
+                         "then the update's")
     sp.add_argument("--compare", action="append", default=None, metavar="X:Y@K",
                     help="a paired comparison, e.g. E:A@20 or E/hybrid:E/dense@4 (repeatable; "
                     "replaces the default set)")

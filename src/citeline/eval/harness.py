@@ -212,6 +212,10 @@ class EvalConfig:
     rerank_candidates: int | None = None
     # Also fit a query map on FUSION_STRATEGY's index and score the +qmap runs.
     query_map: bool = False
+    # Bring an index a previous eval left under out/indexes/<strategy> up to date (the
+    # indexer skips unchanged documents, redoes stale ones, drops gone ones) instead of
+    # building it anew: the figures are the same, the index seconds are the update's.
+    reuse_indexes: bool = False
 
     def query_map_runs(self, strategy: str) -> list[tuple[str, Mode]]:
         if not self.query_map or strategy != FUSION_STRATEGY:
@@ -224,6 +228,9 @@ class EvalConfig:
             raise ConfigError(f"--bluff-cost: must be a finite number >= 0, got {self.bluff_cost}")
         if self.fusion is not None and self.fusion not in FUSIONS:
             raise ConfigError(f"--fusion: must be one of {', '.join(FUSIONS)}, got {self.fusion!r}")
+        if self.reuse_indexes and self.store is not None:
+            raise ConfigError("--reuse-indexes: keeps the SQLite indexes under --out; an eval "
+                              "with --store always empties the store it builds in")
         if self.budget is not None and not MIN_BUDGET <= self.budget <= MAX_BUDGET:
             raise ConfigError(
                 f"--budget: must be within {MIN_BUDGET}..{MAX_BUDGET} characters, got {self.budget}"
@@ -331,6 +338,31 @@ def _prepare_index_dir(path: Path) -> None:
     path.mkdir(parents=True)
 
 
+def _open_index_dir(path: Path, docs_dir: Path, reuse: bool, embedder: Embedder,
+                    reranker: Reranker | None,
+                    rerank_candidates: int | None) -> tuple[Index, str | None]:
+    """The strategy's index folder, emptied first unless ``reuse`` finds there an index
+    of this ground truth's documents alone (each indexed from ``docs_dir``), and why an
+    index asked to be reused was not (None when it was, or was not asked to be). One
+    built from another folder, a copy of the corpus elsewhere, would keep its documents
+    under their old folder and add these beside them, so it is built anew."""
+    why = None
+    if reuse and (path / DB_NAME).exists():
+        idx = Index(path, embedder=embedder, reranker=reranker,
+                    rerank_candidates=rerank_candidates)
+        here = str(docs_dir.resolve())
+        others = sorted({r.root for r in idx.store.documents()} - {here})
+        if not others:
+            return idx, None
+        idx.close()
+        why = f"its documents were indexed from {', '.join(others)}, not {here}"
+    elif reuse:
+        why = "there was no index to reuse"
+    _prepare_index_dir(path)
+    return Index(path, embedder=embedder, reranker=reranker,
+                 rerank_candidates=rerank_candidates), why
+
+
 # Set in a store an eval has built: only such a store may be emptied by the next eval.
 EVAL_STORE_MARK = "eval.scratch"
 
@@ -407,13 +439,15 @@ def run_eval(
     sweep_inputs: tuple[list[list[tuple[float, bool]]], list[list[float]]] | None = None
     try:
         for strategy in config.strategies:
+            not_reused: str | None = None
             if config.store is not None:
                 idx = _prepare_store(config.store, cache, reranker, config.rerank_candidates)
             else:
                 idx_dir = out / "indexes" / strategy
-                _prepare_index_dir(idx_dir)
-                idx = Index(idx_dir, embedder=cache, reranker=reranker,
-                            rerank_candidates=config.rerank_candidates)
+                idx, not_reused = _open_index_dir(idx_dir, gt.docs_dir, config.reuse_indexes,
+                                                  cache, reranker, config.rerank_candidates)
+                if not_reused:
+                    print(f"{idx_dir}: built anew, not reused: {not_reused}", file=sys.stderr)
             try:
                 _say(f"strategy {strategy}: indexing {len(gt.texts)} documents", progress)
                 misses0, model_s0 = cache.misses, cache.model_seconds
@@ -429,6 +463,11 @@ def run_eval(
                     idx, gt, report.seconds, cache.misses - misses0,
                     cache.model_seconds - model_s0,
                 )
+                if config.reuse_indexes:  # what the index seconds measured: an update
+                    data["strategies"][strategy]["reused"] = (
+                        {"not_reused": not_reused} if not_reused else
+                        {"unchanged": len(report.unchanged), "indexed": len(report.indexed),
+                         "removed": len(report.removed)})
                 # (run, mode, fusion, the mode recorded for it): --fusion applies to the
                 # mode runs, which keep their mode's name; side-by-side runs are hybrid+NAME
                 plan: list[tuple[str, Mode, Fusion | None, str]] = [

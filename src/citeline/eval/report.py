@@ -213,6 +213,13 @@ def render_markdown(data: dict[str, Any]) -> str:
     ]
     lines += _table(["strategy", "chunks", "embedded tokens", "header share", "over window",
                      "index ms/chunk", "texts embedded now", "model ms/text"], rows)
+    for k, s in data["strategies"].items():  # --reuse-indexes: the ms/chunk is an update's
+        if (r := s.get("reused")) and "not_reused" in r:
+            lines += ["", f"Index {k} was asked to be reused and was built anew: {r['not_reused']}."]
+        elif r:
+            lines += ["", f"Index {k} was reused (documents unchanged {r['unchanged']}, "
+                      f"indexed {r['indexed']}, removed {r['removed']}): its index ms/chunk "
+                      "is that update's, not a build's."]
     qe = data.get("timings", {}).get("query_embedding_ms", {})
     lines += ["", f"Query embedding (model, one query at a time): median / p95 {_ms(qe)} ms.", "",
               "Per query, median / p95 in ms:", ""]
