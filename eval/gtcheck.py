@@ -90,6 +90,22 @@ def dpkg_version(package):
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 
 
+def changelog_version(changelog, package=r"\S+"):
+    """The Debian version on the first line of a package's changelog.Debian.gz."""
+    import gzip
+
+    with gzip.open(changelog, "rt", encoding="utf-8") as fh:
+        m = re.match(package + r" \(([^)]+)\)", fh.readline())
+    return m.group(1) if m else None
+
+
+def installed_version(package, src_dir):
+    """A Debian package's version: dpkg's record if it is installed, else the first line
+    of the changelog beside its unpacked HTML folder src_dir."""
+    return dpkg_version(package) or changelog_version(
+        os.path.join(os.path.dirname(src_dir), "changelog.Debian.gz"))
+
+
 def load_build_module(here, name):
     """A corpus's build/copy.py, loaded by path (its name would shadow the standard
     library's `copy`): it holds the page list and finds the source."""
