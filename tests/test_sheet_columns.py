@@ -117,3 +117,30 @@ def test_a_lookup_is_answered_from_the_sheet_that_has_the_column(embedder, tmp_p
         assert [sp.text for sp in ans.spans] == ["P-4021 | 24 months"]
     finally:
         idx.close()
+
+
+def test_the_columns_of_one_sheet_are_weighed_in_one_model_call(embedder, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch):
+    """Rows of one sheet named in two of its chunks share its header: the question's words
+    and the header's are embedded once, in one call, and both lookups weigh the same."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = [f"P-{4000 + n},Part {n},{n}.25,{n * 10},Acme" for n in range(200)]
+    (docs / "stock.csv").write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+    idx = Index(tmp_path / "ix", embedder=embedder)
+    try:
+        idx.index(docs)
+        question = "What is the warranty period of parts P-4001 and P-4198?"
+        hits = idx.row_distances(question, idx.search(question, k=ASK_CANDIDATES).hits)
+        calls: list[list[str]] = []
+        embed = embedder.embed
+        monkeypatch.setattr(embedder, "embed", lambda texts: calls.append(list(texts))
+                            or embed(texts))
+        found = idx.column_lookups(question, hits)
+        assert len(found) == 2 and len({lk.hit.chunk_id for lk in found.values()}) == 2
+        assert len(calls) == 1 and len(calls[0]) == len(set(calls[0])), calls
+        a, b = found.values()
+        assert (a.nearest, a.similarity) == (b.nearest, b.similarity)
+        assert a.similarity < 0.55
+    finally:
+        idx.close()

@@ -1510,19 +1510,23 @@ class Index:
         if not named:
             return {}
         stored = self.store.chunks(list(named))
-        out: dict[int, Lookup] = {}
-        for cid, (h, rows) in named.items():
-            lk = lookup(question, h, sheet_context(stored[cid]), rows) if cid in stored else None
-            if lk is None:
-                continue
-            if not lk.header_words and lk.unspelt:
-                asked, targets = column_texts(lk)
-                vecs = self.embedder.embed([*asked, *targets])
-                sims = vecs[len(asked):] @ vecs[: len(asked)].T
-                best = np.unravel_index(int(np.argmax(sims)), sims.shape)
-                lk = replace(lk, similarity=float(sims[best]), nearest=targets[int(best[0])])
-            out[cid] = lk
-        return out
+        found = {cid: lk for cid, (h, rows) in named.items() if cid in stored
+                 and (lk := lookup(question, h, sheet_context(stored[cid]), rows)) is not None}
+        weighed = {cid: column_texts(lk) for cid, lk in found.items()
+                   if not lk.header_words and lk.unspelt}
+        if not weighed:
+            return found
+        # one model call for every text, each once: the chunks of one sheet share its header
+        texts = list(dict.fromkeys(t for asked, targets in weighed.values()
+                                   for t in (*asked, *targets)))
+        vector = dict(zip(texts, self.embedder.embed(texts), strict=True))
+        for cid, (asked, targets) in weighed.items():
+            sims = (np.stack([vector[t] for t in targets])
+                    @ np.stack([vector[t] for t in asked]).T)
+            best = np.unravel_index(int(np.argmax(sims)), sims.shape)
+            found[cid] = replace(found[cid], similarity=float(sims[best]),
+                                 nearest=targets[int(best[0])])
+        return found
 
     def _holds_any(self, question: str, decision: GateResult,
                    where: DocumentScope | None = None) -> bool:
