@@ -54,7 +54,25 @@ s t d ll re ve m""".split())
 
 MANIFEST_KEYS = {"source", "commit", "license", "attribution", "documents", "total_chars", "total_sections"}
 DEBIAN_VERSION = r"[0-9][0-9A-Za-z.+~:-]*"
+# a line of check_gt.py's summary, as a README quotes it
+SUMMARY_LINE = re.compile(r"^(corpus|code|source|GT|context|per doc|position|length|uniqueness|copying"
+                          r"|unanswer\.|queries) *:")
+# a number in a summary line, with the words after it ("388,963 extracted chars")
+FIGURE = re.compile(r"(\d(?:[\d,.]*\d)?)([^\d,;()=]*)")
+# the README key-figures table's rows that state a measured figure: (row name, the value's
+# pattern, what each group is)
+KEY_FIGURES = [
+    ("raw HTML", r"([\d,]+) bytes \(([\d,]+) characters.*", ("bytes", "characters")),
+    ("characters", r"([\d,]+)(?: \(([\d,]+) bytes.*)?", ("characters", "bytes")),
+    ("extracted characters", r"([\d,]+)(?: \(.*)?", ("extracted characters",)),
+    ("`<pre>` blocks", r"([\d,]+) \(([\d,]+) extracted characters.*", ("<pre> blocks", "<pre> characters")),
+]
 SENTENCE_BREAK = re.compile(r"[.!?][)\]\"\u201d\u2019`_*]*\s+(?:>\s+)?[A-Z\u201c\"(`]")
+
+
+def number(text):
+    """'388,963' -> 388963."""
+    return int(text.replace(",", ""))
 
 
 def tokens(text):
@@ -276,30 +294,32 @@ class Corpus:
         self._check_questions()
         uns, kinds, term_hits = self._check_unanswerable()
 
-        for line in self.corpus_lines(tot_c, tot_s):
-            print(line)
-        print(f"source   : {source_check or self.SKIPPED}")
+        summary = [*self.corpus_lines(tot_c, tot_s), f"source   : {source_check or self.SKIPPED}"]
         gts, per_doc, in_code = self.gts, self.per_doc, self.in_code_count
-        print(f"GT       : {len(gts)} needles in {len(per_doc)} docs; "
-              f"{len(gts) - in_code} outside {self.CODE}, {in_code} inside")
-        for line in self.gt_lines():
-            print(line)
-        print("per doc  : " + ", ".join(f"{self.doc_label(f)}:{c}" for f, c in sorted(per_doc.items())))
+        summary.append(f"GT       : {len(gts)} needles in {len(per_doc)} docs; "
+                       f"{len(gts) - in_code} outside {self.CODE}, {in_code} inside")
+        summary += self.gt_lines()
+        summary.append("per doc  : " + ", ".join(f"{self.doc_label(f)}:{c}" for f, c in sorted(per_doc.items())))
         b = self.buckets
-        print(f"position : early {b['early']}, middle {b['middle']}, late {b['late']}")
+        summary.append(f"position : early {b['early']}, middle {b['middle']}, late {b['late']}")
         if self.lengths:
-            print(f"length   : {min(self.lengths)}..{max(self.lengths)} chars (limit {NEEDLE_MIN}..{NEEDLE_MAX})")
+            summary.append(f"length   : {min(self.lengths)}..{max(self.lengths)} chars "
+                           f"(limit {NEEDLE_MIN}..{NEEDLE_MAX})")
         extracted = "extracted " if self.EXTRACTED else ""
-        print(f"uniqueness: every needle occurs exactly once in the concatenated {extracted}corpus"
-              if not any('occurs' in e and e.startswith('q') for e in self.errors) else "uniqueness: FAILURES")
+        summary.append(f"uniqueness: every needle occurs exactly once in the concatenated {extracted}corpus"
+                       if not any('occurs' in e and e.startswith('q') for e in self.errors)
+                       else "uniqueness: FAILURES")
         run, share = self.max_run, self.max_share
-        print(f"copying  : longest shared word run course={run['course'][0]} ({run['course'][1]}), "
-              f"ticket={run['ticket'][0]} ({run['ticket'][1]}); "
-              f"max content-word reuse course={share['course'][0]:.0%}, ticket={share['ticket'][0]:.0%}")
-        print(f"unanswer.: {kinds['near']} near + {kinds['off']} off; "
-              f"{sum(len(self.unanswerable_terms.get(u.get('id'), [])) for u in uns)} key-term regexes grepped, "
-              f"{term_hits} hits")
-        print(f"queries  : {len(self.all_queries)} total, {len(set(self.all_queries))} distinct")
+        summary.append(f"copying  : longest shared word run course={run['course'][0]} ({run['course'][1]}), "
+                       f"ticket={run['ticket'][0]} ({run['ticket'][1]}); "
+                       f"max content-word reuse course={share['course'][0]:.0%}, ticket={share['ticket'][0]:.0%}")
+        summary.append(f"unanswer.: {kinds['near']} near + {kinds['off']} off; "
+                       f"{sum(len(self.unanswerable_terms.get(u.get('id'), [])) for u in uns)} "
+                       f"key-term regexes grepped, {term_hits} hits")
+        summary.append(f"queries  : {len(self.all_queries)} total, {len(set(self.all_queries))} distinct")
+        summary.append(f"README   : {self._check_readme(summary, tot_c)}")
+        for line in summary:
+            print(line)
         for line in self.verbose_lines() if "-v" in sys.argv else []:
             print(line)
         for n in self.notes:
@@ -311,6 +331,100 @@ class Corpus:
             sys.exit(1)
         print("\nPASS: all programmatic checks passed "
               "(not checkable by program: that each needle truly answers its queries - reviewed by hand)")
+
+    def figures(self, tot_c):
+        """What the README's key-figures table may state about the whole corpus, measured
+        today: name -> value."""
+        return {"bytes": sum(len(Path(self.docs_dir, f).read_bytes()) for f in self.files),
+                "characters": tot_c,
+                "extracted characters": sum(len(t) for t in self.docs.values())}
+
+    def _check_readme(self, summary, tot_c):
+        """Compare every figure README.md states about the corpus with today's measure, and
+        fail naming both: the check output it quotes (every line but source, which says
+        where the source was found), its key-figures table (characters, bytes, extracted
+        characters, <pre> blocks) and its table of documents (raw bytes, extracted chars,
+        chars, sections) and the total of extracted characters where its prose repeats it.
+        An extractor change moves the extracted figures; nothing else
+        would catch a README still quoting the old ones. The summary of what was compared."""
+        path = os.path.join(self.here, "README.md")
+        self.readme = readme = f"eval/{os.path.basename(self.here)}/README.md"
+        if not os.path.exists(path):
+            return "none"
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+        n = 0
+
+        def compare(where, stated, measured):
+            nonlocal n
+            n += 1
+            if stated != measured:
+                self.fail(f"{readme} {where} states {stated:,}, measured today {measured:,}")
+
+        today = {SUMMARY_LINE.match(line).group(1): line for line in summary if SUMMARY_LINE.match(line)}
+        measures = self.figures(tot_c)
+        header = None
+        for no, line in enumerate(lines, 1):
+            m = SUMMARY_LINE.match(line)
+            if m and m.group(1) != "source":
+                n += 1
+                self._compare_line(f"(line {no}, quoted '{m.group(1)}' output)", line, today.get(m.group(1), ""))
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+            if not cells:
+                header = None
+                continue
+            if cells[0] == "file":
+                header = cells
+                continue
+            for name, pattern, keys in KEY_FIGURES:
+                m = re.fullmatch(pattern, cells[1]) if cells[0] == name and len(cells) == 2 else None
+                for key, stated in zip(keys, m.groups() if m else ()):
+                    if stated is not None and key in measures:
+                        what = name if key == name else f"{name}: {key}"
+                        compare(f"(line {no}, {what})", number(stated), measures[key])
+            f = cells[0].strip("`").removeprefix("docs/")
+            if header and f in self.docs and len(cells) == len(header):
+                for column, stated in zip(header, cells):
+                    measure = self.doc_figure(f, column)
+                    if measure is not None and re.fullmatch(r"[\d,]+", stated):
+                        compare(f"(line {no}, {f}: {column})", number(stated), measure)
+        # the total repeated in prose ("388,963 extracted characters, in the ... target"): a
+        # figure of extracted characters within 10% of today's total is read as the total
+        # (the pages left out of a corpus are quoted the same way, and are far from it)
+        total, text = measures["extracted characters"], "\n".join(lines)
+        for m in re.finditer(r"(\d{1,3}(?:,\d{3})+)\s+extracted\s+characters"
+                             r"|extracted\s+characters,\s+(\d{1,3}(?:,\d{3})+)", text):
+            stated = number(m.group(1) or m.group(2))
+            no = text.count("\n", 0, m.start()) + 1
+            if abs(stated - total) <= total / 10 and not lines[no - 1].startswith("|"):
+                compare(f"(line {no}, prose: extracted characters)", stated, total)
+        return f"{n} figures compared with today's" if n else "no figures stated"
+
+    def doc_figure(self, f, column):
+        """Today's measure of one document for a column of the README's table of documents."""
+        if column == "raw bytes":
+            return len(Path(self.docs_dir, f).read_bytes())
+        if column == "extracted chars":
+            return len(self.docs[f])
+        if column == "chars":
+            return len(self.raws[f])
+        if column in ("sections", "`## `"):
+            return self.sections(f)
+        return None
+
+    def _compare_line(self, where, stated, measured):
+        """A quoted line of check output against today's: number by number when only the
+        numbers differ, else the two lines."""
+        if stated == measured:
+            return
+        old, new = FIGURE.findall(stated), FIGURE.findall(measured)
+        if FIGURE.sub("#", stated) != FIGURE.sub("#", measured):
+            self.fail(f"{self.readme} {where} reads {stated!r}, today's is {measured!r}")
+            return
+        for (a, unit), (b, _) in zip(old, new):
+            if a != b:
+                self.fail(f"{self.readme} {where} states {a}{unit.rstrip()}, measured today {b}")
 
     def _check_manifest_and_docs(self):
         with open(os.path.join(self.here, "MANIFEST.json"), encoding="utf-8") as fh:
@@ -811,6 +925,11 @@ class HtmlCorpus(Corpus):
         return [f"corpus   : {len(self.files)} docs, {tot_c:,} raw chars, {extracted:,} extracted chars, "
                 f"{tot_s} {self.SECTIONS}; source {self.SOURCE} {self.manifest.get('commit', '')}",
                 f"code     : {len(spans)} <pre> blocks, {sum(b - a for a, b in spans):,} extracted chars"]
+
+    def figures(self, tot_c):
+        spans = [s for ss in self.pres.values() for s in ss]
+        return {**super().figures(tot_c), "<pre> blocks": len(spans),
+                "<pre> characters": sum(b - a for a, b in spans)}
 
     def copy_rebuild(self, differs, installed, what, label, env=None):
         """docs/ copied afresh by build/copy.py from SRC_DIR and compared byte for byte;
