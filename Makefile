@@ -36,7 +36,7 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff check src tests benchmarks scripts eval
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py --out-dir reports/bench

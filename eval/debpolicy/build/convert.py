@@ -138,7 +138,7 @@ def clean(text):
         if m:  # -> a plain literal block with the inline markup resolved
             j = indented_body(lines, i)
             out.append(m.group(1) + "::")
-            out.extend(parsed_literal(l.expandtabs(8)) for l in lines[i + 1:j])
+            out.extend(parsed_literal(ln.expandtabs(8)) for ln in lines[i + 1:j])
             i = j
             continue
         m = re.match(r"^(\s*\S.*?) ::$", line)

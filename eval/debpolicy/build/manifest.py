@@ -13,7 +13,7 @@ for f in sorted(os.listdir(os.path.join(HERE, "docs"))):
     lines = text.split("\n")
     assert lines[0].startswith("# "), f
     docs.append({"file": f, "title": lines[0][2:].strip(), "chars": len(text),
-                 "sections": sum(1 for l in lines if l.startswith("## "))})
+                 "sections": sum(1 for ln in lines if ln.startswith("## "))})
 manifest = {
     "source": "Debian package debian-policy, chapters 1-12 "
               "(/usr/share/doc/debian-policy/policy.html/_sources/ch-*.rst.txt); "

@@ -105,7 +105,6 @@ def clean(text):
     out, i = [], 0
     while i < len(lines):
         line = lines[i]
-        s = line.strip()
         if re.match(r"^\.\. (index|testsetup|only|sectionauthor|toctree)::", line):
             i = drop_block(lines, i)
             continue
@@ -116,9 +115,9 @@ def clean(text):
         if m:
             out.append(f"``{m.group(1).strip()}``")
             j = drop_block(lines, i)
-            body = [l for l in lines[i + 1:j] if l.strip() != ":noindex:"]
-            for l in body:
-                out.append(l[3:] if l.startswith("   ") else l)
+            body = [ln for ln in lines[i + 1:j] if ln.strip() != ":noindex:"]
+            for ln in body:
+                out.append(ln[3:] if ln.startswith("   ") else ln)
             i = j
             continue
         m = re.match(r"^(\s*\S.*?) ::$", line)
