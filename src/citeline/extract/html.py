@@ -395,11 +395,19 @@ def _main(tree: LexborHTMLParser) -> LexborNode | None:
     return None
 
 
+# What read_page's ``page_break`` makes of an element: None, an element like any other;
+# else the text written in its place (an e-book's mark for where a printed page begins)
+# and whether its own content is read after it.
+PageBreak = Callable[[LexborNode], tuple[str, bool] | None]
+
+
 class _Walker:
     """Turn the kept DOM into blocks of text, in document order."""
 
-    def __init__(self, page_chars: int, alt_text: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, page_chars: int, alt_text: Callable[[str], bool] | None = None,
+                 page_break: PageBreak | None = None) -> None:
         self.alt_text = alt_text  # read_page's: None, pictures give no text
+        self.page_break = page_break  # read_page's: None, no element is one
         self.blocks: list[str] = []
         self.buf: list[str] = []
         self.page_chars = page_chars  # the walked root's text, for _dropped's share
@@ -418,36 +426,51 @@ class _Walker:
         mark, self.mark = self.mark, ""
         return mark
 
-    def children(self, node: LexborNode, in_section: bool) -> list[tuple[LexborNode, str]]:
+    def children(self, node: LexborNode, in_section: bool
+                 ) -> list[tuple[LexborNode, str, tuple[str, bool] | None]]:
         """``node``'s children that are shown, each with the mark a browser draws before
         it: an ordered list's items are numbered from its ``start`` (down from it, or
-        from their count, when ``reversed``), an item's ``value`` restarting the count."""
-        kept = [c for c in node.iter(include_text=True)
-                if not (c.tag and not c.tag.startswith("-")
-                        and _dropped(c, in_section, self.page_chars))]
+        from their count, when ``reversed``), an item's ``value`` restarting the count;
+        and what ``page_break`` makes of it (asked once per element): a page break is
+        kept though hidden, its content then not read."""
+        kept: list[tuple[LexborNode, tuple[str, bool] | None]] = []
+        for c in node.iter(include_text=True):
+            if not c.tag or c.tag.startswith("-"):
+                kept.append((c, None))
+                continue
+            brk = self.page_break(c) if self.page_break is not None else None
+            if _dropped(c, in_section, self.page_chars):
+                if brk is not None:
+                    kept.append((c, (brk[0], False)))
+                continue
+            kept.append((c, brk))
         if node.tag != "ol":
-            return [(c, "") for c in kept]
+            return [(c, "", brk) for c, brk in kept]
         attrs = node.attributes
         step = -1 if "reversed" in attrs else 1
-        items = sum(c.tag == "li" for c in kept)
+        items = sum(c.tag == "li" for c, _ in kept)
         start = _html_int(attrs.get("start"))
         n = (start if start is not None else items if step < 0 else 1) - step
         kind = _list_type(node, "1")
         out = []
-        for c in kept:
+        for c, brk in kept:
             mark = ""
             if c.tag == "li":
                 value = _html_int(c.attributes.get("value"))
                 n = value if value is not None else n + step
                 mark = list_label(n, _list_type(c, kind))
-            out.append((c, mark))
+            out.append((c, mark, brk))
         return out
 
     def inline(self, node: LexborNode, in_section: bool, pre: bool = False) -> str:
         """The text of a subtree (dropped parts skipped); <br> is a line break."""
         parts: list[str] = []
-        for child, mark in self.children(node, in_section):
+        for child, mark, brk in self.children(node, in_section):
             tag = child.tag
+            if brk is not None:
+                parts.append(brk[0])
+                if not brk[1]:
+                    continue
             if tag == "-text":
                 raw = _INVISIBLE.sub("", child.text_content or "")
                 parts.append(raw if pre else _WS.sub(" ", raw))
@@ -460,8 +483,12 @@ class _Walker:
         return "".join(parts)
 
     def walk(self, node: LexborNode, in_section: bool = False) -> None:
-        for child, mark in self.children(node, in_section):
+        for child, mark, brk in self.children(node, in_section):
             tag = child.tag
+            if brk is not None:
+                self.buf.append(brk[0])
+                if not brk[1]:
+                    continue
             if tag == "-text":
                 self.buf.append(_WS.sub(" ", _INVISIBLE.sub("", child.text_content or "")))
                 continue
@@ -520,7 +547,8 @@ class Page:
 
 
 def read_page(html: str, rel: str, xhtml: bool = False,
-              alt_text: Callable[[str], bool] | None = None) -> Page:
+              alt_text: Callable[[str], bool] | None = None,
+              page_break: PageBreak | None = None) -> Page:
     """A decoded page (see :func:`decode_html`) as Markdown-shaped blocks, as described in
     the module docstring; ``xhtml``: the page is XML (see :func:`open_self_closing`). The
     blocks may be none (a page of images); ExtractionError naming ``rel`` when the page
@@ -530,6 +558,12 @@ def read_page(html: str, rel: str, xhtml: bool = False,
     picture's meaningful alt text (:func:`image_text`) is a line of its own when
     ``alt_text(src)`` (the ``<img>``'s ``src`` as written) says the picture is one of the
     text's: an e-book's chapters, whose cover picture is not.
+
+    ``page_break``: None, no element is special (a web page, an e-mail); else asked of
+    each element the walk meets (once), it names an e-book's page-break markers: the
+    text it returns is written where the element is (hidden or not), and the element's
+    own content is read after it only when it says so. The EPUB extractor writes a
+    character of its own there, to find where each printed page begins in the blocks.
     """
     if xhtml:
         html = open_self_closing(html)
@@ -537,7 +571,7 @@ def read_page(html: str, rel: str, xhtml: bool = False,
     root = _main(tree) or tree.body or tree.root
     if root is None:
         raise ExtractionError(rel, "no HTML content could be parsed")
-    walker = _Walker(len(squash(root.text())), alt_text)
+    walker = _Walker(len(squash(root.text())), alt_text, page_break)
     try:
         walker.walk(root, in_section=root.tag in SECTIONING
                     or (root.attributes.get("role") or "").strip().lower() == "main")
