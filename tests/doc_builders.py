@@ -1356,3 +1356,64 @@ def epub_book(folder: Path, name: str = "skerry.epub", nav: bool = True) -> Path
     path = folder / name
     epub.write_epub(str(path), book, {"raise_exceptions": True})
     return path
+
+
+def paged_epub(folder: Path, name: str, chapters: list[tuple[str, str]], *,
+               nav_pages: list[tuple[str, str]] | None = None,
+               ncx_pages: list[tuple[str, str]] | None = None, epub3: bool = True,
+               notes: tuple[str, str] | None = None) -> Path:
+    """An e-book written with zipfile, its markup as given: ``chapters`` (file under
+    OEBPS/text/, XHTML body) in reading order, each titled by its file name in the
+    tables of contents; ``nav_pages``/``ncx_pages``, (href from OEBPS/, page number):
+    the nav document's ``page-list`` and toc.ncx's ``pageList``; ``epub3=False``: an
+    EPUB 2 package with no nav document; ``notes``, a chapter after them in the spine,
+    ``linear="no"``."""
+    import zipfile
+    from xml.sax.saxutils import escape
+
+    xhtml = ('<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml" '
+             'xmlns:epub="http://www.idpf.org/2007/ops"><head><title>{title}</title></head>'
+             '<body>{body}</body></html>')
+    spine = [*chapters, *([notes] if notes else [])]
+    files = {f"OEBPS/text/{f}": xhtml.format(title=f, body=body) for f, body in spine}
+    toc = "".join(f'<li><a href="text/{f}">{escape(f)}</a></li>' for f, _ in spine)
+    pages = "".join(f'<li><a href="{escape(h)}">{escape(n)}</a></li>' for h, n in nav_pages or ())
+    page_list = f'<nav epub:type="page-list"><ol>{pages}</ol></nav>' if nav_pages else ""
+    if epub3:
+        files["OEBPS/nav.xhtml"] = xhtml.format(
+            title="Contents", body=f'<nav epub:type="toc"><ol>{toc}</ol></nav>{page_list}')
+    points = "".join(
+        f'<navPoint id="n{i}" playOrder="{i}"><navLabel><text>{escape(f)}</text></navLabel>'
+        f'<content src="text/{f}"/></navPoint>' for i, (f, _) in enumerate(spine, 1))
+    targets = "".join(
+        f'<pageTarget id="p{i}" type="normal" value="{i}"><navLabel><text>{escape(n)}</text>'
+        f'</navLabel><content src="{escape(h)}"/></pageTarget>'
+        for i, (h, n) in enumerate(ncx_pages or (), 1))
+    files["OEBPS/toc.ncx"] = (
+        '<?xml version="1.0" encoding="utf-8"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" '
+        'version="2005-1"><head/><docTitle><text>Paged</text></docTitle>'
+        f'<navMap>{points}</navMap>' + (f"<pageList>{targets}</pageList>" if ncx_pages else "")
+        + "</ncx>")
+    manifest = "".join(f'<item id="c{i}" href="text/{f}" media-type="application/xhtml+xml"/>'
+                       for i, (f, _) in enumerate(spine))
+    if epub3:
+        manifest += '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+    manifest += '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>'
+    refs = "".join(f'<itemref idref="c{i}"/>' for i in range(len(chapters)))
+    refs += f'<itemref idref="c{len(chapters)}" linear="no"/>' if notes else ""
+    files["OEBPS/content.opf"] = (
+        f'<?xml version="1.0" encoding="utf-8"?><package xmlns="http://www.idpf.org/2007/opf" '
+        f'version="{"3.0" if epub3 else "2.0"}" unique-identifier="id"><metadata '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:uuid:paged'
+        '</dc:identifier><dc:title>The Tide Tables</dc:title><dc:language>en</dc:language>'
+        f'</metadata><manifest>{manifest}</manifest><spine toc="ncx">{refs}</spine></package>')
+    path = folder / name
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip")  # stored, first
+        z.writestr("META-INF/container.xml", (
+            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
+            'opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" '
+            'media-type="application/oebps-package+xml"/></rootfiles></container>'))
+        for entry, data in files.items():
+            z.writestr(entry, data)
+    return path

@@ -16,7 +16,7 @@ from citeline.chunk import chunk_document, locate
 from citeline.errors import ExtractionError
 from citeline.extract import REGISTRY, extractor_for
 from citeline.pipeline import Index
-from citeline.types import Document
+from citeline.types import Document, Locator
 
 
 def extract(path: Path) -> Document:
@@ -69,7 +69,7 @@ def test_an_epub3_reads_its_chapters_in_spine_order(tmp_path: Path):
     doc = extract(path)
     assert doc.text == SKERRY_TEXT
     assert (doc.title, doc.extractor, doc.extractor_version, doc.headings) == (
-        b.EPUB_TITLE, "epub", "3", "atx")
+        b.EPUB_TITLE, "epub", "4", "atx")
     assert doc.media_type == "application/epub+zip"
     assert doc.regions == () and doc.warnings == ()
     sections = {c.content.split("\n")[0]: c.section for c in chunk_document(doc)}
@@ -316,7 +316,7 @@ def test_a_picture_s_alt_text_is_a_line_of_its_own_unless_it_says_nothing(tmp_pa
         "Figure 3. The lens\n\n"
         "Trim the wick before sunset.\n\n"
         "The north jetty at low water")
-    assert doc.extractor_version == "3"
+    assert doc.extractor_version == "4"
     # a web page's pictures give no text, as before: the HTML extractor is unchanged
     page = tmp_path / "lamp.html"
     page.write_text(f"<html><body>{FIGURES}</body></html>", encoding="utf-8")
@@ -326,7 +326,7 @@ def test_a_picture_s_alt_text_is_a_line_of_its_own_unless_it_says_nothing(tmp_pa
 
 def test_epub_is_registered_with_a_name_and_version():
     extractor_for(Path("x.epub"))  # loads the built-in extractors
-    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "3")
+    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "4")
 
 
 def test_an_epub_s_sentence_is_found_through_the_index_with_its_chapter(tmp_path: Path, embedder):
@@ -346,5 +346,165 @@ def test_an_epub_s_sentence_is_found_through_the_index_with_its_chapter(tmp_path
         assert hit.section == f"{b.EPUB_TITLE} > The foghorn"
         assert idx.store.document_text("skerry.epub")[hit.start:hit.end] == hit.content
         assert hit.to_json()["locator"] == f"#char={hit.start},{hit.end}"
+    finally:
+        idx.close()
+
+
+# --- printed pages: the page list (EPUB 3's nav, EPUB 2's NCX) and page-break markers ---
+
+FRONT = ("front.xhtml", "<h1>The Tide Tables</h1><p>For the keepers of Skerry Light.</p>")
+SPRING = (
+    "spring.xhtml",
+    # a marker in the heading, one inside a sentence, one a block showing its number
+    '<h1><span epub:type="pagebreak" id="page_7" title="7"/>Spring tides</h1>'
+    "<p>Spring tides flood the boat landing twice a month. They come "
+    '<span epub:type="pagebreak" id="page_8" title="8"/> with the new and the full moon.</p>'
+    '<div epub:type="pagebreak" role="doc-pagebreak" id="page_9">9</div>'
+    "<p>Neap tides rise least, a week after the spring tides.</p>")
+NOTES = ("notes.xhtml", "<h1>Notes</h1><p>The landing is the old slipway.</p>")
+NAV_PAGES = [("text/spring.xhtml#page_7", "7"), ("text/spring.xhtml#page_8", "8"),
+             ("text/spring.xhtml#page_9", "9")]
+_MARKERS = re.compile(r'<(span|div) epub:type="pagebreak"[^>]*?(/>|>[^<]*</\1>)')
+TIDES_TEXT = (
+    "# The Tide Tables\n\n"
+    "For the keepers of Skerry Light.\n\n"
+    "# Spring tides\n\n"
+    "Spring tides flood the boat landing twice a month. They come with the new and the full "
+    "moon.\n\n"
+    "Neap tides rise least, a week after the spring tides.\n\n"
+    "# Notes\n\n"
+    "The landing is the old slipway.")
+
+
+def _pages(doc: Document) -> list[tuple[str | None, str]]:
+    return [(r.label, doc.text[r.start:r.end]) for r in doc.regions]
+
+
+def test_an_epub3_page_list_gives_a_citation_the_printed_pages_it_spans(tmp_path: Path):
+    """Each page-list entry starts its printed page at its marker (in a heading: at the
+    heading; in a sentence: at the next word); the front matter before the first marker
+    and the linear="no" notes after the reading order are on no page; the markers add no
+    text, not even the number one of them shows: the text is the unmarked book's."""
+    from citeline.store import locator_from, locator_json, regions_from_json, regions_json
+
+    path = b.paged_epub(tmp_path, "tides.epub", [FRONT, SPRING], nav_pages=NAV_PAGES,
+                        notes=NOTES)
+    doc = extract(path)
+    unmarked = b.paged_epub(tmp_path, "plain.epub", [FRONT, (SPRING[0], _MARKERS.sub(
+        "", SPRING[1]))], notes=NOTES)
+    assert "pagebreak" not in _MARKERS.sub("", SPRING[1])
+    assert doc.text == extract(unmarked).text == TIDES_TEXT
+    assert _pages(doc) == [
+        ("7", "# Spring tides\n\nSpring tides flood the boat landing twice a month. They come "),
+        ("8", "with the new and the full moon.\n\n"),
+        ("9", "Neap tides rise least, a week after the spring tides.")]
+    assert doc.warnings == () and doc.extractor_version == "4"
+
+    def at(words: str) -> Locator:
+        start = doc.text.index(words)
+        return locate(doc, start, start + len(words))
+
+    loc = at("with the new and the full moon")
+    assert loc.page_labels == ("8",) and loc.fragment == f"#char={loc.start},{loc.end}"
+    assert loc.to_json()["page_labels"] == ["8"] and not loc.pages
+    assert at("twice a month. They come with the new").page_labels == ("7", "8")
+    for words in ("For the keepers", "The landing is the old slipway"):
+        assert at(words).page_labels == () and "page_labels" not in at(words).to_json()
+    # a chunk spanning the pages names them all, in order
+    chunk = next(c for c in chunk_document(doc) if "Neap" in c.content)
+    assert locate(doc, chunk.start, chunk.end).page_labels == ("7", "8", "9")
+    # kept by the stores as they are
+    assert regions_from_json(regions_json(doc.regions)) == list(doc.regions)
+    assert locator_from(locator_json(loc)) == loc
+
+
+def test_an_epub2_ncx_page_list_links_to_anchors_of_any_kind(tmp_path: Path):
+    """toc.ncx's pageList: an empty anchor, a span showing its page's number (the
+    number is no text), a paragraph that opens its page (its words are)."""
+    body = ('<h1>Neap tides</h1><p>Neap tides rise least.<a id="p3"/> The keeper still '
+            'reads the gauge.</p><p><span id="p4" class="pagenum">[4]</span>A gauge board '
+            'stands at the slipway.</p><p id="p5">Five marks are painted on it.</p>')
+    path = b.paged_epub(tmp_path, "neap.epub", [("neap.xhtml", body)], epub3=False,
+                        ncx_pages=[("text/neap.xhtml#p3", "3"), ("text/neap.xhtml#p4", "4"),
+                                   ("text/neap.xhtml#p5", "5")])
+    assert "OEBPS/nav.xhtml" not in zipfile.ZipFile(path).namelist()
+    doc = extract(path)
+    assert doc.text == ("# Neap tides\n\nNeap tides rise least. The keeper still reads the "
+                        "gauge.\n\nA gauge board stands at the slipway.\n\nFive marks are "
+                        "painted on it.")
+    assert _pages(doc) == [("3", "The keeper still reads the gauge.\n\n"),
+                           ("4", "A gauge board stands at the slipway.\n\n"),
+                           ("5", "Five marks are painted on it.")]
+
+
+def test_doc_pagebreak_markers_without_a_page_list_name_their_own_pages(tmp_path: Path):
+    """No page list: each marker's title or aria-label ("page 12" is page 12) is its
+    number; a marker with none is skipped, counted in a warning, its text on the page
+    before; the visible number inside one is no text. A page begun at a chapter's first
+    words begins at the title the table of contents gives it."""
+    body = ('<p><span role="doc-pagebreak" id="pg12" aria-label="page 12"/>The lamp is lit '
+            'at sunset.</p><p>Its wick is trimmed at dawn.<span role="doc-pagebreak"/> '
+            'The glass is cleaned weekly.</p>'
+            '<p><span role="doc-pagebreak" title="13">13</span>The log is signed nightly.</p>')
+    doc = extract(b.paged_epub(tmp_path, "lamp.epub", [("lamp.xhtml", body)]))
+    assert doc.text == ("# lamp.xhtml\n\nThe lamp is lit at sunset.\n\nIts wick is trimmed at "
+                        "dawn. The glass is cleaned weekly.\n\nThe log is signed nightly.")
+    assert [(label, text[:20]) for label, text in _pages(doc)] == [
+        ("12", "# lamp.xhtml\n\nThe la"), ("13", "The log is signed ni")]
+    assert doc.warnings == ("1 page-break marker with no page number (no title or aria-label), "
+                            "skipped: the text after them is cited at the printed page before",)
+
+
+def test_a_page_list_entry_linking_nowhere_is_skipped_with_a_warning(tmp_path: Path):
+    pages = [*NAV_PAGES[:2], ("text/spring.xhtml#page_99", "99"), ("text/gone.xhtml#p1", "100"),
+             NAV_PAGES[2]]
+    doc = extract(b.paged_epub(tmp_path, "torn.epub", [FRONT, SPRING], nav_pages=pages))
+    assert [label for label, _ in _pages(doc)] == ["7", "8", "9"]
+    assert doc.warnings == (
+        "its page list has 2 entries linking to no place in the text read "
+        "(OEBPS/text/spring.xhtml#page_99 first), skipped: the text there is cited at the "
+        "printed page before",)
+
+
+def test_a_book_without_a_page_list_cites_as_before(tmp_path: Path):
+    """Text, chunks and citations of a book with no page list and no markers are those
+    extractor 3 gave (recorded from it): only the version differs."""
+    doc = extract(b.epub_book(tmp_path))
+    assert doc.text == SKERRY_TEXT and doc.regions == () and doc.extractor_version == "4"
+    assert [(c.start, c.end, locate(doc, c.start, c.end).to_json()) for c in
+            chunk_document(doc)] == [
+        (s, e, {"char": [s, e], "fragment": f"#char={s},{e}"})
+        for s, e in [(0, 93), (95, 176), (178, 385), (387, 504), (506, 553)]]
+
+
+def test_an_epub_hit_and_answer_name_their_printed_pages(tmp_path: Path, embedder, capsys):
+    """search's line and --json location carry the printed pages; an answer's sentence
+    cites its own printed page, not every page of its chunk."""
+    import json
+
+    from citeline import cli
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    b.paged_epub(folder, "tides.epub", [FRONT, SPRING], nav_pages=NAV_PAGES, notes=NOTES)
+    idx = Index(tmp_path / "index", embedder=embedder)
+    try:
+        assert idx.index(folder).indexed == ["tides.epub"]
+        hit = idx.search("when do the spring tides flood the boat landing", k=1).hits[0]
+        assert hit.locator.page_labels == ("7", "8", "9")
+        code = cli.main(["search", "spring tides flood the boat landing", "--index",
+                         idx.location, "-k", "1"])
+        out = capsys.readouterr().out
+        assert code == 0
+        assert f"tides.epub#char={hit.start},{hit.end} (printed pages 7, 8, 9)" in out
+        cli.main(["search", "spring tides flood the boat landing", "--index", idx.location,
+                  "-k", "1", "--json"])
+        location = json.loads(capsys.readouterr().out)["hits"][0]["location"]
+        assert location["page_labels"] == ["7", "8", "9"] and "pages" not in location
+        ans = idx.ask("When do neap tides rise least?")
+        assert not ans.refused and ans.generator == "extractive", ans.reason
+        span = next(sp for sp in ans.spans if "Neap" in sp.text)
+        assert ans.citations[span.citation - 1].locator.page_labels == ("7", "8", "9")
+        assert span.locator.page_labels == ("9",)
     finally:
         idx.close()

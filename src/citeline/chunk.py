@@ -637,6 +637,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
     rows: list[tuple[Region, int, int]] = []  # a row, and the columns of it the range holds
     conf: float | None = None
     labels: dict[int, str] = {}  # page -> its printed number, where the PDF labels it
+    printed: list[str] = []  # an e-book's printed pages, in reading order
     for i in range(bisect.bisect_right(regions, start, key=_region_end), len(regions)):
         r = regions[i]
         if r.start >= end:
@@ -656,11 +657,15 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
             t1 = r.t_end if t1 is None else max(t1, r.t_end)
         elif r.kind is RegionKind.ROW:
             rows.append((r, *_columns(r, start, end)))
+        elif r.kind is RegionKind.PRINTED and r.label is not None and \
+                (not printed or printed[-1] != r.label):
+            printed.append(r.label)
     return Locator(
         start=start,
         end=end,
         pages=tuple(sorted(set(pages))),
-        page_labels=tuple(labels.get(p, str(p)) for p in sorted(set(pages))) if labels else (),
+        page_labels=(tuple(labels.get(p, str(p)) for p in sorted(set(pages))) if labels
+                     else tuple(printed)),
         t_start=t0,
         t_end=t1,
         sheet_range=_a1_range(rows) if rows else None,

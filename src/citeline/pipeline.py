@@ -1541,9 +1541,10 @@ class Index:
         return any(df.values())
 
     def _span_locator(self) -> Callable[[Hit, int, int], Locator]:
-        """Locate an answer's sentence in its own page, slide, cue or rows, from its document's
-        region map (read once per document), not as its whole chunk: a chunk that packs
-        five short pages cites the sentence's page. A document written before the
+        """Locate an answer's sentence in its own page (a PDF's, or an e-book's printed
+        page), slide, cue or rows, from its document's region map (read once per
+        document), not as its whole chunk: a chunk that packs five short pages cites the
+        sentence's page. A document written before the
         stores kept the map is located as its chunk is (:func:`sub_locator`)."""
         from citeline.answer.extractive import sub_locator
 
@@ -1552,7 +1553,7 @@ class Index:
         def locate(hit: Hit, start: int, end: int) -> Locator:
             loc = hit.locator
             if not (len(loc.pages) > 1 or len(loc.slides) > 1 or loc.t_start is not None
-                    or loc.sheet_range):
+                    or loc.sheet_range or len(loc.page_labels) > 1):  # an e-book's printed pages
                 return sub_locator(hit, start, end)  # one page or slide, or text: nothing to narrow
             if hit.document not in maps:
                 maps[hit.document] = self.store.document_regions(hit.document)

@@ -46,6 +46,9 @@ class RegionKind(StrEnum):
     CUE = "cue"  # a transcript cue: locator #t=start,end (seconds)
     ROW = "row"  # a spreadsheet row: locator Sheet!A1:F1
     SLIDE = "slide"  # a presentation's slide (its number in ``page``): locator #slide=N
+    # an e-book's printed page (its number in ``label``), from its page list: the
+    # locator stays #char=, and names the printed pages its range spans
+    PRINTED = "printed"
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ class Region:
     # (column first_col + i begins at cells[i - 1]); () when not known
     cells: tuple[int, ...] = ()
     # a PDF page's printed number (its /PageLabels label: "xii", "A-3"), when it is not
-    # the page's position in the file; None otherwise
+    # the page's position in the file; an e-book's printed page's number; None otherwise
     label: str | None = None
 
 
@@ -137,7 +140,9 @@ class Locator:
     slides: tuple[int, ...] = ()  # 1-based slide numbers of a deck
     # the printed number of each page in ``pages`` (a PDF's /PageLabels: front matter
     # in "xii", an appendix's "A-3"), where any differs from its position in the file,
-    # which ``#page=N`` opens; () when the PDF labels none or all as they fall
+    # which ``#page=N`` opens; () when the PDF labels none or all as they fall. An
+    # e-book's (no ``pages``: its fragment is #char=) are the printed pages its range
+    # spans, in reading order, from the book's page list; () for text before the first
     page_labels: tuple[str, ...] = ()
 
     @property

@@ -49,8 +49,26 @@ package is checked against zip bombs before anything is unpacked
 (:func:`citeline.extract.blocks.check_package`), and its XML is parsed without
 entities, network or DTDs.
 
-Not read: the ``<guide>`` and landmarks, a page list, embedded fonts, media
-overlays, scripts.
+Printed pages: a book made from a printed one (a textbook, a publisher's e-book with
+print equivalence) says where each printed page begins, so a reader can find a quote
+by the page number a printed copy or a reading list gives. EPUB 3's page list (a
+``nav`` of ``epub:type="page-list"`` in the navigation document), else EPUB 2's
+``<pageList>`` in ``toc.ncx``, links each page's number to a page-break marker (``<span
+epub:type="pagebreak" id="page_42" title="42"/>``, ``role="doc-pagebreak"``) or any
+anchor; a book with no page list has its markers' ``title`` or ``aria-label`` (else a
+visible number) instead. Each starts a printed page at its place in the canonical text,
+running to the next (a page list's link to a chapter file without a ``#`` starts it at
+the chapter's start; the reading order's last page ends with it, so ``linear="no"``
+notes do not run on from it), as a ``printed`` region; a citation's locator stays
+``#char=`` and carries the labels of the printed pages its range spans (text before
+the first marker has none). A marker is no text: its number, when the book shows it
+(``<span epub:type="pagebreak">42</span>``, ``[Page 42]``), is the printed page's
+furniture, as a PDF's running footer is, and cut into a sentence it would part its
+words; only an anchor that holds more than its page's number (a ``<p id="p42">``
+opening the page) is read. A page list's link to an anchor the book lacks, and a
+marker without a number, are skipped with a warning counting them.
+
+Not read: the ``<guide>`` and landmarks, embedded fonts, media overlays, scripts.
 """
 
 from __future__ import annotations
@@ -65,14 +83,20 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from lxml import etree
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from citeline.errors import ExtractionError
 from citeline.extract import register
-from citeline.extract.blocks import MAX_HEADING_LEVEL, TextBuilder, check_package, squash
-from citeline.extract.html import decode_html, open_self_closing, read_page
+from citeline.extract.blocks import (
+    MAX_HEADING_LEVEL,
+    TextBuilder,
+    check_package,
+    escape_markdown,
+    squash,
+)
+from citeline.extract.html import PageBreak, decode_html, open_self_closing, read_page
 from citeline.extract.opendocument import package_kind
-from citeline.types import Document
+from citeline.types import Document, Region, RegionKind
 
 _NS = {
     "container": "urn:oasis:names:tc:opendocument:xmlns:container",
@@ -100,6 +124,16 @@ _LICENCES = (("META-INF/rights.xml", "Adobe ADEPT"), ("META-INF/license.lcpl", "
 # (TEXtREAd: PalmDOC, the format MOBI grew from).
 _KINDLE = (b"BOOKMOBI", b"TEXtREAd")
 _HEADING = re.compile(r"(#{1,6}) ")
+# Where a printed page begins is written into a chapter's blocks as one character of
+# plane 15's private use area (its page's number in the book's list of marks added to
+# _MARK), which no book's text uses, then taken out (_unmark) before the text is built.
+_MARK = 0xF0000
+_MAX_MARKS = 0xFFFFE - _MARK
+_MARKS = re.compile("[\U000F0000-\U000FFFFD]")
+# A marker's visible text that is only its page's number: "42", "[42]", "Page xii", "p. 7".
+_PAGE_WORD = re.compile(r"(?:page|pg\.?|p\.)\s*", re.I)
+_NUMBER_FRAME = "[](){}<>|*\u2014\u2013-\u00b7\u2022 "
+_NUMBER_MAX_CHARS = 12  # "xxxviii", "A-123": a page number, not a sentence
 
 
 def _parser() -> etree.XMLParser:
@@ -132,6 +166,17 @@ class _Item:
 class _Chapter:
     name: str  # its entry in the package, for messages
     blocks: list[str]
+    linear: bool  # in the reading order (not a linear="no" item read after it)
+
+
+@dataclass(frozen=True)
+class _PageTarget:
+    """A page list's entry: the package entry and anchor (None: the file's start) it
+    links to, and the page's number."""
+
+    name: str
+    anchor: str | None
+    label: str
 
 
 class _Package:
@@ -244,10 +289,7 @@ class _Package:
         """Each package entry the table of contents points into -> the first title it
         gives it (EPUB 3's nav, else EPUB 2's NCX); {} when the book has neither. One
         that cannot be read is a warning: the chapters are read all the same."""
-        nav = next((name for name, _, props in self.manifest.values() if "nav" in props), None)
-        ncx = self.manifest[self.spine_toc][0] if self.spine_toc in self.manifest else next(
-            (name for name, media_type, _ in self.manifest.values() if media_type == _NCX_TYPE),
-            None)
+        nav, ncx = self._nav_name(), self._ncx_name()
         entries: list[tuple[str, str]] = []
         try:
             if nav is not None and nav in self.names:
@@ -263,18 +305,60 @@ class _Package:
                 titles.setdefault(name, title)
         return titles
 
-    def _nav_entries(self, nav: str) -> list[tuple[str, str]]:
-        """(entry, title) of each link in the nav document's ``epub:type="toc"`` nav, in
-        order. The nav document is XHTML, read as chapters are (an HTML parser, which
-        also takes the named entities an XML parser would refuse)."""
+    def _nav_name(self) -> str | None:
+        return next((name for name, _, props in self.manifest.values() if "nav" in props), None)
+
+    def _ncx_name(self) -> str | None:
+        return self.manifest[self.spine_toc][0] if self.spine_toc in self.manifest else next(
+            (name for name, media_type, _ in self.manifest.values() if media_type == _NCX_TYPE),
+            None)
+
+    def _nav_links(self, nav: str, kind: str) -> list[tuple[str, str]]:
+        """(href as written, text) of each link in the nav document's nav of
+        ``epub:type=kind``, in order. The nav document is XHTML, read as chapters are (an
+        HTML parser, which also takes the named entities an XML parser would refuse)."""
         html, _ = decode_html(self.z.read(nav), self.rel, xhtml=True)
         tree = LexborHTMLParser(open_self_closing(html))
-        base = posixpath.dirname(nav)
         for el in tree.css("nav"):
-            if "toc" in (el.attributes.get("epub:type") or "").split():
-                return [(_join(base, a.attributes.get("href") or ""), squash(a.text()))
+            if kind in (el.attributes.get("epub:type") or "").split():
+                return [(a.attributes.get("href") or "", squash(a.text()))
                         for a in el.css("a[href]")]
         return []
+
+    def _nav_entries(self, nav: str) -> list[tuple[str, str]]:
+        """(entry, title) of each link in the nav document's ``epub:type="toc"`` nav."""
+        base = posixpath.dirname(nav)
+        return [(_join(base, href), title) for href, title in self._nav_links(nav, "toc")]
+
+    def page_list(self) -> list[_PageTarget] | None:
+        """The book's page list (EPUB 3's nav of ``epub:type="page-list"``, else EPUB 2's
+        ``pageList`` in toc.ncx), in order; None when it has none (or an empty one), or
+        its NCX cannot be read."""
+        nav, ncx = self._nav_name(), self._ncx_name()
+        links: list[tuple[str, str]] = []  # (href resolved against the package's root, label)
+        if nav is not None and nav in self.names:
+            base = posixpath.dirname(nav)
+            links = [(posixpath.join(base, href), label)
+                     for href, label in self._nav_links(nav, "page-list")]
+        if not links and ncx is not None and ncx in self.names:
+            try:
+                root = self.xml(ncx, "table of contents")
+            except ExtractionError:  # toc() says so, when it is the table of contents read;
+                return None  # whether a torn NCX had a page list, nothing says
+            base = posixpath.dirname(ncx)
+            for target in root.iter(_q("ncx:pageTarget")):
+                text = target.find(f"{_q('ncx:navLabel')}/{_q('ncx:text')}")
+                content = target.find(_q("ncx:content"))
+                label = squash("".join(text.itertext())) if text is not None else ""
+                links.append((posixpath.join(base, content.get("src", "")
+                                             if content is not None else ""),
+                              label or (target.get("value") or "").strip()))
+        out = []
+        for href, label in links:
+            _, hash_, anchor = href.partition("#")
+            out.append(_PageTarget(_join("", href), unquote(anchor) if hash_ else None,
+                                   _page_number(label) or label))
+        return out or None
 
     def _ncx_entries(self, ncx: str) -> list[tuple[str, str]]:
         """(entry, title) of each navPoint in toc.ncx, in document order (a chapter
@@ -303,19 +387,180 @@ def _not_a_zip(path: Path) -> str:
     return "not an EPUB e-book (not a ZIP package)"
 
 
-def _chapter(package: _Package, item: _Item) -> _Chapter:
+def _page_number(text: str) -> str:
+    """The page number ``text`` is, without its frame ("[Page 42]" -> "42", "p. xii" ->
+    "xii"), or "" when it says more than a number."""
+    core = squash(text).strip(_NUMBER_FRAME)
+    core = _PAGE_WORD.sub("", core, count=1) if _PAGE_WORD.match(core) else core
+    core = core.strip(_NUMBER_FRAME)
+    return core if core and len(core) <= _NUMBER_MAX_CHARS and " " not in core else ""
+
+
+def _is_pagebreak(attrs: dict) -> bool:
+    """A page-break marker by its semantics: EPUB 3's ``epub:type="pagebreak"``,
+    DPUB-ARIA's ``role="doc-pagebreak"``."""
+    return "pagebreak" in (attrs.get("epub:type") or "").split() or \
+        "doc-pagebreak" in (attrs.get("role") or "").lower().split()
+
+
+class _Marks:
+    """Where the book's printed pages begin, as the chapters are read: each page
+    numbered (its index in ``labels``) and written as a character of its own where its
+    marker is (see _MARK); ``found`` the page list's entries met."""
+
+    def __init__(self, pages: list[_PageTarget] | None) -> None:
+        self.pages = pages  # the page list, or None: the markers say their own numbers
+        self.labels = [t.label for t in pages] if pages else []
+        self.found: set[int] = set()
+        self.unnumbered = 0  # markers that say no number (a book without a page list)
+        # a page list's anchors: package entry -> anchor -> the page it starts
+        self.anchors: dict[str, dict[str, int]] = {}
+        for k, t in enumerate(pages or ()):
+            if t.anchor is not None and t.label and k < _MAX_MARKS:
+                self.anchors.setdefault(t.name, {}).setdefault(t.anchor, k)
+
+    def at_start(self, name: str) -> list[int]:
+        """The pages the page list starts at the file ``name``'s start (no anchor)."""
+        out = [k for k, t in enumerate(self.pages or ()) if t.name == name and t.anchor is None
+               and t.label and k < _MAX_MARKS]
+        self.found.update(out)
+        return out
+
+    def reader(self, name: str) -> PageBreak:
+        """read_page's ``page_break`` for the chapter file ``name``."""
+        anchors = self.anchors.get(name, {})
+
+        def page_break(node: LexborNode) -> tuple[str, bool] | None:
+            attrs = node.attributes
+            marker = _is_pagebreak(attrs)
+            ident = attrs.get("id") or (attrs.get("name") if node.tag == "a" else None)
+            k = anchors.get(ident) if ident else None
+            if k is None and not marker:
+                return None
+            text = squash(node.text())
+            if self.pages is not None:  # the page list says which are pages, and their numbers
+                label = self.labels[k] if k is not None else ""
+            else:
+                label = _page_number(attrs.get("title") or attrs.get("aria-label") or "") \
+                    or squash(attrs.get("title") or attrs.get("aria-label") or "") \
+                    or _page_number(text)
+                if not label:
+                    self.unnumbered += 1
+                elif len(self.labels) < _MAX_MARKS:
+                    k = len(self.labels)
+                    self.labels.append(label)
+            if k is not None:
+                self.found.add(k)
+            # its content is read unless it is only a number: a marker's, or an anchor's
+            # that is its page's
+            number = _page_number(text)
+            read = bool(text) and not (number and (marker or number.casefold() == label.casefold()))
+            return (chr(_MARK + k) if k is not None else "", read)
+
+        return page_break
+
+    def warnings(self) -> list[str]:
+        out = []
+        if self.pages is not None:
+            lost = [t for k, t in enumerate(self.pages) if k not in self.found]
+            if lost:
+                first = lost[0].name + (f"#{lost[0].anchor}" if lost[0].anchor is not None else "")
+                n = len(lost)
+                out.append(f"its page list has {n} entr{'ies' if n != 1 else 'y'} linking to no "
+                           f"place in the text read ({first} first), skipped: the text there is "
+                           "cited at the printed page before")
+        if self.unnumbered:
+            n = self.unnumbered
+            out.append(f"{n} page-break marker{'s' * (n != 1)} with no page number (no title or "
+                       "aria-label), skipped: the text after them is cited at the printed page "
+                       "before")
+        return out
+
+
+def _chapter(package: _Package, item: _Item, marks: _Marks) -> _Chapter:
     """A spine item's page as blocks; a decoding problem is named with the chapter."""
     try:
         xhtml = item.media_type != "text/html"  # XML: its declaration names the charset
         html, warning = decode_html(package.z.read(item.name), package.rel, xhtml=xhtml)
         base = posixpath.dirname(item.name)
         page = read_page(html, package.rel, xhtml=xhtml,
-                         alt_text=lambda src: _join(base, src) not in package.covers)
+                         alt_text=lambda src: _join(base, src) not in package.covers,
+                         page_break=marks.reader(item.name))
     except ExtractionError as exc:
         raise ExtractionError(package.rel, f"chapter {item.name}: {exc.reason}") from exc
     if warning:
         package.warnings.append(f"chapter {item.name}: {warning}")
-    return _Chapter(item.name, page.blocks)
+    return _Chapter(item.name, page.blocks, item.linear)
+
+
+def _unmark(block: str) -> tuple[str, list[tuple[int, int]]]:
+    """``block`` without the page marks written in it, and each mark's page with its
+    offset in what is left. Where a mark stood between two spaces, at a line's start or
+    end, or on a line of its own, the space or line it leaves goes too: the text is
+    the chapter's as read without its markers. A mark in a heading's ``## `` is at the
+    heading's start; one at a space is at the word after it.
+
+    >>> _unmark("one \U000F0002 two")
+    ('one two', [(4, 2)])
+    """
+    if not _MARKS.search(block):
+        return block, []
+    chars: list[str] = []
+    at: list[tuple[int, int]] = []
+    for ch in block:
+        if _MARKS.match(ch):
+            at.append((len(chars), ord(ch) - _MARK))
+        else:
+            chars.append(ch)
+    drop: set[int] = set()
+    for p in {p for p, _ in at} if chars else ():
+        before = chars[p - 1] if p > 0 else "\n"
+        after = chars[p] if p < len(chars) else "\n"
+        if after == " " and before in " \n":  # "one | two", a line's start
+            drop.add(p)
+        elif before == " " and after == "\n":  # a line's end
+            drop.add(p - 1)
+        elif before == after == "\n":  # a line of its own
+            drop.add(p if p < len(chars) else p - 1)
+    text = "".join(ch for i, ch in enumerate(chars) if i not in drop)
+    heading = _HEADING.match(block)
+    marks = []
+    for p, k in at:
+        o = p - sum(d < p for d in drop)
+        while o < len(text) and text[o] in " \n":
+            o += 1
+        if heading and o <= heading.end():
+            o = 0
+        marks.append((o, k))
+    if not heading and (escaped := escape_markdown(text)) != text:
+        # a mark opened the line, so the chapter's reader did not escape its "# ": now
+        # escaped, each mark moves past the backslashes put before it
+        put: list[int] = []
+        i = 0
+        for ch in escaped:
+            if i < len(text) and text[i] == ch:
+                i += 1
+            else:
+                put.append(i)
+        marks = [(o + sum(q < o for q in put), k) for o, k in marks]
+        text = escaped
+    return text, marks
+
+
+def _printed_regions(starts: list[tuple[int, int]], labels: list[str], linear_end: int,
+                     text_end: int) -> list[Region]:
+    """The printed pages as regions: each from its start to the next page's, the
+    reading order's last to the order's end (``linear_end``: notes read after it are on
+    no page of it), and a non-linear page to the next or the text's end. A page with no
+    text (two markers together: a blank page) has none."""
+    out = []
+    for i, (at, k) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else text_end
+        if at < linear_end < end:
+            end = linear_end
+        if end > at:
+            out.append(Region(RegionKind.PRINTED, at, end, label=labels[k]))
+    return out
 
 
 def _chapter_level(chapters: list[_Chapter]) -> int:
@@ -328,8 +573,10 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "3"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
-    # picture's meaningful alt text is read, a line of its own
+    version = "4"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
+    # page list, else the page-break markers) go with citations, markers' numbers are
+    # no text
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -343,7 +590,9 @@ class EpubExtractor:
                 package = _Package(z, rel)
                 items = [i for i in package.spine if i.linear] + \
                         [i for i in package.spine if not i.linear]
-                chapters = [_chapter(package, i) for i in items if i.media_type in _PAGE_TYPES]
+                marks = _Marks(package.page_list())
+                chapters = [_chapter(package, i, marks) for i in items
+                            if i.media_type in _PAGE_TYPES]
                 toc = package.toc()
         except OSError as exc:
             raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
@@ -352,19 +601,41 @@ class EpubExtractor:
             raise ExtractionError(rel, f"a damaged EPUB e-book ({exc})") from exc
         level = _chapter_level(chapters)
         blocks: list[str] = []
+        out = TextBuilder()
+        starts: list[tuple[int, int]] = []  # where each printed page begins, and its number
+        pending: list[int] = []  # pages begun where no text is yet: at the next block
+        linear_end = 0
         for chapter in chapters:
+            if not chapter.linear and linear_end == len(out):
+                pending = []  # the reading order's last marks: no page of the notes after it
+            pending += marks.at_start(chapter.name)
+            own = [_unmark(b) for b in chapter.blocks]  # none for a cover, an image page
             if chapter.blocks and not _HEADING.match(chapter.blocks[0]) and \
                     (title := toc.get(chapter.name)):
-                blocks.append("#" * level + " " + title)
-            blocks.extend(chapter.blocks)  # none for a cover, an image page
-        out = TextBuilder()
-        for block in blocks:
-            out.add(block, sep="\n\n")
+                # pages begun before the chapter's first words begin at its title
+                while own and not own[0][0]:
+                    pending += [k for _, k in own.pop(0)[1]]
+                if own:
+                    pending += [k for o, k in own[0][1] if o == 0]
+                    own[0] = (own[0][0], [(o, k) for o, k in own[0][1] if o > 0])
+                own.insert(0, ("#" * level + " " + title, []))
+            for block, at in own:
+                if not block:
+                    pending += [k for _, k in at]
+                    continue
+                blocks.append(block)
+                begin, end = out.add(block, sep="\n\n")
+                starts += [(begin, k) for k in pending]
+                pending = [k for o, k in at if begin + o >= end]
+                starts += [(begin + o, k) for o, k in at if begin + o < end]
+            if chapter.linear:
+                linear_end = len(out)
         text = out.text()
         if not text.strip():
             raise ExtractionError(rel, f"the e-book has no text in its {len(chapters)} chapter "
                                        "pages (pictures are not read)")
         first_heading = next((b[m.end():] for b in blocks if (m := _HEADING.match(b))), "")
+        package.warnings.extend(marks.warnings())
         return Document(
             path=rel,
             title=package.title or first_heading or path.stem,
@@ -373,6 +644,7 @@ class EpubExtractor:
             extractor=self.name,
             extractor_version=self.version,
             headings="atx",
+            regions=tuple(_printed_regions(starts, marks.labels, linear_end, len(text))),
             warnings=tuple(package.warnings),
         )
 
