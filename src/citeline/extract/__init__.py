@@ -110,7 +110,7 @@ def _load_builtin() -> None:
     _loaded = True
     import importlib
 
-    from citeline.extract import text  # noqa: F401  (always available)
+    from citeline.extract import notebook, text  # noqa: F401  (always available: stdlib)
 
     for mod in BUILTIN_OPTIONAL:
         try:

@@ -1,0 +1,179 @@
+"""Jupyter notebooks (``.ipynb``, nbformat 4): the cells as one Markdown text.
+
+A notebook is JSON: a list of cells, each Markdown prose, code, or raw text, a code
+cell with the outputs its last run printed or displayed. What a reader of the
+notebook sees, in the cells' order, is the canonical text:
+
+- a Markdown cell as written (its ``#`` headings are the notebook's sections, as
+  JupyterLab's table of contents reads them);
+- a code cell as a fenced block in the kernel's language (```` ```python ````), its
+  fence longer than any run of backticks in the code, so no line of code closes it;
+- each text output of a code cell after it, as a fenced ```` ```output ```` block: what
+  it printed (stdout, stderr), the value it returned or displayed (``text/plain``,
+  else ``text/markdown``), an error as ``ValueError: the message`` (the traceback,
+  coloured for a terminal, is left out); terminal colour codes are removed;
+- a raw cell as a fenced ```` ```raw ```` block (nbconvert's pass-through text).
+
+Cells are separated by a blank line. A Markdown cell that opens a code fence and
+never closes it is closed at the cell's end, as Jupyter renders each cell on its
+own: otherwise every cell after it would read as code. What is not text is named in
+a warning, never silently dropped: pictures, HTML-only and widget outputs.
+
+Citations are ``#char=`` ranges with the heading path, as for Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from citeline.chunk import fence_starts
+from citeline.errors import ExtractionError
+from citeline.extract import read_bytes, register
+from citeline.extract.blocks import TextBuilder
+from citeline.extract.text import heading_title
+from citeline.types import Document
+
+MEDIA_TYPE = "application/x-ipynb+json"
+# The text a display or result is read from, the first the output has.
+TEXT_OUTPUTS = ("text/plain", "text/markdown")
+# ECMA-48 control sequences (colours, cursor moves) that terminals, and so
+# tracebacks and progress bars, write into a stream.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_BACKTICKS = re.compile(r"`+")
+# An object's default repr, all the text/plain a picture or widget output carries
+# ("<Figure size 640x480 with 1 Axes>", "<IPython.core.display.Image object>").
+_REPR = re.compile(r"<[^<>\n]*>")
+
+
+def _source(value: Any, where: str, rel: str) -> str:
+    """A cell's source or an output's text: a string, or a list of lines to join."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(s, str) for s in value):
+        return "".join(value)
+    raise ExtractionError(rel, f"not a valid notebook: {where} is neither text nor a list "
+                               "of lines")
+
+
+def _fenced(body: str, info: str) -> str:
+    """``body`` in a fenced block a run of backticks longer than any inside it opens."""
+    run = max((len(m.group()) for m in _BACKTICKS.finditer(body)), default=0)
+    fence = "`" * max(3, run + 1)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def _closed(markdown: str) -> str:
+    """A Markdown cell with a fence it opens and never closes, closed at its end."""
+    starts = fence_starts(markdown)
+    if len(starts) % 2 == 0:
+        return markdown
+    opener = re.match(r" {0,3}(`{3,}|~{3,})", markdown[starts[-1]:])
+    assert opener is not None  # fence_starts gives only fence lines
+    return f"{markdown}\n{opener.group(1)}"
+
+
+def _output(out: Any, n: int, rel: str, left_out: Counter[str]) -> str | None:
+    """The text of one output of code cell ``n`` (None when it has none to read)."""
+    if not isinstance(out, dict):
+        raise ExtractionError(rel, f"not a valid notebook: output of cell {n} is no object")
+    kind = out.get("output_type")
+    if kind == "stream":
+        text = _source(out.get("text", ""), f"cell {n}'s {out.get('name', 'stream')}", rel)
+    elif kind in ("execute_result", "display_data"):
+        data = out.get("data")
+        if not isinstance(data, dict):
+            data = {}
+        shown = next((t for t in TEXT_OUTPUTS if t in data), None)
+        text = "" if shown is None else _source(data[shown], f"cell {n}'s {shown} output", rel)
+        rich = [t for t in data if t not in TEXT_OUTPUTS]
+        if shown is None or (rich and _REPR.fullmatch(text.strip())):
+            left_out.update(rich or ["an empty display"])
+            return None
+    elif kind == "error":
+        name, value = str(out.get("ename") or "Error"), str(out.get("evalue") or "")
+        text = f"{name}: {value}" if value else name
+    else:
+        left_out[f"output type {kind!r}"] += 1
+        return None
+    text = _ANSI.sub("", text).strip("\n")
+    return text if text.strip() else None
+
+
+class NotebookExtractor:
+    name = "ipynb"
+    version = "1"
+    suffixes = (".ipynb",)
+
+    def extract(self, path: Path, rel: str) -> Document:
+        data = read_bytes(path, rel, empty="empty file (0 bytes), not a Jupyter notebook")
+        try:
+            nb = json.loads(data.decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            raise ExtractionError(rel, f"not a Jupyter notebook: not UTF-8 (byte "
+                                       f"{exc.start})") from exc
+        except json.JSONDecodeError as exc:
+            raise ExtractionError(rel, f"not a Jupyter notebook: invalid JSON at line "
+                                       f"{exc.lineno}, column {exc.colno} ({exc.msg})") from exc
+        if not isinstance(nb, dict) or not isinstance(nb.get("nbformat"), int):
+            raise ExtractionError(rel, "not a Jupyter notebook: no nbformat version in it")
+        if nb["nbformat"] < 4:
+            raise ExtractionError(rel, f"a version {nb['nbformat']} notebook (IPython 3 or "
+                                       "older): open it in Jupyter and save it, which "
+                                       "converts it to version 4, then index it again")
+        cells = nb.get("cells")
+        if not isinstance(cells, list):
+            raise ExtractionError(rel, "not a valid notebook: 'cells' is not a list")
+        meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
+        info = meta.get("language_info") if isinstance(meta.get("language_info"), dict) else {}
+        spec = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
+        language = str(info.get("name") or spec.get("language") or "").strip()
+        out = TextBuilder()
+        left_out: Counter[str] = Counter()
+        for n, cell in enumerate(cells, start=1):
+            if not isinstance(cell, dict):
+                raise ExtractionError(rel, f"not a valid notebook: cell {n} is no object")
+            kind = cell.get("cell_type")
+            source = _source(cell.get("source", ""), f"cell {n}'s source", rel).strip("\n")
+            if kind == "markdown":
+                if source.strip():
+                    out.add(_closed(source.rstrip()), sep="\n\n")
+            elif kind == "code":
+                if source.strip():
+                    out.add(_fenced(source, language), sep="\n\n")
+                outputs = cell.get("outputs", [])
+                for output in outputs if isinstance(outputs, list) else []:
+                    if (text := _output(output, n, rel, left_out)) is not None:
+                        out.add(_fenced(text, "output"), sep="\n\n")
+            elif kind == "raw":
+                if source.strip():
+                    out.add(_fenced(source, "raw"), sep="\n\n")
+            else:
+                left_out[f"cell type {kind!r}"] += 1
+        text = out.text()
+        if not text.strip():
+            raise ExtractionError(rel, f"the notebook has no text in its {len(cells)} cells")
+        warnings = ()
+        if left_out:
+            n = sum(left_out.values())
+            what = ", ".join(f"{k} ({v})" if v > 1 else k for k, v in sorted(left_out.items()))
+            warnings = (f"{n} output{'s' if n > 1 else ''} or cell{'s' if n > 1 else ''} not "
+                        f"indexed, with no text to read: {what}",)
+        title = str(meta.get("title") or "").strip() or heading_title(text, "markdown",
+                                                                      path.stem)
+        return Document(
+            path=rel,
+            title=title,
+            text=text,
+            media_type=MEDIA_TYPE,
+            extractor=self.name,
+            extractor_version=self.version,
+            headings="markdown",
+            warnings=warnings,
+        )
+
+
+register(NotebookExtractor())
