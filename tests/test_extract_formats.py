@@ -750,6 +750,35 @@ def test_html_keeps_sections_whose_generated_ids_hold_a_boilerplate_word(tmp_pat
         "which would make it the page's content.")
 
 
+def test_html_keeps_docbook_s_boxed_asides_and_drops_its_navigation_bars(tmp_path: Path):
+    """DocBook XSL writes a <sidebar> (a book's "TIP" box) as <div class="sidebar"> with
+    its title in a <div class="titlepage">, and each page's Prev / Up / Next bars as
+    navheader / navfooter (Publican: a <ul class="docnav">); markup as the Debian
+    Administrator's Handbook and PostgreSQL's manual have it. The boxes, 27% of the
+    handbook's text, were dropped as a site's sidebar (found writing eval/debhandbook),
+    and the bars were indexed. A sidebar with no title page is still a site's."""
+    path = tmp_path / "apt-get.html"
+    path.write_text(
+        '<html><body><div class="navheader"><table width="100%"><tr><th colspan="3">6.2. apt-get'
+        '</th></tr><tr><td><a accesskey="p" href="apt.html">Prev</a></td><th>Chapter 6. APT</th>'
+        '<td><a accesskey="n" href="apt-cache.html">Next</a></td></tr></table><hr/></div>'
+        '<div class="section"><div class="titlepage"><div><div><h2 class="title">6.2. apt-get'
+        '</h2></div></div></div><p>APT downloads the package lists first.</p>'
+        '<div class="sidebar"><a id="sidebar.apt-pdiff"></a><div class="titlepage"><div><div>'
+        '<p class="title"><strong><span class="emphasis"><em>TIP</em></span> Incremental updates'
+        '</strong></p></div></div></div><div class="para">APT can download diff files, not '
+        'the whole list.</div></div>'
+        '<div class="sidebar"><p>Recent posts</p><a href="/x">Older</a></div></div>'
+        '<ul class="docnav"><li class="previous"><a href="apt.html"><strong>Prev</strong>'
+        'Chapter 6</a></li><li class="next"><a href="apt-cache.html"><strong>Next</strong>'
+        '6.3. apt-cache</a></li></ul>'
+        '<div class="navfooter"><hr/><table><tr><td><a href="apt.html">Prev</a></td>'
+        '<td><a href="index.html">Home</a></td></tr></table></div></body></html>')
+    assert extract(path).text == (
+        "## 6.2. apt-get\n\nAPT downloads the package lists first.\n\nTIP Incremental "
+        "updates\n\nAPT can download diff files, not the whole list.")
+
+
 def test_html_main_content_headings_and_table(tmp_path: Path):
     path = tmp_path / "starter.html"
     path.write_text(b.HTML_PAGE)

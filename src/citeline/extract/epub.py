@@ -573,10 +573,11 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "4"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    version = "5"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
     # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
     # page list, else the page-break markers) go with citations, markers' numbers are
-    # no text
+    # no text; 5: DocBook's boxed asides are text (html extractor 18), as in a DocBook
+    # e-book's chapters
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:

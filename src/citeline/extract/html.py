@@ -27,11 +27,13 @@ nothing visible, as Sphinx, MkDocs and rustdoc write), landmark roles for naviga
 footers, search and complementary content, the page-level ``<header>`` and
 ``<footer>`` (one inside an ``<article>``, ``<section>`` or ``<main>`` is that
 part's own and is kept, as HTML's landmark rule has it), and elements whose class
-or id names cookie banners, breadcrumbs, sidebars, navbars or adverts — unless
-the name states a state (``has-sidebar``, ``ads-free``), the element holds over
-half of the page's text (``cookie-recipe`` on a recipe page), or the name is an id
-the page's generator wrote from its text (a heading's anchor,
-``using-cookie-based-sessions``; a dotted API path). When the page marks
+or id names cookie banners, breadcrumbs, sidebars, navbars (DocBook's and
+Publican's Prev / Up / Next bars too) or adverts — unless the name states a state
+(``has-sidebar``, ``ads-free``), the element holds over half of the page's text
+(``cookie-recipe`` on a recipe page), the name is an id the page's generator wrote
+from its text (a heading's anchor, ``using-cookie-based-sessions``; a dotted API
+path), or the element is a book's boxed aside (DocBook's ``<sidebar>``, a "sidebar"
+holding its title page). When the page marks
 its ``<main>`` content, only that is indexed: the first ``<main>`` (then
 ``role="main"``) that is shown, neither hidden itself nor inside a dropped part (a
 page may keep other, hidden ``<main>`` elements, as a single-page app does).
@@ -90,7 +92,10 @@ DROP_ROLES = frozenset("navigation banner contentinfo complementary search".spli
 # Class/id words that mark boilerplate on real sites; kept short on purpose,
 # since a false match drops real content (e.g. "share" would hit "share-price").
 BOILERPLATE_WORDS = frozenset(
-    "cookie cookies consent breadcrumb breadcrumbs sidebar navbar advert advertisement ads".split()
+    "cookie cookies consent breadcrumb breadcrumbs sidebar navbar advert advertisement ads "
+    # the navigation bars documentation generators write around each page: DocBook XSL's
+    # (PostgreSQL's manual, Debian's) and Publican's Prev / Up / Home / Next lists
+    "navheader navfooter docnav".split()
 )
 # ... and words that make such a name a state, not a part: "has-sidebar" on the page's
 # wrapper, "ads-free", "no-cookies".
@@ -331,7 +336,21 @@ def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     ids = (attrs.get("id") or "").lower().split()
     named = any(_boilerplate_name(n) for n in classes) or \
         any(_boilerplate_name(n) and not _anchor_id(node, n) for n in ids)
-    return named and len(squash(node.text())) <= BOILERPLATE_MAX_SHARE * page_chars
+    return named and not _book_sidebar(node, classes) and \
+        len(squash(node.text())) <= BOILERPLATE_MAX_SHARE * page_chars
+
+
+def _book_sidebar(node: LexborNode, classes: list[str]) -> bool:
+    """Whether an element named "sidebar" is a book's boxed aside, DocBook's ``<sidebar>``
+    ("TIP", "BACK TO BASICS", "CAUTION" boxes), not a web page's column of links: the
+    DocBook XSL stylesheets (and Publican, which builds on them) write one as
+    ``<div class="sidebar">`` holding its title in a ``<div class="titlepage">``, a
+    class those stylesheets give titled elements and sites do not. The Debian
+    Administrator's Handbook has 199 of them in 28 pages, 27% of its text (found writing
+    eval/debhandbook)."""
+    return "sidebar" in classes and any(
+        child.tag == "div" and "titlepage" in (child.attributes.get("class") or "").split()
+        for child in node.iter())
 
 
 def _anchor_id(node: LexborNode, ident: str) -> bool:
@@ -589,7 +608,7 @@ def read_page(html: str, rel: str, xhtml: bool = False,
 
 class HtmlExtractor:
     name = "html"
-    version = "17"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "18"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -604,7 +623,9 @@ class HtmlExtractor:
     # declaring no charset, not UTF-8, is read as Windows-1252 when it is Western text;
     # 16: a footnote or endnote (epub:type, role="doc-footnote") is kept, in an <aside>
     # or hidden until its reference is followed; 17: an id that is a heading's anchor or a
-    # dotted API path names no boilerplate (Sphinx's "using-cookie-based-sessions" section)
+    # dotted API path names no boilerplate (Sphinx's "using-cookie-based-sessions" section);
+    # 18: DocBook's boxed asides (a sidebar with its title page) are text, DocBook's and
+    # Publican's Prev / Up / Next bars (navheader, navfooter, docnav) are navigation
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
