@@ -4,7 +4,7 @@
 evidence the pages do not answer it.  `near` questions are Debian and Linux administration
 tasks that the 28 chosen pages do not cover: one is in a section of the handbook left out
 (unattended-upgrades, 6.9), the others are tools the book does not treat (ZFS, Kubernetes,
-Ansible, WireGuard, certbot, PostgreSQL and MariaDB administration, nginx, LUKS, SMART,
+Ansible, WireGuard, restic, PostgreSQL and MariaDB administration, nginx, LUKS, SMART,
 chrony, Kerberos, Prometheus, Flatpak, Dovecot, tmux, HAProxy, iSCSI, interface bonding,
 systemd timers); `off` questions are off-topic."""
 import json
@@ -16,7 +16,7 @@ U = [
     ("near", "How do I join a Debian machine to an existing Kubernetes cluster as a worker node with kubeadm?"),
     ("near", "How do I write an Ansible playbook that installs the same packages on all my Debian servers?"),
     ("near", "How do I connect two Debian servers with a WireGuard tunnel brought up by wg-quick?"),
-    ("near", "How do I get a free Let's Encrypt certificate for my Apache site and have certbot renew it automatically?"),
+    ("near", "How do I make encrypted, deduplicated backups of my server to an S3 bucket with restic, and prune old snapshots?"),
     ("near", "How do I set up PostgreSQL streaming replication to a standby server with pg_basebackup?"),
     ("near", "How do I reset a forgotten MariaDB root password on a Debian server?"),
     ("near", "How do I put nginx in front of an application server as a reverse proxy with proxy_pass?"),
