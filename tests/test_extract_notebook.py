@@ -91,9 +91,24 @@ def test_pictures_and_widgets_are_named_in_a_warning_their_repr_not_indexed(tmp_
     ])
     doc = extract(path)
     assert doc.text == "```python\ndf.plot()\n```\n\n```output\n   n\n0  42\n```"
-    assert doc.warnings == ("3 outputs or cells not indexed, with no text to read: "
+    assert doc.warnings == ("3 parts with no text to read not indexed: "
                             "application/vnd.jupyter.widget-view+json, image/png (2)",)
     assert doc.title == "plots"  # no heading, no title in the metadata: the file's name
+
+
+def test_a_picture_pasted_into_markdown_keeps_its_uri_not_its_data(tmp_path: Path):
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    path = write(tmp_path / "pasted.ipynb", [
+        new_markdown_cell(f"# Plots\n\nThe loss curve:\n\n![loss](data:image/png;base64,{png})\n\n"
+                          f'<img src="data:image/jpeg;base64,{png * 2}" alt="ROC">'),
+    ], language_info={"name": "my lang`"})
+    doc = extract(path)
+    assert doc.text == ("# Plots\n\nThe loss curve:\n\n![loss](data:image/png;base64,…)\n\n"
+                        '<img src="data:image/jpeg;base64,…" alt="ROC">')
+    assert doc.warnings == ("2 parts with no text to read not indexed: image/jpeg, image/png",)
+    path = write(tmp_path / "lang.ipynb", [new_code_cell("x = 1")],
+                 language_info={"name": "my lang`"})
+    assert extract(path).text == "```mylang\nx = 1\n```"
 
 
 def test_errors_are_their_name_and_message_without_the_terminal_traceback(tmp_path: Path):

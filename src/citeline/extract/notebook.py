@@ -17,7 +17,9 @@ notebook sees, in the cells' order, is the canonical text:
 Cells are separated by a blank line. A Markdown cell that opens a code fence and
 never closes it is closed at the cell's end, as Jupyter renders each cell on its
 own: otherwise every cell after it would read as code. What is not text is named in
-a warning, never silently dropped: pictures, HTML-only and widget outputs.
+a warning, never silently dropped: pictures, HTML-only and widget outputs, and the
+base64 data of a picture pasted into a Markdown cell as a ``data:`` URI (the URI is
+kept, its data shortened to "…").
 
 Citations are ``#char=`` ranges with the heading path, as for Markdown.
 """
@@ -47,6 +49,10 @@ _BACKTICKS = re.compile(r"`+")
 # An object's default repr, all the text/plain a picture or widget output carries
 # ("<Figure size 640x480 with 1 Axes>", "<IPython.core.display.Image object>").
 _REPR = re.compile(r"<[^<>\n]*>")
+# A picture pasted into a Markdown cell as a data URI (``![plot](data:image/png;base64,...)``,
+# ``<img src="data:...">``): kilobytes of base64 that no one reads. Its data is left out
+# (the URI keeps its type), the picture counted in the warning.
+_DATA_URI = re.compile(r"(data:([\w.+-]+/[\w.+-]+)(?:;[\w=.-]+)*;base64,)[A-Za-z0-9+/=\s]{64,}")
 
 
 def _source(value: Any, where: str, rel: str) -> str:
@@ -130,7 +136,8 @@ class NotebookExtractor:
         meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
         info = meta.get("language_info") if isinstance(meta.get("language_info"), dict) else {}
         spec = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
-        language = str(info.get("name") or spec.get("language") or "").strip()
+        # the fence's info string: no space or backtick, which would end it or unmake the fence
+        language = re.sub(r"[\s`]+", "", str(info.get("name") or spec.get("language") or ""))
         out = TextBuilder()
         left_out: Counter[str] = Counter()
         for n, cell in enumerate(cells, start=1):
@@ -139,6 +146,9 @@ class NotebookExtractor:
             kind = cell.get("cell_type")
             source = _source(cell.get("source", ""), f"cell {n}'s source", rel).strip("\n")
             if kind == "markdown":
+                for m in _DATA_URI.finditer(source):
+                    left_out[m.group(2)] += 1
+                source = _DATA_URI.sub(r"\1…", source)
                 if source.strip():
                     out.add(_closed(source.rstrip()), sep="\n\n")
             elif kind == "code":
@@ -160,8 +170,8 @@ class NotebookExtractor:
         if left_out:
             n = sum(left_out.values())
             what = ", ".join(f"{k} ({v})" if v > 1 else k for k, v in sorted(left_out.items()))
-            warnings = (f"{n} output{'s' if n > 1 else ''} or cell{'s' if n > 1 else ''} not "
-                        f"indexed, with no text to read: {what}",)
+            warnings = (f"{n} part{'s' if n > 1 else ''} with no text to read not indexed: "
+                        f"{what}",)
         title = str(meta.get("title") or "").strip() or heading_title(text, "markdown",
                                                                       path.stem)
         return Document(
