@@ -19,7 +19,10 @@ source, the key terms) is a subclass's; the classes for a format shared by sever
 (Markdown, reStructuredText, Vim help, HTML) are here.
 
 Each script imports this module by putting its folder's parent (eval/) on sys.path, so it
-still runs as `python eval/NAME/check_gt.py [--no-rebuild]` from anywhere. The module is not
+still runs as `python eval/NAME/check_gt.py [--no-rebuild]` from anywhere. The corpus's
+build/manifest.py imports it the same way and writes MANIFEST.json's documents with the
+check's own class (load_check, manifest_documents, write_manifest): the titles, characters
+and sections it writes are measured by the code that checks them. The module is not
 part of the citeline package: it checks the eval corpora, and nothing in citeline uses it.
 """
 import html
@@ -135,6 +138,56 @@ def load_build_module(here, name):
     return module
 
 
+def load_check(here, name):
+    """A corpus's check_gt.py, loaded by path as module `name` (its corpus class is what
+    build/manifest.py measures the documents with; its run() is not called)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, os.path.join(here, "check_gt.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def manifest_documents(corpus_class, here):
+    """MANIFEST.json's "documents" for the corpus in folder `here`, measured by its check's
+    own class (corpus_class, from its check_gt.py): the files of docs/ read as the check
+    reads them, each entry Corpus.document_entry's. build/manifest.py writes what
+    check_gt.py checks, with the same code, so the two cannot disagree.
+
+    Raises ValueError naming the problems when the check could not read the documents
+    (not UTF-8, a bad file name, an extraction that fails) or finds no title or no
+    section count for one: a MANIFEST of documents its check rejects is not written."""
+    corpus = corpus_class(os.path.join(here, "check_gt.py"), {})
+    corpus.docs_dir = os.path.join(here, "docs")
+    corpus.read_docs()
+    documents = [corpus.document_entry(f) for f in corpus.files]
+    problems = corpus.errors + [f"{d['file']}: no {what}" for d in documents
+                                for what in ("title", "sections") if d[what] is None]
+    if problems:
+        raise ValueError(f"{os.path.basename(here)}: documents not measurable: " + "; ".join(problems))
+    return documents
+
+
+def write_manifest(here, documents, source, commit, license, attribution):
+    """Write the corpus's MANIFEST.json (keys in the eval READMEs' order, totals summed from
+    `documents`, JSON indented by 2 with non-ASCII characters as they are, a final newline)
+    and return it."""
+    manifest = {
+        "source": source,
+        "commit": commit,
+        "license": license,
+        "attribution": attribution,
+        "documents": documents,
+        "total_chars": sum(d["chars"] for d in documents),
+        "total_sections": sum(d["sections"] for d in documents),
+    }
+    with open(os.path.join(here, "MANIFEST.json"), "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh, ensure_ascii=False, indent=2)
+        fh.write("\n")
+    return manifest
+
+
 class Corpus:
     """One corpus's check. A subclass names its file names and commit form and overrides
     the methods its format or source needs: extract, title, sections, is_heading,
@@ -185,6 +238,30 @@ class Corpus:
 
     def check_doc(self, f):
         """Checks of one document beyond its MANIFEST entry."""
+
+    def read_docs(self):
+        """Read every file of docs_dir: its raw text (raws, UTF-8 decoded as it is, carriage
+        returns kept) and the text needles are found in (docs, extract's), failing on a file
+        that is not UTF-8 or not named in the corpus's form; the sorted file names."""
+        self.files = files = sorted(f for f in os.listdir(self.docs_dir) if not f.startswith("."))
+        for f in files:
+            raw = Path(self.docs_dir, f).read_bytes()
+            try:
+                self.raws[f] = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                self.fail(f"{f}: not valid UTF-8 ({e})")
+                self.raws[f] = raw.decode("utf-8", "replace")
+            if not re.fullmatch(self.FILE_NAME, f):
+                self.fail(f"bad document file name {f}")
+            self.docs[f] = self.extract(f, self.raws[f])
+        self.check_files(files)
+        return files
+
+    def document_entry(self, f):
+        """Document f's MANIFEST entry as measured today: its title, its raw characters (what
+        citeline's loader compares) and its sections. The check compares MANIFEST with it and
+        build/manifest.py writes it (through manifest_documents)."""
+        return {"file": f, "title": self.title(f), "chars": len(self.raws[f]), "sections": self.sections(f)}
 
     def rebuild(self):
         """Rebuild docs/ from the source and compare; the source line, or None when the
@@ -434,19 +511,7 @@ class Corpus:
         if not re.fullmatch(self.COMMIT, manifest.get("commit", "")):
             self.fail(f"MANIFEST commit is not {self.COMMIT_IS}")
         self.check_manifest(manifest)
-
-        self.files = files = sorted(f for f in os.listdir(self.docs_dir) if not f.startswith("."))
-        for f in files:
-            raw = Path(self.docs_dir, f).read_bytes()
-            try:
-                self.raws[f] = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                self.fail(f"{f}: not valid UTF-8 ({e})")
-                self.raws[f] = raw.decode("utf-8", "replace")
-            if not re.fullmatch(self.FILE_NAME, f):
-                self.fail(f"bad document file name {f}")
-            self.docs[f] = self.extract(f, self.raws[f])
-        self.check_files(files)
+        files = self.read_docs()
 
         mdocs = manifest.get("documents", [])
         if [d.get("file") for d in mdocs] != files:
@@ -458,13 +523,14 @@ class Corpus:
             f = d.get("file")
             if f not in self.docs:
                 continue
-            chars, secs = len(self.raws[f]), self.sections(f)
+            entry = self.document_entry(f)
+            chars, secs = entry["chars"], entry["sections"]
             if d.get("chars") != chars:
                 self.fail(f"{f}: chars {d.get('chars')} != {chars} (raw characters, what the loader compares)")
             if d.get("sections") != secs:
                 self.fail(f"{f}: sections {d.get('sections')} != {secs}")
             self.check_doc(f)
-            title = self.title(f)
+            title = entry["title"]
             if d.get("title") != title:
                 self.fail(f"{f}: title {d.get('title')!r} != {self.TITLE_IS} {title!r}")
             tot_c += chars
