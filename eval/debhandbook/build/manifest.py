@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write MANIFEST.json from docs/.
+"""Write MANIFEST.json from docs/, each document measured by check_gt.py's DebHandbook
+(through gtcheck.manifest_documents), the code that checks it:
 
 chars    = characters of the raw file (UTF-8 decoded), which is what citeline's loader
            compares (the needles, by contrast, are cut from the extracted text);
@@ -14,28 +15,18 @@ sections = the number of <h3> elements in the page: the numbered sections X.Y.Z.
 
 Run with citeline's interpreter: /work/main/.venv/bin/python build/manifest.py"""
 import gzip
-import html
-import importlib.util
-import json
 import os
 import re
 import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# build/copy.py holds the page list; load it by path (its name would shadow the stdlib `copy`)
-_spec = importlib.util.spec_from_file_location("debhandbook_copy", os.path.join(HERE, "build", "copy.py"))
-_copy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_copy)
+sys.path.insert(0, os.path.dirname(HERE))
+import gtcheck  # noqa: E402
+
+_copy = gtcheck.load_build_module(HERE, "debhandbook_copy")
 PAGES = _copy.PAGES
-
-
-def page_title(raw):
-    m = re.search(r"<title[^>]*>(.*?)</title>", raw, re.S)
-    return html.unescape(m.group(1)).strip()
-
-
-def h3_count(raw):
-    return len(re.findall(r"<h3[ >]", raw))
+CHECK = gtcheck.load_check(HERE, "debhandbook_check")
 
 
 def package_version(src):
@@ -55,30 +46,21 @@ def package_version(src):
 def main():
     src = _copy.source_dir()
     version = package_version(src)
-    docs = []
-    for f in sorted(os.listdir(os.path.join(HERE, "docs"))):
-        raw = open(os.path.join(HERE, "docs", f), "rb").read().decode("utf-8")
-        docs.append({"file": f, "title": page_title(raw), "chars": len(raw), "sections": h3_count(raw)})
-    manifest = {
-        "source": f"The Debian Administrator's Handbook (edition for Debian 11 bullseye) as packaged by "
-                  f"Debian (debian-handbook {version}, bookworm), {len(PAGES)} English HTML pages "
-                  "(Publican, DocBook) copied byte-for-byte from /usr/share/doc/debian-handbook/html/en-US/ ("
-                  + ", ".join(page for _, page in PAGES)
-                  + "); https://debian-handbook.info/browse/stable/",
-        "commit": version,
-        "license": "GPL-2.0-or-later OR CC-BY-SA-3.0",
-        "attribution": "The Debian Administrator's Handbook, Copyright 2003-2015 Rapha\u00ebl Hertzog, "
-                       "2006-2015 Roland Mas, 2013-2015 Freexian SARL, under the GNU General Public "
-                       "License version 2 or later or the Creative Commons Attribution-ShareAlike 3.0 "
-                       "Unported license (see LICENSE); copied unmodified from Debian's "
-                       "debian-handbook package",
-        "documents": docs,
-        "total_chars": sum(d["chars"] for d in docs),
-        "total_sections": sum(d["sections"] for d in docs),
-    }
-    with open(os.path.join(HERE, "MANIFEST.json"), "w", encoding="utf-8") as fh:
-        json.dump(manifest, fh, ensure_ascii=False, indent=2)
-        fh.write("\n")
+    docs = gtcheck.manifest_documents(CHECK.DebHandbook, HERE)
+    manifest = gtcheck.write_manifest(
+        HERE, docs,
+        source=f"The Debian Administrator's Handbook (edition for Debian 11 bullseye) as packaged by "
+               f"Debian (debian-handbook {version}, bookworm), {len(PAGES)} English HTML pages "
+               "(Publican, DocBook) copied byte-for-byte from /usr/share/doc/debian-handbook/html/en-US/ ("
+               + ", ".join(page for _, page in PAGES)
+               + "); https://debian-handbook.info/browse/stable/",
+        commit=version,
+        license="GPL-2.0-or-later OR CC-BY-SA-3.0",
+        attribution="The Debian Administrator's Handbook, Copyright 2003-2015 Rapha\u00ebl Hertzog, "
+                    "2006-2015 Roland Mas, 2013-2015 Freexian SARL, under the GNU General Public "
+                    "License version 2 or later or the Creative Commons Attribution-ShareAlike 3.0 "
+                    "Unported license (see LICENSE); copied unmodified from Debian's "
+                    "debian-handbook package")
     for d in docs:
         print(d)
     print(manifest["total_chars"], manifest["total_sections"])

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write MANIFEST.json from docs/.
+"""Write MANIFEST.json from docs/, each document measured by check_gt.py's GitDocs (through
+gtcheck.manifest_documents), the code that checks it:
 
 chars    = characters of the raw file (UTF-8 decoded), which is what citeline's loader
            compares (the needles, by contrast, are cut from the extracted text);
@@ -14,27 +15,17 @@ from its changelog.Debian.gz.
 
 Run with citeline's interpreter: /work/main/.venv/bin/python build/manifest.py"""
 import gzip
-import html
-import importlib.util
-import json
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# build/copy.py holds the page list; load it by path (its name would shadow the stdlib `copy`)
-_spec = importlib.util.spec_from_file_location("gitdocs_copy", os.path.join(HERE, "build", "copy.py"))
-_copy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_copy)
+sys.path.insert(0, os.path.dirname(HERE))
+import gtcheck  # noqa: E402
+
+_copy = gtcheck.load_build_module(HERE, "gitdocs_copy")
 PAGES = _copy.PAGES
-
-
-def page_title(raw):
-    m = re.search(r"<title>(.*?)</title>", raw, re.S)
-    return html.unescape(m.group(1)).strip()
-
-
-def h2_count(raw):
-    return len(re.findall(r"<h2[\s>]", raw))
+CHECK = gtcheck.load_check(HERE, "gitdocs_check")
 
 
 def package_version(src):
@@ -47,29 +38,20 @@ def package_version(src):
 def main():
     src = _copy.source_dir()
     version = package_version(src)
-    docs = []
-    for f in sorted(os.listdir(os.path.join(HERE, "docs"))):
-        raw = open(os.path.join(HERE, "docs", f), "rb").read().decode("utf-8")
-        docs.append({"file": f, "title": page_title(raw), "chars": len(raw), "sections": h2_count(raw)})
-    manifest = {
-        "source": f"Git's HTML documentation from Debian's git-doc package {version} (Git 2.39.5, "
-                  f"Debian 12 bookworm), {len(PAGES)} AsciiDoc-generated pages (the User Manual via DocBook) copied byte-for-byte from "
-                  "/usr/share/doc/git-doc/ (= /usr/share/doc/git/html/) ("
-                  + ", ".join(rel[:-5] for _, rel in PAGES)
-                  + "); upstream source: Documentation/ of https://git.kernel.org/pub/scm/git/git.git "
-                  "(https://github.com/git/git), also at https://git-scm.com/docs",
-        "commit": version,
-        "license": "GPL-2.0-only",
-        "attribution": "Git documentation, by Linus Torvalds, Junio C Hamano and the Git contributors "
-                       "(https://git-scm.com), licensed under the GNU General Public License version 2 "
-                       "(see LICENSE); copied unmodified from Debian's git-doc package",
-        "documents": docs,
-        "total_chars": sum(d["chars"] for d in docs),
-        "total_sections": sum(d["sections"] for d in docs),
-    }
-    with open(os.path.join(HERE, "MANIFEST.json"), "w", encoding="utf-8") as fh:
-        json.dump(manifest, fh, ensure_ascii=False, indent=2)
-        fh.write("\n")
+    docs = gtcheck.manifest_documents(CHECK.GitDocs, HERE)
+    manifest = gtcheck.write_manifest(
+        HERE, docs,
+        source=f"Git's HTML documentation from Debian's git-doc package {version} (Git 2.39.5, "
+               f"Debian 12 bookworm), {len(PAGES)} AsciiDoc-generated pages (the User Manual via DocBook) copied byte-for-byte from "
+               "/usr/share/doc/git-doc/ (= /usr/share/doc/git/html/) ("
+               + ", ".join(rel[:-5] for _, rel in PAGES)
+               + "); upstream source: Documentation/ of https://git.kernel.org/pub/scm/git/git.git "
+               "(https://github.com/git/git), also at https://git-scm.com/docs",
+        commit=version,
+        license="GPL-2.0-only",
+        attribution="Git documentation, by Linus Torvalds, Junio C Hamano and the Git contributors "
+                    "(https://git-scm.com), licensed under the GNU General Public License version 2 "
+                    "(see LICENSE); copied unmodified from Debian's git-doc package")
     for d in docs:
         print(d)
     print(manifest["total_chars"], manifest["total_sections"])

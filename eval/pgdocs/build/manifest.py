@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write MANIFEST.json from docs/.
+"""Write MANIFEST.json from docs/, each document measured by check_gt.py's PgDocs (through
+gtcheck.manifest_documents), the code that checks it:
 
 chars    = characters of the raw file (UTF-8 decoded), which is what citeline's loader
            compares (the needles, by contrast, are cut from the extracted text);
@@ -13,28 +14,18 @@ sections = the number of <div class="sect2"> elements in the page, its numbered 
 
 Run with citeline's interpreter: /work/main/.venv/bin/python build/manifest.py"""
 import gzip
-import html
-import importlib.util
-import json
 import os
 import re
 import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# build/copy.py holds the page list; load it by path (its name would shadow the stdlib `copy`)
-_spec = importlib.util.spec_from_file_location("pgdocs_copy", os.path.join(HERE, "build", "copy.py"))
-_copy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_copy)
+sys.path.insert(0, os.path.dirname(HERE))
+import gtcheck  # noqa: E402
+
+_copy = gtcheck.load_build_module(HERE, "pgdocs_copy")
 PAGES = _copy.PAGES
-
-
-def page_title(raw):
-    m = re.search(r"<title>(.*?)</title>", raw, re.S)
-    return html.unescape(m.group(1)).strip()
-
-
-def sect2_count(raw):
-    return len(re.findall(r'<div class="sect2"', raw))
+CHECK = gtcheck.load_check(HERE, "pgdocs_check")
 
 
 def package_version(src):
@@ -54,29 +45,20 @@ def package_version(src):
 def main():
     src = _copy.source_dir()
     version = package_version(src)
-    docs = []
-    for f in sorted(os.listdir(os.path.join(HERE, "docs"))):
-        raw = open(os.path.join(HERE, "docs", f), "rb").read().decode("utf-8")
-        docs.append({"file": f, "title": page_title(raw), "chars": len(raw), "sections": sect2_count(raw)})
-    manifest = {
-        "source": f"PostgreSQL 15 documentation as packaged by Debian (postgresql-doc-15 {version}, "
-                  f"bookworm-security), {len(PAGES)} DocBook HTML pages copied byte-for-byte from "
-                  "/usr/share/doc/postgresql-doc-15/html/ ("
-                  + ", ".join(page for _, page in PAGES)
-                  + "); https://www.postgresql.org/docs/15/",
-        "commit": version,
-        "license": "PostgreSQL",
-        "attribution": "PostgreSQL 15 documentation, Copyright (c) 1996-2026 The PostgreSQL Global "
-                       "Development Group and (c) 1994 The Regents of the University of California, "
-                       "under the PostgreSQL License (see LICENSE); copied unmodified from Debian's "
-                       "postgresql-doc-15 package",
-        "documents": docs,
-        "total_chars": sum(d["chars"] for d in docs),
-        "total_sections": sum(d["sections"] for d in docs),
-    }
-    with open(os.path.join(HERE, "MANIFEST.json"), "w", encoding="utf-8") as fh:
-        json.dump(manifest, fh, ensure_ascii=False, indent=2)
-        fh.write("\n")
+    docs = gtcheck.manifest_documents(CHECK.PgDocs, HERE)
+    manifest = gtcheck.write_manifest(
+        HERE, docs,
+        source=f"PostgreSQL 15 documentation as packaged by Debian (postgresql-doc-15 {version}, "
+               f"bookworm-security), {len(PAGES)} DocBook HTML pages copied byte-for-byte from "
+               "/usr/share/doc/postgresql-doc-15/html/ ("
+               + ", ".join(page for _, page in PAGES)
+               + "); https://www.postgresql.org/docs/15/",
+        commit=version,
+        license="PostgreSQL",
+        attribution="PostgreSQL 15 documentation, Copyright (c) 1996-2026 The PostgreSQL Global "
+                    "Development Group and (c) 1994 The Regents of the University of California, "
+                    "under the PostgreSQL License (see LICENSE); copied unmodified from Debian's "
+                    "postgresql-doc-15 package")
     for d in docs:
         print(d)
     print(manifest["total_chars"], manifest["total_sections"])
