@@ -1,31 +1,26 @@
 #!/usr/bin/env python3
-"""Write MANIFEST.json from docs/ (chars = len(text), sections = lines starting with '## ')."""
+"""Write MANIFEST.json from docs/, each document measured by check_gt.py's PyTutorial (through
+gtcheck.manifest_documents), the code that checks it: chars = len(text), title = the first
+'# ' heading, sections = lines starting with '## '."""
 import json
 import os
 import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(HERE))
+import gtcheck  # noqa: E402
+
+CHECK = gtcheck.load_check(HERE, "pytutorial_check")
+
 version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3.11-doc"],
                          check=True, capture_output=True, text=True).stdout.strip()
-docs = []
-for f in sorted(os.listdir(os.path.join(HERE, "docs"))):
-    text = open(os.path.join(HERE, "docs", f), encoding="utf-8").read()
-    lines = text.split("\n")
-    assert lines[0].startswith("# "), f
-    docs.append({"file": f, "title": lines[0][2:].strip(), "chars": len(text),
-                 "sections": sum(1 for ln in lines if ln.startswith("## "))})
-manifest = {
-    "source": "Debian package python3.11-doc (/usr/share/doc/python3.11/html/_sources/tutorial/*.rst.txt); "
-              "https://docs.python.org/3.11/tutorial/",
-    "commit": version,
-    "license": "PSF-2.0",
-    "attribution": "The Python Tutorial, Copyright \u00a9 2001-2023 Python Software Foundation; "
-                   "converted from reStructuredText to Markdown with pandoc",
-    "documents": docs,
-    "total_chars": sum(d["chars"] for d in docs),
-    "total_sections": sum(d["sections"] for d in docs),
-}
-with open(os.path.join(HERE, "MANIFEST.json"), "w", encoding="utf-8") as fh:
-    json.dump(manifest, fh, ensure_ascii=False, indent=2)
-    fh.write("\n")
+manifest = gtcheck.write_manifest(
+    HERE, gtcheck.manifest_documents(CHECK.PyTutorial, HERE),
+    source="Debian package python3.11-doc (/usr/share/doc/python3.11/html/_sources/tutorial/*.rst.txt); "
+           "https://docs.python.org/3.11/tutorial/",
+    commit=version,
+    license="PSF-2.0",
+    attribution="The Python Tutorial, Copyright \u00a9 2001-2023 Python Software Foundation; "
+                "converted from reStructuredText to Markdown with pandoc")
 print(json.dumps(manifest, ensure_ascii=False, indent=2))
