@@ -405,3 +405,25 @@ def test_footnotes_and_endnotes_are_text_even_in_an_aside_or_hidden(tmp_path: Pa
     assert "Near the new and the full moon." in text
     assert "Tables of Brest, 1911." in text
     assert "newsletter" not in text  # an aside that is no note is still a sidebar
+
+
+def test_a_list_of_notes_is_read_with_its_notes(tmp_path: Path):
+    """Docutils (Sphinx 5+, and the EPUBs Sphinx builds) wraps a page's footnotes in an
+    <aside class="footnote-list"> with no role of its own, each note an <aside role="note">
+    (markup from Debian's Developer's Reference EPUB): dropped as an aside, the list took
+    its notes with it while their [1] marks stayed (found writing eval/devreference). An
+    aside holding a note and anything else is still dropped."""
+    page = tmp_path / "salvage.html"
+    page.write_text(
+        "<html><body><main><h1>Salvaging packages</h1>"
+        '<p>The bug should start with ITS: package-name <a class="footnote-reference brackets" '
+        'href="#id3" role="doc-noteref">[1]</a>.</p>'
+        '<aside class="footnote-list brackets"><aside class="footnote brackets" id="id3" '
+        'role="note"><span class="label"><span class="fn-bracket">[</span>1<span '
+        'class="fn-bracket">]</span></span><p>ITS is shorthand for "Intend to Salvage".</p>'
+        "</aside></aside>"
+        '<aside class="related"><aside role="note"><p>See also the NMU rules.</p></aside>'
+        "<p>Sponsored: hosting from 3 EUR.</p></aside></main></body></html>")
+    text = extract(page).text
+    assert text == ("# Salvaging packages\n\nThe bug should start with ITS: package-name [1].\n\n"
+                    '[1]\n\nITS is shorthand for "Intend to Salvage".')

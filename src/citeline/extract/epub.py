@@ -573,11 +573,13 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "5"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    version = "6"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
     # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
     # page list, else the page-break markers) go with citations, markers' numbers are
     # no text; 5: DocBook's boxed asides are text (html extractor 18), as in a DocBook
-    # e-book's chapters
+    # e-book's chapters; 6: a chapter file the spine lists several times (by items whose
+    # hrefs differ only in a fragment) is read once, and a list of notes is read with its
+    # notes (html 19: docutils' footnote-list)
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -589,8 +591,14 @@ class EpubExtractor:
             check_package(path, rel, "EPUB e-book")
             with zipfile.ZipFile(path) as z:
                 package = _Package(z, rel)
-                items = [i for i in package.spine if i.linear] + \
-                        [i for i in package.spine if not i.linear]
+                # each file once, at its first place: a spine may list one file many times,
+                # by items whose hrefs differ only in a fragment ("ch1.xhtml#o8", as SiSU
+                # writes), and every listing read it whole again
+                first: dict[str, _Item] = {}
+                for item in [i for i in package.spine if i.linear] + \
+                        [i for i in package.spine if not i.linear]:
+                    first.setdefault(item.name, item)
+                items = list(first.values())
                 marks = _Marks(package.page_list())
                 chapters = [_chapter(package, i, marks) for i in items
                             if i.media_type in _PAGE_TYPES]

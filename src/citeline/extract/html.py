@@ -308,9 +308,18 @@ _NOTE_KINDS = frozenset("footnote footnotes endnote endnotes rearnote rearnotes 
                         "doc-footnote doc-endnote doc-endnotes".split())
 
 
+def _holds_notes_only(node: LexborNode) -> bool:
+    """Whether an element is a list of notes: it has element children, and each is a
+    note (:func:`_is_note`). Docutils (Sphinx 5+, its EPUBs too) wraps a page's footnotes
+    in an ``<aside class="footnote-list">`` with no role of its own; dropped as an aside, it
+    took every note inside with it, while their ``[3]`` marks stayed in the text."""
+    children = [c for c in node.iter() if c.tag != "-text"]
+    return bool(children) and all(_is_note(c.attributes) for c in children)
+
+
 def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     tag = node.tag
-    if _is_note(node.attributes):
+    if _is_note(node.attributes) or _holds_notes_only(node):
         return False
     if tag in DROP_TAGS:
         return True
@@ -608,7 +617,7 @@ def read_page(html: str, rel: str, xhtml: bool = False,
 
 class HtmlExtractor:
     name = "html"
-    version = "18"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "19"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -625,7 +634,8 @@ class HtmlExtractor:
     # or hidden until its reference is followed; 17: an id that is a heading's anchor or a
     # dotted API path names no boilerplate (Sphinx's "using-cookie-based-sessions" section);
     # 18: DocBook's boxed asides (a sidebar with its title page) are text, DocBook's and
-    # Publican's Prev / Up / Next bars (navheader, navfooter, docnav) are navigation
+    # Publican's Prev / Up / Next bars (navheader, navfooter, docnav) are navigation; 19:
+    # a list of notes is read with its notes (docutils' <aside class="footnote-list">)
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
