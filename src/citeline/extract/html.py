@@ -313,7 +313,7 @@ def _holds_notes_only(node: LexborNode) -> bool:
     note (:func:`_is_note`). Docutils (Sphinx 5+, its EPUBs too) wraps a page's footnotes
     in an ``<aside class="footnote-list">`` with no role of its own; dropped as an aside, it
     took every note inside with it, while their ``[3]`` marks stayed in the text."""
-    children = [c for c in node.iter() if c.tag != "-text"]
+    children = [c for c in node.iter() if c.tag and not c.tag.startswith("-")]  # no comments
     return bool(children) and all(_is_note(c.attributes) for c in children)
 
 
