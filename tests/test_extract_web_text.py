@@ -418,7 +418,7 @@ def test_a_list_of_notes_is_read_with_its_notes(tmp_path: Path):
         "<html><body><main><h1>Salvaging packages</h1>"
         '<p>The bug should start with ITS: package-name <a class="footnote-reference brackets" '
         'href="#id3" role="doc-noteref">[1]</a>.</p>'
-        '<aside class="footnote-list brackets"><aside class="footnote brackets" id="id3" '
+        '<aside class="footnote-list brackets"><!-- notes --><aside class="footnote brackets" id="id3" '
         'role="note"><span class="label"><span class="fn-bracket">[</span>1<span '
         'class="fn-bracket">]</span></span><p>ITS is shorthand for "Intend to Salvage".</p>'
         "</aside></aside>"
