@@ -883,6 +883,80 @@ def outlined_pdf(folder: Path) -> Path:
     return path
 
 
+# A manual typeset as Texinfo sets one: front matter numbered i-iii at the top of its
+# pages; each chapter's first page with its printed number alone (drawn at the foot,
+# first in the content stream), its other pages under a running head naming the
+# chapter and the printed page (PDF page 7 is printed page 4); an appendix whose
+# bookmark is its title alone ("Reporting Bugs") while the page reads "Appendix A
+# Reporting Bugs"; and chapter 1's title set as LaTeX sets it, "Chapter 1" above it.
+TEXINFO_BREAK = ("The scale dissolves in warm", "citric acid within the hour.")
+TEXINFO_WORDS = ("amber", "birch", "cedar", "dune", "ember", "fern", "glade", "heath", "iris",
+                 "juniper", "kelp", "larch", "moss", "nettle", "oak", "pine", "quartz", "reed", "sage")
+
+
+def texinfo_manual_pdf(folder: Path) -> Path:
+    """19 pages: contents (i-iii), chapter 1 "Wiring" (pages 4-5, one page under its
+    head), chapter 2 "Descaling" (6-15, heads on 7-15, "2.1 Vinegar" on 9), appendix A
+    "Reporting Bugs" (16-19); a sentence runs from page 8 onto page 9
+    (:data:`TEXINFO_BREAK`)."""
+    from reportlab.pdfgen import canvas
+
+    path = folder / "kettle-texinfo.pdf"
+    c = canvas.Canvas(str(path))
+    heads = {5: "Chapter 1: Wiring"} | {n: "Chapter 2: Descaling" for n in range(7, 16)} \
+        | {n: "Appendix A: Reporting Bugs" for n in range(17, 20)}
+    for page in range(1, 20):
+        printed = page - 3
+        c.setFont("Helvetica", 10)
+        if page in (4, 6, 16):  # a chapter's first page: its number, at the foot
+            c.drawString(300, 40, str(printed))
+        y = 780
+        if page <= 3:
+            c.drawString(300, y, ["i", "ii", "iii"][page - 1])
+            y -= 30
+        if page in heads:
+            c.drawString(72, y, f"{heads[page]} {printed}")
+            y -= 30
+        c.setFont("Helvetica-Bold", 14)
+        if page == 4:
+            c.drawString(72, y, "Chapter 1")
+            c.drawString(72, y - 40, "Wiring")
+            c.bookmarkHorizontal("wiring", 0, y + 14)
+            c.addOutlineEntry("Wiring", "wiring", level=0)
+            y -= 80
+        elif page == 6:
+            c.drawString(72, y, "2 Descaling")
+            c.bookmarkHorizontal("descaling", 0, y + 14)
+            c.addOutlineEntry("Descaling", "descaling", level=0)
+            y -= 40
+        elif page == 9:
+            c.setFont("Helvetica", 10)
+            c.drawString(72, y, TEXINFO_BREAK[1])
+            y -= 30
+            c.setFont("Helvetica-Bold", 12)
+            c.drawString(72, y, "2.1 Vinegar")
+            c.bookmarkHorizontal("vinegar", 0, y + 14)
+            c.addOutlineEntry("Vinegar", "vinegar", level=1)
+            y -= 30
+        elif page == 16:
+            c.drawString(72, y, "Appendix A Reporting Bugs")
+            c.bookmarkHorizontal("bugs", 0, y + 14)
+            c.addOutlineEntry("Reporting Bugs", "bugs", level=0)
+            y -= 40
+        c.setFont("Helvetica", 10)
+        word = TEXINFO_WORDS[page - 1]
+        lines = [f"The {word} notes come first on this page.", f"Nothing else is said of {word} here.",
+                 f"Read the {word} part twice."]
+        if page == 8:
+            lines.append(TEXINFO_BREAK[0])
+        for line in lines:
+            c.drawString(72, y, line)
+            y -= 14
+        c.showPage()
+    c.save()
+    return path
+
+
 # A LaTeX-style page: numbered headings with a quad between number and title, a
 # two-column table, and a bold figure caption with text after it.
 NUMBERED_BODY = ("Sluice gates are inspected every spring before the high water season "

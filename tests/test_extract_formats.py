@@ -259,6 +259,72 @@ def test_a_bare_number_is_a_page_number_only_when_it_counts_with_the_pages():
     assert pdfmod.page_list([1, 2, 3, 7, 9, 10]) == "1-3, 7 and 9-10"
 
 
+def test_a_chapter_s_running_head_is_furniture_over_its_run_of_pages():
+    # Texinfo's heads: the chapter's title and the printed page (page n prints n - 2),
+    # different in each chapter, so none is on half of the pages; a chapter's first
+    # page has its printed number alone, chapter 1 has one page under its head
+    words = ["Gaskets", "Valves", "Hoses", "Seals", "Pumps", "Filters", "Tanks", "Clamps",
+             "Pipes", "Drains", "Vents", "Gauges", "Taps", "Fuses"]
+    heads = {4: "Chapter 1: Setup"} | {n: "Chapter 2: Repairs" for n in range(6, 11)} \
+        | {n: "Appendix A: Parts" for n in range(12, 15)}
+    pages = [[f"{heads[n]} {n - 2}" if n in heads else str(n - 2), f"{words[n - 1]} are checked.",
+              f"Then {words[n - 1].lower()} are logged."] for n in range(1, 15)]
+    pages[0][0], pages[1][0] = "i", "ii"  # front matter numbered in roman numerals
+    pages[2][0] = "iii"
+    found = pdfmod.find_furniture(pages, numbered=True)
+    assert found.top >= {"chapter #: setup #", "chapter #: repairs #", "appendix a: parts #",
+                         "#-2", "#i+0"}
+    assert [pdfmod.strip_furniture(p, found, n) for n, p in enumerate(pages, start=1)] == [
+        p[1:] for p in pages]
+    # two pages under one head are too few a run: a text says "Step 3" atop page 3 and
+    # "Step 4" atop page 4 (FURNITURE_RUN_PAGES)
+    steps = [[f"Step {n}", f"{w} are checked.", f"Then {w.lower()} go back."]
+             for n, w in enumerate(words[:2], start=1)] + [[w, f"{w} are checked."] for w in words[2:6]]
+    assert not pdfmod.find_furniture(steps, numbered=True)
+
+
+def test_lines_repeated_atop_pages_without_a_counting_number_stay():
+    words = ["Gaskets", "Valves", "Hoses", "Seals", "Pumps", "Filters", "Tanks", "Clamps",
+             "Pipes", "Drains"]
+    # a heading atop the two pages its section runs over, a table's header row repeated
+    # on the four pages the table runs over, a short line repeated at three feet: the
+    # same line on consecutive pages (under half of them), but no number counting with them
+    tops = {1: "Troubleshooting", 2: "Troubleshooting"} | dict.fromkeys(
+        range(4, 8), "Part Supplier Unit price Stock")
+    pages = [[tops.get(n, f"{w} first"), f"{w} are checked.", f"Then {w.lower()} are logged.",
+              "Total 12" if n in (6, 7, 8) else f"{w} last"]
+             for n, w in enumerate(words, start=1)]
+    found = pdfmod.find_furniture(pages, numbered=True)
+    assert not found, found
+    # a line ending in the page's printed number but shaped unlike the running heads is
+    # text (a deck's subtitle "part 1" on page 1, whose footers carry the page number)
+    deck = [["Irrigation controller", "Installer training, part 1"]] + [
+        [f"{w} are checked.", f"Irrigation training, March 2026 {n}"]
+        for n, w in enumerate(words[:6], start=2)]
+    found = pdfmod.find_furniture(deck, numbered=True)
+    assert found.bottom >= {"irrigation training, march # #"}
+    assert pdfmod.strip_furniture(deck[0], found, 1) == deck[0]
+    assert pdfmod.roman_value("iv") == 4 and pdfmod.roman_value("xix") == 19
+
+
+def test_pdf_texinfo_running_heads_and_appendix_headings(tmp_path: Path):
+    doc = extract(b.texinfo_manual_pdf(tmp_path))
+    assert "Chapter 2: Descaling" not in doc.text and "Chapter 1: Wiring 2" not in doc.text
+    assert "Appendix A: Reporting Bugs" not in doc.text
+    assert not re.search(r"(?m)^(?:\d+|i+)$", doc.text)  # no page number alone on a line
+    # the sentence across the page break is parted by the page break only
+    assert f"{b.TEXINFO_BREAK[0]}\n\n{b.TEXINFO_BREAK[1]}" in doc.text
+    (warning,) = doc.warnings
+    assert "'Chapter 1: Wiring 2'" in warning and "'Chapter 2: Descaling 4'" in warning
+    # "Appendix A" before the bookmark's title, "Chapter 1" on the line above it
+    assert [(h.level, h.title, doc.text[h.start:h.end]) for h in doc.outline] == [
+        (1, "Wiring", "Chapter 1\n\nWiring"), (1, "Descaling", "2 Descaling"),
+        (2, "Vinegar", "2.1 Vinegar"), (1, "Reporting Bugs", "Appendix A Reporting Bugs")]
+    bugs = next(c for c in chunk_document(doc) if "sage" in c.content)
+    assert bugs.section == "kettle-texinfo > Reporting Bugs"  # not "... > Descaling > Vinegar"
+    assert doc.extractor_version == "10"
+
+
 def test_pdf_scanned_page_is_read_by_ocr_with_its_confidence(tmp_path: Path):
     if pdfmod.ocr_status() is not None:
         pytest.fail(f"OCR must be installed for the test suite: {pdfmod.ocr_status()}")

@@ -13,7 +13,14 @@ records both pages — it never spans one silently).
   that is the same up to its digits ("Annual report — page 7") — are detected
   and kept out of the canonical text; the document carries a warning naming
   them, so nothing disappears unseen. A line that is only a number is a page
-  number only when it counts with the pages (a slide's "2026" is not).
+  number only when it counts with the pages (a slide's "2026" is not). A
+  chapter's running head, which changes with the chapter (Texinfo's "Chapter 3:
+  Basic Shell Features 13", LaTeX's "16 Chapter 2. Setup"), is furniture when it
+  is the top (or bottom) line of a run of consecutive pages, or of one side's, with
+  the printed page number counting in it (:func:`running_heads`); that number then
+  finds a short chapter's lone head and a chapter's first page's bare number. A
+  line repeated without a counting number (a heading atop two pages, a table's
+  header row on each page it runs over) stays.
 - **Pages without a text layer** (scans) go through OCR when it is installed
   (Tesseract via pytesseract: ``pip install 'citeline[ocr]'`` plus Debian's
   ``tesseract-ocr``): the page is rendered to an image and its recognised text
@@ -26,7 +33,8 @@ records both pages — it never spans one silently).
   OCR or a warning.
 - **Bookmarks** (the outline LaTeX, Word and LibreOffice write) are the document's
   headings: each bookmark's title is looked for as a line of the page it points
-  to (a section number may precede it), and the ones found give the chunker its
+  to (a section number may precede it, and "Appendix", "Chapter" or "Part" before
+  that: "Appendix A Reporting Bugs"), and the ones found give the chunker its
   sections, so a hit names its section as well as its page. A bookmark whose title
   is not a line of its page (a bookmark to a figure, a title reworded) is left out.
 - **Font sizes** make the headings of a PDF without bookmarks (what most exports
@@ -116,6 +124,24 @@ FURNITURE_SIDE_SHARE = 0.8
 FURNITURE_MAX_SHARE = 2 / 3
 # A bare page number has at most this many digits; a longer one is a figure.
 _PAGE_NUMBER_DIGITS = 5
+# A chapter's running head (Texinfo's "Chapter 3: Basic Shell Features 13", LaTeX's
+# "2.1. SETUP 17") changes from chapter to chapter, so no one line is on half of the
+# pages: a line is furniture too when its key is the edge line of this many consecutive
+# pages (or pages of one side, for a book's left and right heads) and it holds a
+# number that counts with the pages at every step, the printed page number. Three, as
+# bashref.pdf's shortest run of one head is 3 pages (chapter 7) and two counting lines
+# at the top of two pages is something a text prints ("Step 3", "Step 4"); a line
+# without such a number (a heading atop two pages, a table's header row repeated on
+# each page it runs over, "(continued from previous page)") is never taken by this rule.
+FURNITURE_RUN_PAGES = 3
+# Lines the runs' printed page number dates are furniture too, wherever the document
+# has running heads at that edge on at least FURNITURE_SHARE of its pages: a chapter
+# of one or two pages ("Chapter 1: Introduction 2") has its head on no run, and a
+# chapter's first page carries its printed number alone ("167"); both end or are the
+# number the heads put on that page. A run's head is at most this long (Texinfo's
+# longest in bashref.pdf, "Appendix B: Major Differences From The Bourne Shell 169",
+# is 56 characters), so a long sentence ending in the same number stays.
+RUNNING_HEAD_MAX_CHARS = 120
 # Bookmarks deeper than this are rare and too fine for a heading path (a
 # figure or a paragraph); the outline's first levels are the sections.
 OUTLINE_DEPTH = 6
@@ -141,8 +167,13 @@ _NUMBERED = re.compile(r"\d+(?:\.\d+)+\.?\s|\d+\.\s")
 # A line's leading section number or list label, alone ("2.1", "A", "IV.", "3.")
 _LABEL = re.compile(r"(?:\d+|[A-Z]|[IVXLC]+)(?:\.\d+)*\.?")
 _LEADING_LABEL = re.compile(rf"\s*{_LABEL.pattern}(?= )")
-# Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV.")
-_SECTION_NUMBER = rf"(?:{_LABEL.pattern}[ \t]+)?"
+# Before a bookmark's title on its line: a section number ("2.1", "A.3", "IV."), or
+# the word LaTeX, Texinfo and DocBook print before a chapter's or an appendix's
+# number ("Appendix A Reporting Bugs", "Chapter 3. Setup", "Part II"; with the number
+# in the bookmark, "A Copying Information", as libtasn1's Texinfo writes it), the two
+# on a line of their own above the title as LaTeX and dblatex set them ("Chapter 1\n\nOverview")
+_SECTION_NUMBER = (rf"(?:(?:appendix|chapter|part)[ \t]+(?:{_LABEL.pattern}\s+)?"
+                   rf"|{_LABEL.pattern}[ \t]+)?")
 
 # Slide decks (PowerPoint, Impress, Keynote, Google Slides and Beamer exports): a page
 # at least this much wider than tall is a slide (4:3 is 1.33, 16:9 1.78) ...
@@ -178,6 +209,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufeff\ufffd]")
 _TRAILING_WS = re.compile(r"[ \t]+\n")
 _BLANK_RUN = re.compile(r"\n{3,}")
 _DIGITS = re.compile(r"\d+")
+# A front matter's page number in lower-case roman numerals ("iv"), up to 39
+_ROMAN = re.compile(r"x{0,3}(?:ix|iv|v?i{0,3})")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10}
 _WS = re.compile(r"\s+")
 # PDFium's load errors, "Failed to load document (PDFium: <reason>).", in plain words.
 _PDFIUM_REASONS = {
@@ -597,10 +631,18 @@ def furniture_key(line: str, page: int | None = None) -> str:
     ``"#-2"``, the only keys with a digit), so a slide's "2026" does not pass for the
     "3" of the next one.
     """
-    if page is not None and (bare := line.strip()).isascii() and bare.isdigit() \
-            and len(bare) <= _PAGE_NUMBER_DIGITS:
+    bare = line.strip()
+    if page is not None and bare.isascii() and bare.isdigit() and len(bare) <= _PAGE_NUMBER_DIGITS:
         return f"#{int(bare) - page:+d}"
+    if page is not None and bare and _ROMAN.fullmatch(bare):  # front matter's "iv": "#i-2" on page 6
+        return f"#i{roman_value(bare) - page:+d}"
     return _WS.sub(" ", _DIGITS.sub("#", line)).strip().casefold()
+
+
+def roman_value(numeral: str) -> int:
+    """A lower-case roman numeral's value, up to 39 ("iv" -> 4, "xii" -> 12)."""
+    values = [_ROMAN_VALUES[ch] for ch in numeral]
+    return sum(-v if v < w else v for v, w in zip(values, values[1:] + [0], strict=True))
 
 
 def _is_page_number_key(key: str) -> bool:
@@ -666,8 +708,9 @@ def find_furniture(pages: list[list[str]], numbered: bool = False,
         return {k for k in found if _counts_with_pages(seen[k])}
 
     top, bottom = slice(None, EDGE_LINES), slice(-EDGE_LINES, None)
-    found = Furniture(frozenset().union(*(repeated(top, p) for p in (None, 0, 1))),
-                      frozenset().union(*(repeated(bottom, p) for p in (None, 0, 1))),
+    heads_top, heads_bottom = running_heads(with_text, numbered, large)
+    found = Furniture(frozenset().union(heads_top, *(repeated(top, p) for p in (None, 0, 1))),
+                      frozenset().union(heads_bottom, *(repeated(bottom, p) for p in (None, 0, 1))),
                       tuple(frozenset(t) for t in large))
     # Furniture is a page's margin: when it would take most of the text (FURNITURE_MAX_SHARE),
     # the repeated lines are the content (a short form per page, its labels on each).
@@ -675,6 +718,94 @@ def find_furniture(pages: list[list[str]], numbered: bool = False,
     left = sum(len([ln for ln in strip_furniture(lines, found, n if numbered else None)
                     if ln.strip()]) for n, lines in with_text)
     return found if total - left <= FURNITURE_MAX_SHARE * total else Furniture()
+
+
+def running_heads(with_text: list[tuple[int, list[str]]], numbered: bool = False,
+                  large: Sequence[frozenset[str]] = ()) -> tuple[set[str], set[str]]:
+    """Keys of the running heads (top) and feet (bottom) that change from chapter to
+    chapter (pure; ``with_text`` holds (page number, its non-blank lines) for each page
+    with text). Each is the first (last) line of :data:`FURNITURE_RUN_PAGES` or more
+    consecutive pages, or pages of one side, the same up to its digits, with a number
+    that grows with the page at every step: Texinfo's "Chapter 3: Basic Shell Features
+    13" on pages 19, 20, 21 ... The number's offset from the page (-6: printed page 13
+    is page 19) then dates the lines no run holds: a page's number alone at either edge
+    ("167" on a chapter's first page), and, where such heads run over
+    :data:`FURNITURE_SHARE` of the pages, an edge line of at most
+    :data:`RUNNING_HEAD_MAX_CHARS` that starts or ends with it as a run's head does, the
+    same word beside it (:func:`_head_shape`: a chapter of one page, "Chapter 1:
+    Introduction 2" on page 8, beside runs of "Chapter 3: ... 13")."""
+    found: tuple[set[str], set[str]] = (set(), set())
+    pages = [n for n, _ in with_text]
+    for side, top in ((found[0], True), (found[1], False)):
+        edge: dict[int, tuple[str, str]] = {}  # page -> (its edge line, the line's key)
+        for n, lines in with_text:
+            line = lines[0] if top else lines[-1]
+            if not _is_title(large, n, line):
+                edge[n] = (line, furniture_key(line, n if numbered else None))
+        offsets: set[int] = set()
+        held: set[int] = set()  # pages whose edge line a run of heads holds
+        shapes: set[tuple[int, bool, str]] = set()  # the runs' (offset, *_head_shape)
+        # every page, then each side's (a book's left and right heads alternate)
+        for order in (pages, [n for n in pages if n % 2], [n for n in pages if not n % 2]):
+            i = 0
+            while i < len(order):
+                j = i
+                key = edge.get(order[i], ("", None))[1]
+                while j + 1 < len(order) and key is not None \
+                        and edge.get(order[j + 1], ("", None))[1] == key:
+                    j += 1
+                run = order[i:j + 1]
+                i = j + 1
+                if key is None or len(run) < FURNITURE_RUN_PAGES:
+                    continue
+                if numbered and _is_page_number_key(key):
+                    side.add(key)  # a page number alone, counting with the pages already
+                    continue
+                offset = _page_offset({n: edge[n][0] for n in run})
+                if offset is not None:
+                    side.add(key)
+                    offsets.add(offset)
+                    held.update(run)
+                    shape = _head_shape(edge[run[0]][0], run[0] + offset)
+                    if shape is not None:
+                        shapes.add((offset, *shape))
+        if not numbered or not offsets:
+            continue
+        for offset in offsets:  # a page number alone, at either edge
+            found[0].add(f"#{offset:+d}")
+            found[1].add(f"#{offset:+d}")
+        if len(held) < FURNITURE_SHARE * len(pages):
+            continue
+        for n, (line, key) in edge.items():
+            if n not in held and len(line) <= RUNNING_HEAD_MAX_CHARS and any(
+                    _head_shape(line, n + offset) == (end, word) for offset, end, word in shapes):
+                side.add(key)
+    return found
+
+
+def _page_offset(lines_by_page: dict[int, str]) -> int | None:
+    """The printed page number's offset from the page's own, when one of the lines'
+    numbers (the same place in each) grows as the page does at every step, else None."""
+    nums = [(n, [int(d) for d in _DIGITS.findall(t)]) for n, t in sorted(lines_by_page.items())]
+    steps = list(zip(nums, nums[1:], strict=False))
+    for i in range(min(len(v) for _, v in nums)):
+        if all(b[1][i] - a[1][i] == b[0] - a[0] for a, b in steps):
+            return nums[0][1][i] - nums[0][0]
+    return None
+
+
+def _head_shape(line: str, number: int) -> tuple[bool, str] | None:
+    """(whether ``number`` ends ``line``, the first of its other words up to digits)
+    when ``number`` is the line's first or last word and a word is left: a running head's
+    shape ("Chapter 3: Basic Shell Features 13" -> (True, "chapter"); "16 Chapter 2. Setup"
+    -> (False, "chapter"); "2.1. Wiring 17" -> (True, "#.#.")), which a chapter's lone head
+    shares with the runs' and a line of text ending in the same number rarely does."""
+    words = line.split()
+    if len(words) < 2 or str(number) not in (words[0], words[-1]):
+        return None
+    end = words[-1] == str(number)
+    rest = words[:-1] if end else words[1:]
+    return end, _DIGITS.sub("#", rest[0]).casefold()
 
 
 def _counts_with_pages(lines_by_page: dict[int, str]) -> bool:
@@ -839,7 +970,7 @@ def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
 
 class PdfExtractor:
     name = "pdf"
-    version = "9"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "10"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -851,7 +982,10 @@ class PdfExtractor:
     # furniture never takes more than two thirds of the text; 7: paragraphs and table
     # rows of a page with /Rotate are read from its layout as shown (shown_box); 8: what
     # annotations show is text of the page (a filled form's values, free-text notes);
-    # 9: a page's printed number (/PageLabels) is kept with it for citations
+    # 9: a page's printed number (/PageLabels) is kept with it for citations; 10: a
+    # chapter's running head (the same line, up to its counting page number, atop a run
+    # of pages) and the bare page numbers it dates are furniture, and a bookmark's line
+    # may start with "Appendix", "Chapter" or "Part" before its number
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
