@@ -6,11 +6,13 @@ run on citeline's canonical text (its PDF extraction). What differs from gtcheck
 - the document is a PDF, not UTF-8 text: its "characters" (MANIFEST chars, what citeline's
   loader compares for such a file) are those of the extracted text; its title is the title
   page's first line (the PDF's /Title is empty); its sections are the headings citeline's
-  PDF extractor places from the bookmarks (its outline), and the bookmarks it does not place
-  are named in a note;
-- a needle must touch no heading line: the outline's, the appendix titles the extractor
-  does not place ("Appendix A Reporting Bugs"), nor a running head the extractor keeps
-  ("Chapter 3: Basic Shell Features 13") or a page number alone on its line;
+  PDF extractor places from the bookmarks (its outline: all 141 since pdf extractor 10, which
+  reads "Appendix A Reporting Bugs" as the bookmark "Reporting Bugs"), and any bookmark it
+  does not place is named in a note;
+- a needle must touch no heading line: the outline's, an appendix title line ("Appendix A
+  Reporting Bugs", not placed before pdf extractor 10), nor a running head ("Chapter 3: Basic
+  Shell Features 13") or a page number alone on its line, which pdf extractor 10 leaves out
+  and versions before it kept;
 - "inside code" is inside a line set wholly in the typewriter font (CMTT: Texinfo's example
   blocks and the names it sets alone on a line), read from the PDF's fonts;
 - one document holds all 32 needles, so the rule "10 documents covered" is replaced by "10
@@ -37,8 +39,9 @@ _copy = gtcheck.load_build_module(os.path.dirname(os.path.abspath(__file__)), "b
 PACKAGE = "bash-doc"
 LICENSE = "GFDL-1.3-no-invariants-or-later"
 MIN_PARTS = 10   # chapters or appendices holding a needle
-# a running head the extractor keeps ("Chapter 3: Basic Shell Features 13", "Appendix B: ...
-# 169"), a page number alone ("167", "iii"), an appendix title it does not place as a heading
+# a running head ("Chapter 3: Basic Shell Features 13", "Appendix B: ... 169") and a page
+# number alone ("167", "iii"), which pdf extractors before 10 kept, and an appendix title,
+# which they did not place as a heading: still refused should an extraction keep them
 RUNNING_HEAD = re.compile(r"(?:Chapter \d+|Appendix [A-D]): .* \d+")
 PAGE_NUMBER = re.compile(r"\d+|[ivx]+")
 APPENDIX = re.compile(r"Appendix ([A-D]) \S.*")
@@ -219,11 +222,13 @@ class BashRef(gtcheck.Corpus):
     # ------------------------------------------------------------ one document, many parts
     def part_of(self, f, off):
         """The chapter ('3') or appendix ('B') whose text holds offset off: the last level-1
-        heading of the outline, or appendix title line, before it."""
+        heading of the outline ('3 Basic Shell Features', 'Appendix B Major ...'), or appendix
+        title line, before it."""
         text, best, name = self.docs[f], -1, None
         for h in self.pdfs[f].outline:
             if h.level == 1 and best < h.start <= off:
-                best, name = h.start, text[h.start:h.end].split()[0]
+                words = text[h.start:h.end].split()
+                best, name = h.start, words[1] if words[0] == "Appendix" else words[0]
         for m in re.finditer(r"^Appendix ([A-D]) \S", text, re.M):
             if best < m.start() <= off:
                 best, name = m.start(), m.group(1)

@@ -7,9 +7,10 @@ title    = the first line of the title page (citeline's first text line): "Bash 
            Manual". The PDF's Info dictionary has an empty /Title, so citeline itself titles
            the document by its file name ("01-bashref");
 sections = the headings citeline's PDF extractor places from the PDF's bookmarks (its
-           outline, all levels: chapters, sections, subsections, sub-subsections): 137 of the
-           141 bookmarks; the four appendix bookmarks are not found as lines of their pages
-           (see README.md).
+           outline, all levels: chapters and appendices, sections, subsections,
+           sub-subsections): all 141 since pdf extractor 10 (137 with extractor 9, which did not
+           find the four appendix bookmarks as lines of their pages, "Appendix A Reporting
+           Bugs"; see README.md).
 "commit" is the Debian version of the bash-doc package whose PDF was copied.
 
 The entries are measured by check_gt.py's own class (gtcheck.manifest_documents), so
