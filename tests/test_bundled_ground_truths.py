@@ -28,4 +28,6 @@ def test_bundled_ground_truth_loads(name):
     assert {u.kind for u in gt.unanswerable} == {"near", "off"}
     for q in gt.questions:  # the offset the loader found is where the needle is
         assert gt.texts[q.doc][q.start : q.end] == q.needle
-    assert len({q.doc for q in gt.questions}) >= 10
+    # ten documents hold needles; a corpus that is one book (a PDF, an EPUB) has each of its
+    # documents hold some, and its check_gt.py spreads them over its chapters
+    assert len({q.doc for q in gt.questions}) >= min(10, len(gt.texts))
