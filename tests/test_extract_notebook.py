@@ -125,6 +125,20 @@ def test_errors_are_their_name_and_message_without_the_terminal_traceback(tmp_pa
                                   "```output\nKeyboardInterrupt\n```")
 
 
+def test_a_progress_bar_s_line_is_its_last_state_as_jupyter_shows_it(tmp_path: Path):
+    """tqdm and pip rewrite one line with carriage returns; the notebook stores every
+    update, and Jupyter's output area shows the last."""
+    bar = "".join(f"\r{p:3d}%|{'#' * (p // 10):<10}| {p}/100" for p in range(0, 101, 5))
+    path = write(tmp_path / "train.ipynb", [
+        new_code_cell("fit(model)", outputs=[
+            new_output("stream", name="stderr", text=f"{bar}\r\n"),
+            new_output("stream", name="stdout", text="epoch 1\rEpoch 1: loss 0.41\nEpoch 2: loss 0.33\n"),
+        ]),
+    ])
+    assert extract(path).text == ("```python\nfit(model)\n```\n\n```output\n100%|##########| 100/100\n"
+                                  "```\n\n```output\nEpoch 1: loss 0.41\nEpoch 2: loss 0.33\n```")
+
+
 def test_backticks_in_code_never_close_its_fence(tmp_path: Path):
     code = 'readme = """\n```\n# Install\n```\n"""'
     path = write(tmp_path / "docs.ipynb", [

@@ -11,7 +11,8 @@ notebook sees, in the cells' order, is the canonical text:
 - each text output of a code cell after it, as a fenced ```` ```output ```` block: what
   it printed (stdout, stderr), the value it returned or displayed (``text/plain``,
   else ``text/markdown``), an error as ``ValueError: the message`` (the traceback,
-  coloured for a terminal, is left out); terminal colour codes are removed;
+  coloured for a terminal, is left out); terminal colour codes are removed, and a line a
+  progress bar rewrote with ``\r`` is its last state, as Jupyter shows it;
 - a raw cell as a fenced ```` ```raw ```` block (nbconvert's pass-through text).
 
 Cells are separated by a blank line. A Markdown cell that opens a code fence and
@@ -46,6 +47,11 @@ TEXT_OUTPUTS = ("text/plain", "text/markdown")
 # tracebacks and progress bars, write into a stream.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _BACKTICKS = re.compile(r"`+")
+# A carriage return takes the line back to its start: a progress bar (tqdm, pip) writes
+# every update of one line, and Jupyter shows the last, dropping what comes before the
+# line's last run of "\r" as its output area does (removeOverwrittenChars).
+_CR_BEFORE_NEWLINE = re.compile(r"\r+\n")
+_OVERWRITTEN = re.compile(r"^.*\r+", re.M)
 # An object's default repr, all the text/plain a picture or widget output carries
 # ("<Figure size 640x480 with 1 Axes>", "<IPython.core.display.Image object>").
 _REPR = re.compile(r"<[^<>\n]*>")
@@ -105,7 +111,7 @@ def _output(out: Any, n: int, rel: str, left_out: Counter[str]) -> str | None:
     else:
         left_out[f"output type {kind!r}"] += 1
         return None
-    text = _ANSI.sub("", text).strip("\n")
+    text = _OVERWRITTEN.sub("", _CR_BEFORE_NEWLINE.sub("\n", _ANSI.sub("", text))).strip("\n")
     return text if text.strip() else None
 
 
