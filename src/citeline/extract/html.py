@@ -318,8 +318,14 @@ def _holds_notes_only(node: LexborNode) -> bool:
 
 
 def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
+    """Whether the walk leaves ``node`` out (see the module doc); a note, or a list of
+    notes, never (its children are looked at only for an element that would go)."""
+    return _drops(node, in_section, page_chars) and not _holds_notes_only(node)
+
+
+def _drops(node: LexborNode, in_section: bool, page_chars: int) -> bool:
     tag = node.tag
-    if _is_note(node.attributes) or _holds_notes_only(node):
+    if _is_note(node.attributes):
         return False
     if tag in DROP_TAGS:
         return True
