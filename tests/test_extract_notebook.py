@@ -63,7 +63,7 @@ CHURN_TEXT = (
 def test_cells_are_one_markdown_text_in_order_code_fenced_outputs_after(tmp_path: Path):
     doc = extract(churn(tmp_path))
     assert doc.text == CHURN_TEXT
-    assert (doc.title, doc.extractor, doc.extractor_version) == ("Churn model", "ipynb", "1")
+    assert (doc.title, doc.extractor, doc.extractor_version) == ("Churn model", "ipynb", "2")
     assert doc.media_type == "application/x-ipynb+json" and not doc.warnings
     # the code's "# the March export" is a comment in a fence, not a section
     assert [h.title for h in headings(doc.text, doc.headings)] == [
@@ -198,7 +198,7 @@ def test_a_file_that_is_no_notebook_says_why(tmp_path: Path, content: bytes, rea
 
 
 def test_the_suffix_is_registered_with_a_name_and_version():
-    assert (REGISTRY[".ipynb"].name, REGISTRY[".ipynb"].version) == ("ipynb", "1")
+    assert (REGISTRY[".ipynb"].name, REGISTRY[".ipynb"].version) == ("ipynb", "2")
 
 
 def test_a_notebook_s_result_is_found_through_the_index_and_a_broken_one_fails_alone(
@@ -224,3 +224,32 @@ def test_a_notebook_s_result_is_found_through_the_index_and_a_broken_one_fails_a
         assert hit.to_json()["locator"] == f"#char={hit.start},{hit.end}"
     finally:
         idx.close()
+
+
+def test_a_long_output_keeps_its_head_and_tail_and_says_what_was_left_out(tmp_path: Path):
+    from citeline.extract.notebook import OUTPUT_KEEP_CHARS, OUTPUT_KEEP_LINES
+    log = "".join(f"epoch {i} loss {1 / i:.4f}\n" for i in range(1, 10_001)) + "final AUC 0.931\n"
+    table = "".join(f"row {i}\n" for i in range(OUTPUT_KEEP_LINES * 2 + OUTPUT_KEEP_LINES))
+    one_line = "[" + ", ".join(str(i) for i in range(40_000)) + "]"
+    doc = extract(write(tmp_path / "train.ipynb", [
+        new_markdown_cell("# Training\n\nThe model trained for ten thousand epochs."),
+        new_code_cell("fit(model)", outputs=[new_output("stream", name="stdout", text=log)]),
+        new_code_cell("print(table)", outputs=[new_output("stream", name="stdout", text=table)]),
+        new_code_cell("ids", outputs=[new_output("execute_result", data={"text/plain": one_line},
+                                                 execution_count=3)]),
+    ]))
+    logs = log.strip("\n").split("\n")
+    left_out = "\n".join(logs[OUTPUT_KEEP_LINES:-OUTPUT_KEEP_LINES])
+    assert ("```output\n" + "\n".join(logs[:OUTPUT_KEEP_LINES])
+            + f"\n[… {len(left_out):,} characters ({len(logs) - 2 * OUTPUT_KEEP_LINES:,} lines) "
+            "of this output left out …]\n" + "\n".join(logs[-OUTPUT_KEEP_LINES:]) + "\n```"
+            ) in doc.text
+    assert "epoch 5000 loss" not in doc.text and "final AUC 0.931\n```" in doc.text
+    # left out only when the middle is more than one end keeps: 120 lines stay whole
+    assert "```output\n" + table.strip("\n") + "\n```" in doc.text
+    # an output of one enormous line keeps as many characters from each end
+    assert ("```output\n" + one_line[:OUTPUT_KEEP_CHARS] + "\n[… "
+            f"{len(one_line) - 2 * OUTPUT_KEEP_CHARS:,} characters (1 line) of this output "
+            "left out …]\n" + one_line[-OUTPUT_KEEP_CHARS:] + "\n```") in doc.text
+    assert doc.warnings == ("2 long outputs indexed as their first and last lines, the middle "
+                            "left out: cells 2, 4",)

@@ -12,7 +12,14 @@ notebook sees, in the cells' order, is the canonical text:
   it printed (stdout, stderr), the value it returned or displayed (``text/plain``,
   else ``text/markdown``), an error as ``ValueError: the message`` (the traceback,
   coloured for a terminal, is left out); terminal colour codes are removed, and a line a
-  progress bar rewrote with ``\r`` is its last state, as Jupyter shows it;
+  progress bar rewrote with ``\r`` is its last state, as Jupyter shows it. A long output
+  keeps its first and last :data:`OUTPUT_KEEP_LINES` lines (at most
+  :data:`OUTPUT_KEEP_CHARS` characters each), with a line between them saying how much
+  was left out, and a warning names its cell: a training loop's ten thousand log lines or
+  a data frame printed whole are pages of numbers no question is answered from, which
+  would outnumber the notebook's prose in the index, while its first lines (what ran,
+  with which settings) and its last (where it ended, the final figures) are what a reader
+  looks at;
 - a raw cell as a fenced ```` ```raw ```` block (nbconvert's pass-through text).
 
 Cells are separated by a blank line. A Markdown cell that opens a code fence and
@@ -60,6 +67,11 @@ _REPR = re.compile(r"<[^<>\n]*>")
 # (the URI keeps its type), the picture counted in the warning.
 _DATA_URI = re.compile(r"(data:([\w.+-]+/[\w.+-]+)(?:;[\w=.-]+)*;base64,)[A-Za-z0-9+/=\s]{64,}")
 
+# How much of a long output is kept at each end (lines, and characters for outputs of a
+# few enormous lines); the middle is left out with a line that says how much.
+OUTPUT_KEEP_LINES = 40
+OUTPUT_KEEP_CHARS = 4000
+
 
 def _source(value: Any, where: str, rel: str) -> str:
     """A cell's source or an output's text: a string, or a list of lines to join."""
@@ -88,7 +100,39 @@ def _closed(markdown: str) -> str:
     return f"{markdown}\n{opener.group(1)}"
 
 
-def _output(out: Any, n: int, rel: str, left_out: Counter[str]) -> str | None:
+def _head(text: str) -> str:
+    """The first lines of ``text`` up to :data:`OUTPUT_KEEP_LINES` lines and
+    :data:`OUTPUT_KEEP_CHARS` characters (cut inside a line only when the first is longer)."""
+    head = "\n".join(text.split("\n", OUTPUT_KEEP_LINES)[:OUTPUT_KEEP_LINES])
+    if len(head) > OUTPUT_KEEP_CHARS:
+        head = head[:OUTPUT_KEEP_CHARS]
+        head = head[:head.rindex("\n")] if "\n" in head else head
+    return head
+
+
+def _tail(text: str) -> str:
+    """The last lines of ``text``, as :func:`_head` takes the first."""
+    tail = "\n".join(text.rsplit("\n", OUTPUT_KEEP_LINES)[-OUTPUT_KEEP_LINES:])
+    if len(tail) > OUTPUT_KEEP_CHARS:
+        tail = tail[-OUTPUT_KEEP_CHARS:]
+        tail = tail[tail.index("\n") + 1:] if "\n" in tail else tail
+    return tail
+
+
+def _shortened(text: str) -> str | None:
+    """A long output as its head and tail around a line that says what is left out
+    between them; None when what would be left out is less than one end keeps."""
+    head, tail = _head(text), _tail(text)
+    middle = text[len(head):len(text) - len(tail)].strip("\n")
+    lines = middle.count("\n") + 1
+    if lines <= OUTPUT_KEEP_LINES and len(middle) <= OUTPUT_KEEP_CHARS:
+        return None
+    return (f"{head}\n[… {len(middle):,} characters ({lines:,} line{'s' * (lines > 1)}) of "
+            f"this output left out …]\n{tail}")
+
+
+def _output(out: Any, n: int, rel: str, left_out: Counter[str],
+            shortened: list[int]) -> str | None:
     """The text of one output of code cell ``n`` (None when it has none to read)."""
     if not isinstance(out, dict):
         raise ExtractionError(rel, f"not a valid notebook: output of cell {n} is no object")
@@ -112,12 +156,17 @@ def _output(out: Any, n: int, rel: str, left_out: Counter[str]) -> str | None:
         left_out[f"output type {kind!r}"] += 1
         return None
     text = _OVERWRITTEN.sub("", _CR_BEFORE_NEWLINE.sub("\n", _ANSI.sub("", text))).strip("\n")
-    return text if text.strip() else None
+    if not text.strip():
+        return None
+    if (short := _shortened(text)) is not None:
+        shortened.append(n)
+        return short
+    return text
 
 
 class NotebookExtractor:
     name = "ipynb"
-    version = "1"
+    version = "2"  # 2: a long output keeps its head and tail, its middle left out
     suffixes = (".ipynb",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -146,6 +195,7 @@ class NotebookExtractor:
         language = re.sub(r"[\s`]+", "", str(info.get("name") or spec.get("language") or ""))
         out = TextBuilder()
         left_out: Counter[str] = Counter()
+        shortened: list[int] = []
         for n, cell in enumerate(cells, start=1):
             if not isinstance(cell, dict):
                 raise ExtractionError(rel, f"not a valid notebook: cell {n} is no object")
@@ -162,7 +212,7 @@ class NotebookExtractor:
                     out.add(_fenced(source, language), sep="\n\n")
                 outputs = cell.get("outputs", [])
                 for output in outputs if isinstance(outputs, list) else []:
-                    if (text := _output(output, n, rel, left_out)) is not None:
+                    if (text := _output(output, n, rel, left_out, shortened)) is not None:
                         out.add(_fenced(text, "output"), sep="\n\n")
             elif kind == "raw":
                 if source.strip():
@@ -172,12 +222,18 @@ class NotebookExtractor:
         text = out.text()
         if not text.strip():
             raise ExtractionError(rel, f"the notebook has no text in its {len(cells)} cells")
-        warnings = ()
+        warnings: list[str] = []
         if left_out:
             n = sum(left_out.values())
             what = ", ".join(f"{k} ({v})" if v > 1 else k for k, v in sorted(left_out.items()))
-            warnings = (f"{n} part{'s' if n > 1 else ''} with no text to read not indexed: "
-                        f"{what}",)
+            warnings.append(f"{n} part{'s' if n > 1 else ''} with no text to read not indexed: "
+                            f"{what}")
+        if shortened:
+            cells_named = sorted(set(shortened))
+            warnings.append(f"{len(shortened)} long output{'s' * (len(shortened) > 1)} indexed "
+                            f"as {'their' if len(shortened) > 1 else 'its'} first and last lines, the middle left out: "
+                            f"cell{'s' * (len(cells_named) > 1)} "
+                            f"{', '.join(map(str, cells_named))}")
         title = str(meta.get("title") or "").strip() or heading_title(text, "markdown",
                                                                       path.stem)
         return Document(
@@ -188,7 +244,7 @@ class NotebookExtractor:
             extractor=self.name,
             extractor_version=self.version,
             headings="markdown",
-            warnings=warnings,
+            warnings=tuple(warnings),
         )
 
 
