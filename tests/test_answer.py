@@ -239,6 +239,22 @@ def test_text_right_under_a_heading_is_a_sentence_the_heading_is_not():
         "2 | Mohamed Salah | Liverpool | 19 | Left in June.", "Back in July."]
 
 
+
+def test_a_numbered_heading_is_skipped_whole_not_cut_at_its_number():
+    """DocBook, Sphinx and Texinfo number their headings ("2.5. Suppressing errors"); the
+    number's full stop ended a "sentence" inside the heading line, and the rest of the
+    heading was quoted as the answer's first sentence."""
+    def texts(content: str) -> list[str]:
+        return [content[s:e] for s, e in sentence_spans(content)]
+
+    assert texts("## 2.5. Suppressing errors\n\nValgrind reads a list of errors to suppress "
+                 "at startup. A default file is created.") == [
+        "Valgrind reads a list of errors to suppress at startup.", "A default file is created."]
+    assert texts("Close the valve.\n### 3. Storage\nDrain the pump.") == [
+        "Close the valve.", "Drain the pump."]
+    assert texts("4.1. Pressure\n-------------\nIt must stay under two bar.") == [
+        "It must stay under two bar."]
+
 def test_a_heading_set_as_a_line_of_its_own_is_not_quoted():
     """A PDF's title line with a blank line after it is a block of its own: it names the
     section (the hit's heading path), it does not answer."""

@@ -126,24 +126,26 @@ def _code_blocks(content: str) -> list[tuple[int, int]]:
 
 def _split_block(text: str, start: int, end: int, headings: bool = True) -> list[tuple[int, int]]:
     cuts = {start, end}
+    titles: list[tuple[int, int]] = []  # never cut inside: "## 2.5. Suppressing errors"
     if headings:  # a heading line is a piece of its own (then skipped), so is a title
         # with its underline: the text under either, with no blank line between, is not
         for m in _HEADING.finditer(text, start, end):
             line_end = text.find("\n", m.start(), end)
-            cuts.update((m.start(), end if line_end < 0 else line_end))
+            titles.append((m.start(), end if line_end < 0 else line_end))
         for m in _UNDERLINE_LINE.finditer(text, start, end):
             title = text.rfind("\n", start, max(m.start() - 1, start))
-            cuts.update((start if title < 0 else title + 1, m.end()))
+            titles.append((start if title < 0 else title + 1, m.end()))
+        for t in titles:
+            cuts.update(t)
     else:  # a sheet's rows: each line is one row (the extractor flattens a cell's own
         # newlines), and a row is what answers, not the ten or fifty a chunk packs
         line = text.find("\n", start, end)
         while line >= 0:
             cuts.add(line + 1)
             line = text.find("\n", line + 1, end)
-    for m in _LIST_ITEM.finditer(text, start, end):
-        cuts.add(m.start())
-    for m in _SENT_END.finditer(text, start, end):
-        cuts.add(m.end())
+    inner = [m.start() for m in _LIST_ITEM.finditer(text, start, end)]
+    inner += [m.end() for m in _SENT_END.finditer(text, start, end)]
+    cuts.update(c for c in inner if not any(a < c < b for a, b in titles))
     bounds = sorted(cuts)
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
 
