@@ -6,13 +6,14 @@ No embedding model here: the extractors, and the sections and chunks cut from th
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
 
 from citeline.chunk import chunk_document
 from citeline.errors import ExtractionError
-from citeline.extract import extractor_for
+from citeline.extract import extractor_for, fingerprint, supported
 from citeline.types import Document
 
 
@@ -427,3 +428,23 @@ def test_a_list_of_notes_is_read_with_its_notes(tmp_path: Path):
     text = extract(page).text
     assert text == ("# Salvaging packages\n\nThe bug should start with ITS: package-name [1].\n\n"
                     '[1]\n\nITS is shorthand for "Intend to Salvage".')
+
+
+def test_a_page_s_language_variant_is_read_as_a_page(tmp_path: Path):
+    """Apache httpd's content negotiation names a page's translations "bind.html.en",
+    "bind.html.fr", "bind.html.ja.utf8" (its manual's own tree is kept so); they were
+    skipped as an unknown type ".en". Only a page's variants, in a two-letter language (a
+    three-letter suffix is a backup's or a swap file's: "page.html.bak"), not Brotli's
+    "page.html.br" nor another type's ("notes.txt.de")."""
+    for name in ("bind.html.en", "bind.html.fr", "bind.html.ja.utf8", "index.html.zh-cn.utf8",
+                 "index.html.pt-br", "old.htm.de", "Index.HTML.KO.EUC-KR"):
+        page = tmp_path / name
+        page.write_text("<html><body><h1>Binding</h1><p>Listen takes a port.</p></body></html>",
+                        encoding="utf-8")
+        assert supported(page), name
+        doc = extract(page)
+        assert (doc.text, doc.extractor) == ("# Binding\n\nListen takes a port.", "html"), name
+        assert fingerprint(page) == hashlib.sha256(page.read_bytes()).hexdigest()
+    for name in ("page.html.bak", "page.html.br", "page.html.gz", "page.html.swp",
+                 "notes.txt.de", "page.html.en.bak", "page.html.utf8", "page.en"):
+        assert not supported(tmp_path / name), name

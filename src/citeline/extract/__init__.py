@@ -1,7 +1,9 @@
 """Extraction: one file -> one :class:`~citeline.types.Document`.
 
 Each format has an extractor behind the :class:`Extractor` protocol, registered
-by file suffix in :data:`REGISTRY` (an explicit dict: no guessing by regex).
+by file suffix in :data:`REGISTRY` (an explicit dict: no guessing by regex); a
+page's language variant named for content negotiation (``index.html.fr``) goes by
+the suffix before its language (:func:`type_suffix`).
 An extractor either returns a Document whose ``text`` is the canonical text
 every offset refers to, or raises :class:`~citeline.errors.ExtractionError`
 with a reason a person can act on. Its ``name`` and ``version`` are stamped on
@@ -10,6 +12,7 @@ every document it produced; bumping ``version`` marks those documents stale.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from pathlib import Path
 from typing import Protocol
@@ -53,10 +56,74 @@ def register(extractor: Extractor) -> Extractor:
     return extractor
 
 
+# Content negotiation's language variants: Apache httpd (MultiViews) serves "index.html"
+# from "index.html.en", "index.html.fr", "index.html.ja.utf8", and its manual (as its
+# source tree and web site keep it) is written so. A page's variants are read as pages;
+# another type's are not ("notes.txt.de" follows no such convention).
+VARIANT_SUFFIXES = frozenset({".html", ".htm"})
+# ISO 639-1's two-letter codes, the language a variant's name gives (httpd's own: da de
+# en es fr ja ko pt-br ru tr zh-cn). Not its three-letter ones (ISO 639-2, -3): nearly
+# every three-letter suffix is one ("bak" is Bashkir), and "page.html.bak" is a backup.
+LANGUAGES = frozenset("""
+    aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo bs ca ce ch co cr cs cu cv
+    cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho
+    hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku
+    kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn
+    no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm
+    sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr tt tw ty ug uk ur uz ve vi vo
+    wa wo xh yi yo za zh zu""".split())
+# ... less two that name a file of another kind after a page's name: "br" (Breton) is
+# Brotli's suffix, a page compressed beside its "index.html.gz" for a web server to send,
+# and "ts" (Tsonga) TypeScript's, a template's module ("page.html.ts").
+
+
+def _language(tag: str) -> bool:
+    """A language tag as httpd's variants write it: "fr", "zh-cn", "es-419"."""
+    lang, _, region = tag.partition("-")
+    return lang in LANGUAGES and (not region or (len(region) == 2 and region.isalpha())
+                                  or (len(region) == 3 and region.isdigit()))
+
+
+def _charset(name: str) -> bool:
+    """A text encoding's name ("utf8", "euc-kr", "koi8-r"), as a variant's last suffix."""
+    try:
+        return codecs.lookup(name)._is_text_encoding
+    except LookupError:
+        return False
+
+
+def variant_base(name: str) -> str | None:
+    """A language variant's file name less its language and charset, or None when
+    ``name`` is none (see :data:`VARIANT_SUFFIXES`).
+
+    >>> [variant_base(n) for n in ("bind.html.en", "Index.HTML.ja.utf8", "a.html.zh-cn",
+    ...                            "a.html.bak", "a.html.br", "notes.txt.de", "a.html")]
+    ['bind.html', 'Index.HTML', 'a.html', None, None, None, None]
+    """
+    parts = name.split(".")
+    low = [p.lower() for p in parts]
+    cut = 2 if len(parts) > 3 and _charset(low[-1]) and _language(low[-2]) else \
+        1 if len(parts) > 2 and _language(low[-1]) else 0
+    base = ".".join(parts[:-cut]) if cut else ""
+    return base if cut and Path(base).suffix.lower() in VARIANT_SUFFIXES else None
+
+
+def type_suffix(path: Path) -> str:
+    """The suffix ``path``'s extractor is registered by: its last, lower-cased, but a
+    language variant's the one before its language (:func:`variant_base`).
+
+    >>> [type_suffix(Path(n)) for n in ("a.PDF", "index.html.fr", "notes.txt.bak", "x")]
+    ['.pdf', '.html', '.bak', '']
+    """
+    base = variant_base(path.name)
+    return Path(base).suffix.lower() if base else path.suffix.lower()
+
+
 def extractor_for(path: Path) -> Extractor:
-    """The extractor registered for ``path``'s suffix; UnsupportedFormat if none."""
+    """The extractor registered for ``path``'s type (:func:`type_suffix`); UnsupportedFormat
+    if none."""
     _load_builtin()
-    ext = REGISTRY.get(path.suffix.lower())
+    ext = REGISTRY.get(type_suffix(path))
     if ext is None:
         raise UnsupportedFormat(str(path), f"no extractor for '{path.suffix or path.name}' files")
     return ext
@@ -70,7 +137,7 @@ def fingerprint(path: Path) -> str:
     never read). Raises OSError when the file cannot be read.
     """
     _load_builtin()
-    ext = REGISTRY.get(path.suffix.lower())
+    ext = REGISTRY.get(type_suffix(path))
     hook = getattr(ext, "fingerprint", None)
     if hook is not None:
         return str(hook(path))
@@ -87,7 +154,7 @@ FINGERPRINT_BLOCK = 1 << 20
 
 def supported(path: Path) -> bool:
     _load_builtin()
-    return path.suffix.lower() in REGISTRY
+    return type_suffix(path) in REGISTRY
 
 
 def extractor_versions() -> dict[str, str]:

@@ -63,6 +63,10 @@ decorative or says nothing (:func:`image_text`): empty (``alt=""``), ``role="pre
 or ``"none"``, a file name (``image1.png``, as converters write), a word such as
 ``Cover``, ``Image 3`` or ``Figure``, or the text of its ``<figure>``'s caption again.
 
+A page's language variant named for content negotiation, as Apache httpd serves them
+and its manual is kept (``bind.html.en``, ``bind.html.ja.utf8``), is read as a page
+(:func:`citeline.extract.type_suffix`).
+
 An ``.xhtml`` file is XML, where ``<script/>`` or ``<iframe/>`` is an empty element;
 an HTML parser reads it as an open tag that swallows the rest of the page, so such
 self-closing tags are written out as an opening and a closing tag first.
