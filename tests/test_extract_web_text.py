@@ -249,7 +249,7 @@ def test_html_ordered_list_items_keep_their_numbers(tmp_path: Path):
     doc = extract(page)
     assert doc.text.split("\n\n") == [
         "# Resetting the router", "1. Unplug the unit", "2. Wait ten seconds.",
-        "The light goes out.", "3. Plug it in", "a. the power cable", "b. the network cable",
+        "The light goes out.", "3. Plug it in", "   a. the power cable", "   b. the network cable",
         "4. Press reset", "9. Hold it", "10. Let go", "3. three", "2. two", "1. one",
         "## III. Appendix", "apples", "no mark", "1. red 2. blue | wires"]
     assert sections(doc)[-1] == "Resetting the router > III. Appendix"
@@ -428,6 +428,136 @@ def test_a_list_of_notes_is_read_with_its_notes(tmp_path: Path):
     text = extract(page).text
     assert text == ("# Salvaging packages\n\nThe bug should start with ITS: package-name [1].\n\n"
                     '[1]\n\nITS is shorthand for "Intend to Salvage".')
+
+
+# The Apache HTTP Server manual's frame around a page's content, as Debian's apache2-doc
+# ships it (eval/apachedocs): a header, a breadcrumb, two language bars, the page's
+# contents with a "See also" list, a footer; no <nav>, <header>, <footer> or role says so.
+APACHE_PAGE = (
+    '<html lang="en"><head><title>Binding - Apache HTTP Server Version 2.4</title></head>'
+    '<body id="manual-page"><div id="page-header"><p class="menu"><a href="mod/">Modules</a>'
+    ' | <a href="glossary.html">Glossary</a></p><p class="apache">Apache HTTP Server Version '
+    '2.4</p><img alt="" src="feather.png"></div>'
+    '<div class="up"><a href="./"><img title="&lt;-" alt="&lt;-" src="left.gif"></a></div>'
+    '<div id="path">\n<a href="https://www.apache.org/">Apache</a> &gt; <a href="https://'
+    'httpd.apache.org/">HTTP Server</a> &gt; <a href="https://httpd.apache.org/docs/">'
+    'Documentation</a> &gt; <a href="./">Version 2.4</a></div>'
+    '<div id="page-content"><div id="preamble"><h1>Binding</h1>'
+    '<div class="toplang"><p><span>Available Languages: </span>'
+    '<a href="../en/bind.html" title="English">&nbsp;en&nbsp;</a> |\n'
+    '<a href="../fr/bind.html" hreflang="fr" rel="alternate" title="Fran&ccedil;ais">'
+    '&nbsp;fr&nbsp;</a></p></div>'
+    '<p>Configuring the addresses and ports that httpd uses.</p></div>'
+    '<div id="quickview"><ul id="toc"><li><img alt="" src="down.gif"> <a href="#overview">'
+    'Overview</a></li>\n<li><img alt="" src="down.gif"> <a href="#ipv6">IPv6</a></li></ul>'
+    '<h3>See also</h3><ul class="seealso"><li><a href="vhosts/">Virtual Hosts</a></li></ul>'
+    '</div><div class="top"><a href="#page-header"><img alt="top" src="up.gif"></a></div>'
+    '<div class="section"><h2 id="overview">Overview <a class="permalink" href="#overview">'
+    '&para;</a></h2><p>Listen takes a port.</p><h3 id="ask">Questions</h3>'
+    '<ul><li><a href="#q1">How do I listen on two ports?</a></li>'
+    '<li><a href="#q2">How do I listen on IPv6 only?</a></li></ul>'
+    '<h4 id="q1">How do I listen on two ports?</h4><p>Use two Listen lines.</p>'
+    '<h4 id="q2">How do I listen on IPv6 only?</h4><p>Give an IPv6 address.</p>'
+    '<table class="related"><tr><th>Related Modules</th><th>Related Directives</th></tr>'
+    '<tr><td>core</td><td>Listen</td></tr></table></div></div>'
+    '<div class="bottomlang"><p><span>Available Languages: </span>'
+    '<a href="../en/bind.html" title="English">&nbsp;en&nbsp;</a> |\n'
+    '<a href="../fr/bind.html" hreflang="fr" rel="alternate" title="Fran&ccedil;ais">'
+    '&nbsp;fr&nbsp;</a></p></div><div id="footer"><p class="apache">Copyright 2026 The '
+    'Apache Software Foundation.</p><p class="menu"><a href="mod/">Modules</a></p></div>'
+    '</body></html>')
+
+
+def test_html_a_page_s_frame_is_dropped_by_its_name_or_its_shape(tmp_path: Path):
+    """The Apache manual's frame was read as text, 4% of the manual (found writing
+    eval/apachedocs): a <div> named for the page's header or footer is dropped as <header>
+    and <footer> are; a language bar (links with hreflang, and the page's own language's
+    to the same file), the page's own table of contents (a list of links to #places in
+    the page) and a breadcrumb trail ("A > B > C" of links) by their shape. The "See
+    also" list, the writer's pointers to other pages, and the related-modules table stay."""
+    page = tmp_path / "bind.html"
+    page.write_text(APACHE_PAGE, encoding="utf-8")
+    doc = extract(page)
+    assert doc.text.split("\n\n") == [
+        "# Binding", "Configuring the addresses and ports that httpd uses.", "### See also",
+        "Virtual Hosts", "## Overview", "Listen takes a port.", "### Questions",
+        "#### How do I listen on two ports?", "Use two Listen lines.",
+        "#### How do I listen on IPv6 only?", "Give an IPv6 address.",
+        "Related Modules | Related Directives", "core | Listen"]
+    assert sections(doc)[-1].endswith(" > Binding > Overview > Questions > How do I listen on IPv6 only?")
+    # the same names and shapes inside a sectioning element, or holding a heading, are text
+    page.write_text(
+        "<html><body><div class='page-header'><h1>Firing a kiln</h1></div>"
+        "<div id='header'><p>Clay Club</p></div>"
+        "<article><div class='footer'>Written by Ines.</div></article>"
+        "<div class='card-header'>Cone 6</div><table><tr class='header'><td>Hours</td></tr>"
+        "</table><p>Longer text, so that no part named a header or footer holds half the "
+        "page's text.</p><div id='site-footer'>Imprint</div>"
+        # httpd's own tree names a page's translations bind.html.en, bind.html.de
+        "<div class='languages'>In: <a href='kiln.html.en'>en</a> "
+        "<a href='kiln.html.de' hreflang='de'>de</a></div></body></html>")
+    assert extract(page).text.split("\n\n") == [
+        "# Firing a kiln", "Written by Ines.", "Cone 6", "Hours",
+        "Longer text, so that no part named a header or footer holds half the page's text."]
+
+
+def test_html_lists_and_lines_of_links_that_are_text_are_kept(tmp_path: Path):
+    """What the frame's shapes must not take: a list of links to the page's places that a
+    sentence introduces (Django's logging guide), a list inside a list item whose outer
+    list has plain items (mdBook's summary), an item with words of its own, a paragraph
+    naming a translation among other words, and "A > B" lines that are not three links."""
+    page = tmp_path / "logging.html"
+    page.write_text(
+        "<html><body><h1>Logging</h1>"
+        "<p>A Python logging configuration consists of four parts:</p><ul class='simple'>"
+        "<li><a href='#loggers'>Loggers</a></li><li><a href='#handlers'>Handlers</a></li></ul>"
+        "<ul><li>API compatibility<ul><li><a href='#items'>Major: removing items</a></li>"
+        "<li><a href='#types'>Minor: adding items</a></li></ul></li></ul>"
+        "<ul><li><a href='#loggers'>Loggers</a>, where messages go</li>"
+        "<li><a href='#handlers'>Handlers</a></li></ul>"
+        "<p>This guide is also kept in <a href='../fr/logging.html' hreflang='fr'>French</a>"
+        " and <a href='../de/logging.html' hreflang='de'>German</a> by volunteers, who "
+        "update it a month after each release.</p>"
+        "<p><a href='a.html'>Tools</a> &gt; <a href='b.html'>Options</a></p>"
+        "<p><a href='a.html'>Home</a> &gt; <a href='b.html'>Docs</a> &gt; This page</p>"
+        "<p><a href='a.html'>len(a)</a> / <a href='b.html'>len(b)</a> / <a href='c.html'>c</a>"
+        "</p><h2 id='loggers'>Loggers</h2><h2 id='handlers'>Handlers</h2></body></html>")
+    assert extract(page).text.split("\n\n") == [
+        "# Logging", "A Python logging configuration consists of four parts:", "Loggers",
+        "Handlers", "API compatibility", "  Major: removing items", "  Minor: adding items",
+        "Loggers, where messages go", "Handlers",
+        "This guide is also kept in French and German by volunteers, who update it a month "
+        "after each release.", "Tools > Options", "Home > Docs > This page",
+        "len(a) / len(b) / c", "## Loggers", "## Handlers"]
+
+
+def test_html_a_list_inside_a_list_item_keeps_its_nesting(tmp_path: Path):
+    """A nested list was read at one level: the steps of content negotiation's step 2 (the
+    Apache manual) read "2. Select...", "1. Multiply...", "2. Select...", "3. The
+    algorithm...", as if the list had restarted. Indented as Markdown indents it, by the
+    width of the item's mark (two spaces under an unordered item), each list numbered by
+    its own count; only a block's first line, so the page's text stays whole in it (a
+    quote across a <br> is found); a heading or <pre> in such an item is not indented."""
+    page = tmp_path / "negotiation.html"
+    page.write_text(
+        "<html><body><h1>Negotiation</h1><ol><li>Find the variants.</li>"
+        "<li>Select the best variant.<ol><li>Multiply the quality factors.</li>"
+        "<li><p>Select the highest language factor.</p><p>Ties go on.</p>"
+        "<ul><li>English<br>then French</li></ul></li>"
+        "<li><ol type='a'><li>A list opening an item</li></ol></li>"
+        "<li><h3>A heading in an item</h3><pre>  code\n  kept</pre></li></ol>"
+        "The algorithm goes on.</li><li>Return it.</li></ol>"
+        "<ul><li>Stream ciphers<ul><li>RC4</li></ul></li><li>Block ciphers</li></ul>"
+        "</body></html>", encoding="utf-8")
+    doc = extract(page)
+    assert doc.text.split("\n\n") == [
+        "# Negotiation", "1. Find the variants.", "2. Select the best variant.",
+        "   1. Multiply the quality factors.", "   2. Select the highest language factor.",
+        "   Ties go on.", "      English\nthen French", "   3. a. A list opening an item",
+        "### 4. A heading in an item", "  code\n  kept", "The algorithm goes on.",
+        "3. Return it.", "Stream ciphers", "  RC4", "Block ciphers"]
+    assert "English\nthen French" in doc.text
+    assert "Negotiation > 4. A heading in an item" in sections(doc)
 
 
 def test_a_page_s_language_variant_is_read_as_a_page(tmp_path: Path):

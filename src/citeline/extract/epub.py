@@ -573,13 +573,14 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "6"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    version = "7"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
     # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
     # page list, else the page-break markers) go with citations, markers' numbers are
     # no text; 5: DocBook's boxed asides are text (html extractor 18), as in a DocBook
     # e-book's chapters; 6: a chapter file the spine lists several times (by items whose
     # hrefs differ only in a fragment) is read once, and a list of notes is read with its
-    # notes (html 19: docutils' footnote-list)
+    # notes (html 19: docutils' footnote-list); 7: a chapter is read by html 20 (a list
+    # inside a list item indented; a page's frame, its own table of contents, dropped)
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -12,7 +12,15 @@ and table rows (cells joined by `` | ``) become blocks separated by a blank
 line; inline whitespace is collapsed as a browser does. An ordered list's item
 opens with the number a browser draws before it (``3. ``, ``b. ``, ``IV. ``); an
 unordered list's item is a block with no bullet, which is no word to search for.
-A ``<pre>`` block is kept as written, its blank lines and indentation too. A table
+A ``<pre>`` block is kept as written, its blank lines and indentation too. A list
+inside a list item is indented as a Markdown writer indents it, by the width of the
+item's mark (three spaces under ``2. ``; two under an unordered item, as under a
+writer's ``- ``), and numbered by its own count: ``2. Select the best variant``, then
+``   1. Multiply the quality factor``. Only a block's first line is indented, as Markdown
+lets a paragraph's later lines start anywhere, so the text of the page stays whole in
+the block and a quote of it is found; not a heading (four spaces would make it none),
+nor a ``<pre>`` (kept as written). An item's later paragraphs start where its mark does,
+so a page's lists of one level read as they did. A table
 used for page layout (a cell holds a heading or another table) is not data: each
 cell's contents are read as blocks, headings included. Locators are
 ``#char=`` offsets into this extracted text. Characters a browser shows as nothing
@@ -26,7 +34,11 @@ permalink (a link to a place on the page whose text is only ``¶``, ``§``, ``#`
 nothing visible, as Sphinx, MkDocs and rustdoc write), landmark roles for navigation, banners,
 footers, search and complementary content, the page-level ``<header>`` and
 ``<footer>`` (one inside an ``<article>``, ``<section>`` or ``<main>`` is that
-part's own and is kept, as HTML's landmark rule has it), and elements whose class
+part's own and is kept, as HTML's landmark rule has it) and a ``<div>`` named as one
+(``header``, ``page-header``, ``footer``, ``site-footer``: HTML 4's way to write them,
+the Apache manual's frame, asciidoc's "Last updated" footer), unless it holds a heading
+(Bootstrap's ``.page-header`` around the page's ``<h1>``, asciidoc's ``div#header`` with
+the title and the NAME section) or half of the page's text, and elements whose class
 or id names cookie banners, breadcrumbs, sidebars, navbars (DocBook's and
 Publican's Prev / Up / Next bars too) or adverts — unless the name states a state
 (``has-sidebar``, ``ads-free``), the element holds over half of the page's text
@@ -37,6 +49,26 @@ holding its title page). When the page marks
 its ``<main>`` content, only that is indexed: the first ``<main>`` (then
 ``role="main"``) that is shown, neither hidden itself nor inside a dropped part (a
 page may keep other, hidden ``<main>`` elements, as a single-page app does).
+
+The page's frame that no name marks is known by its shape, and dropped too: a language
+bar (links to this page in other languages, each carrying an ``hreflang`` but the one to
+the page's own language, which points at the same file; two languages or more; no more
+words outside the links than a label's, "Available Languages:"), a table of contents of
+the page (a list, not inside another list, whose every item is links to ``#places`` in
+the page and nothing else, two or more: the Apache manual's ``ul#toc``, a section's list
+of the questions it answers under their own headings, Sphinx's ``.. contents::``), and a
+breadcrumb trail (a ``<div>`` or ``<p>`` of three links or more joined by ``>``, ``›``,
+``»`` or ``→``, and nothing else: "Apache > HTTP Server > Documentation"; ``path``, the
+Apache manual's name for it, is too common a word to drop by). Each is made so as not to
+take text: a list of links that a sentence introduces (the text before it ends with
+":", "A Python logging configuration consists of four parts:") ends that sentence and is
+kept, a list inside a list item is judged with its outer list (mdBook's summaries, whose
+items name groups in plain text), and a trail must be links only. Kept, by choice: a "See
+also" list beside the contents (the Apache manual's): its links are the writer's own
+pointers to other pages, as those of a Sphinx ``seealso`` box in the text are, and no shape
+tells it from a list of related pages a writer puts in the text; its heading makes a
+section holding only those links, which ends at the page's first section, so it files no
+other text under "See also".
 
 Hidden text: what is indexed is the text a reader sees on the page and a screen
 reader reads aloud, both, so a quote can be found on the page as shown. Hidden from
@@ -83,7 +115,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from citeline.errors import ExtractionError
-from citeline.extract import read_bytes, register
+from citeline.extract import read_bytes, register, variant_base
 from citeline.extract.blocks import TextBuilder, escape_markdown, roman, squash
 from citeline.extract.text import damaged_after_mark, undecodable, western_text
 from citeline.types import Document
@@ -110,6 +142,30 @@ BOILERPLATE_MAX_SHARE = 0.5
 # A <header>/<footer> inside one of these is that part's own (HTML's rule for the
 # banner and contentinfo landmarks), not the page's.
 SECTIONING = frozenset("article aside main nav section".split())
+# A <div> named for the page's header or footer is one, as HTML 4 pages (and generators
+# that still write them) mark what <header> and <footer> became: the Apache manual's
+# div#page-header and div#footer, asciidoc's div#footer ("Last updated ..."). These names
+# only (case and separators aside: "page_header", "siteFooter"), on a <div> only: a
+# "card-header", "table-header" or "entry-footer" is a part of the content, a
+# <tr class="header"> a table's, mdBook's <a class="header"> a heading's link.
+PAGE_PART_NAMES = frozenset(
+    where + part for where in ("", "page", "site", "global") for part in ("header", "footer"))
+# A block of links to this page in other languages ("Available Languages: en | fr | ko")
+# has no more words outside its links than a label's ("This page is also available
+# in:" is 6); a paragraph mentioning two translations is text.
+LANGUAGE_LABEL_WORDS = 8
+# A breadcrumb trail ("Apache > HTTP Server > Documentation") is drawn with these signs,
+# not "/", "|" or ":", which join alternatives and labels in running text ("TCP/IP",
+# "GET | POST"); and it has 3 links or more: two linked words with a ">" between them may
+# be a comparison.
+_CRUMB_SEPARATOR = re.compile(r"\s*[>\u203a\u00bb\u2192]\s*")
+BREADCRUMB_MIN_LINKS = 3
+# Inline elements that may wrap one crumb's link (schema.org's <span itemprop=...>).
+_CRUMB_WRAPPERS = frozenset("span b strong em i small code".split())
+# A list item inside another list is indented by its parent item's mark ("2. ": 3 spaces),
+# as a Markdown writer indents it; an unordered item draws no bullet, but is indented as
+# under a writer's "- ".
+UNORDERED_INDENT = 2
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 BLOCK_TAGS = frozenset(
     "p div section article main li ul ol dl dt dd blockquote figure figcaption table thead "
@@ -145,7 +201,8 @@ VISUALLY_HIDDEN = frozenset(
 _STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 # A table cell holding a heading or a table of its own is page layout (the 1990s'
 # way to put a menu beside the text), not a data cell: its blocks are read as blocks.
-_LAYOUT = "h1, h2, h3, h4, h5, h6, table"
+_HEADING_TAGS = "h1, h2, h3, h4, h5, h6"
+_LAYOUT = f"{_HEADING_TAGS}, table"
 _WS = re.compile(r"\s+")
 _RUN_OF_SPACES = re.compile(r"  +")
 # A permalink beside a heading or a definition (Sphinx's and MkDocs' "¶" headerlink,
@@ -321,17 +378,20 @@ def _holds_notes_only(node: LexborNode) -> bool:
     return bool(children) and all(_is_note(c.attributes) for c in children)
 
 
-def _dropped(node: LexborNode, in_section: bool, page_chars: int) -> bool:
+def _dropped(node: LexborNode, in_section: bool, page_chars: int,
+             furniture: frozenset[int]) -> bool:
     """Whether the walk leaves ``node`` out (see the module doc); a note, or a list of
-    notes, never (its children are looked at only for an element that would go)."""
-    return _drops(node, in_section, page_chars) and not _holds_notes_only(node)
+    notes, never (its children are looked at only for an element that would go).
+    ``furniture``: the page's frame known by its shape (:func:`_furniture`)."""
+    return _drops(node, in_section, page_chars, furniture) and not _holds_notes_only(node)
 
 
-def _drops(node: LexborNode, in_section: bool, page_chars: int) -> bool:
+def _drops(node: LexborNode, in_section: bool, page_chars: int,
+           furniture: frozenset[int]) -> bool:
     tag = node.tag
     if _is_note(node.attributes):
         return False
-    if tag in DROP_TAGS:
+    if tag in DROP_TAGS or node.mem_id in furniture:
         return True
     if tag in ("header", "footer") and not in_section:
         return True
@@ -353,6 +413,12 @@ def _drops(node: LexborNode, in_section: bool, page_chars: int) -> bool:
             _INVISIBLE.sub("", squash(node.text())) in PERMALINK_MARKS:
         return True
     ids = (attrs.get("id") or "").lower().split()
+    if tag == "div" and not in_section and \
+            any(_WORDS.sub("", n) in PAGE_PART_NAMES for n in (*classes, *ids)) and \
+            node.css_first(_HEADING_TAGS) is None and \
+            len(squash(node.text())) <= BOILERPLATE_MAX_SHARE * page_chars:
+        return True  # a page's header or footer by name; one holding a heading titles
+        # the content (Bootstrap's .page-header, asciidoc's div#header with its <h1>)
     named = any(_boilerplate_name(n) for n in classes) or \
         any(_boilerplate_name(n) and not _anchor_id(node, n) for n in ids)
     return named and not _book_sidebar(node, classes) and \
@@ -383,7 +449,7 @@ def _anchor_id(node: LexborNode, ident: str) -> bool:
     tag (a ``<dialog>``) still drops it."""
     if "." in ident:
         return True
-    head = node if node.tag in HEADINGS else node.css_first("h1, h2, h3, h4, h5, h6")
+    head = node if node.tag in HEADINGS else node.css_first(_HEADING_TAGS)
     if head is None:
         return False
     # a letter or a number is the generator's own (Django's "s-" prefix, "cookies-1")
@@ -411,13 +477,141 @@ def image_text(node: LexborNode) -> str:
     return alt
 
 
+def _furniture(root: LexborNode) -> frozenset[int]:
+    """The page's frame that no name marks, known by its shape (see the module doc): its
+    language bars, its own tables of contents, its breadcrumb trails; each element's
+    ``mem_id``. Looked for once per page, from the elements each starts from (a link
+    with ``hreflang``, a list, a ``<div>`` or ``<p>``), not by the walk at every element."""
+    found: set[int] = set()
+    bars: dict[int, bool] = {}  # an element's _language_bar, asked once
+    for link in root.css("a[hreflang]"):
+        bar, up = None, link.parent
+        while up is not None and up.tag not in ("body", "html"):
+            if up.mem_id not in bars:
+                bars[up.mem_id] = _language_bar(up)
+            if bars[up.mem_id]:
+                bar = up  # the outermost of the elements around the link that are a bar
+            elif bar is not None:
+                break
+            up = up.parent
+        if bar is not None:
+            found.add(bar.mem_id)
+    found.update(n.mem_id for n in root.css("ul, ol") if _page_contents(n))
+    found.update(n.mem_id for n in root.css("div, p") if _breadcrumb(n))
+    return frozenset(found)
+
+
+def _words(text: str) -> int:
+    return len(_TEXT_WORDS.findall(text))
+
+
+def _language_bar(node: LexborNode) -> bool:
+    """Whether an element is a list of links to its page in other languages: two links or
+    more, each carrying the ``hreflang`` of the language it is in, but for the page's own
+    language's (a generator writes none on it: it is no alternate), which points at the
+    same file as one of them; two languages or more; no more words outside the links than
+    a label's (:data:`LANGUAGE_LABEL_WORDS`). The Apache manual's toplang and bottomlang
+    bars, with "en" and "fr" links to ``../../en/bind.html`` and ``../../fr/bind.html``."""
+    links = node.css("a[href]")
+    tagged = [a for a in links if (a.attributes.get("hreflang") or "").strip()]
+    if len(links) < 2 or not tagged:
+        return False
+    pages = {_page_file(a) for a in tagged}
+    own = [a for a in links if not (a.attributes.get("hreflang") or "").strip()]
+    if any(_page_file(a) not in pages for a in own):
+        return False
+    langs = {(a.attributes.get("hreflang") or "").strip().lower() for a in tagged}
+    label = _words(node.text(separator=" ")) - sum(_words(a.text(separator=" ")) for a in links)
+    return len(langs) + bool(own) >= 2 and label <= LANGUAGE_LABEL_WORDS
+
+
+def _page_file(link: LexborNode) -> str:
+    """The file a link points at, less its folders, query, fragment and, for a language
+    variant (``bind.html.fr``), its language: ``../fr/bind.html#x`` -> ``bind.html``."""
+    href = (link.attributes.get("href") or "").split("#")[0].split("?")[0]
+    name = href.rstrip("/").rsplit("/", 1)[-1].lower()
+    return variant_base(name) or name
+
+
+def _fragment_link(link: LexborNode) -> bool:
+    href = (link.attributes.get("href") or "").strip()
+    return href.startswith("#") and len(href) > 1
+
+
+def _letters(text: str) -> int:
+    return sum(len(w) for w in _TEXT_WORDS.findall(text))
+
+
+def _page_contents(node: LexborNode) -> bool:
+    """Whether a list is a table of contents of its own page: every item of it (items of
+    lists inside them too) is links to places in the page (``#fragment``) and nothing else,
+    two of them or more. The Apache manual's ``ul#toc`` of each page's sections, Sphinx's
+    ``.. contents::`` list. Not one inside a list item (the outer list decides: mdBook's
+    summary of a page, "API compatibility" over its linked entries, is read whole), nor
+    one a sentence introduces, its previous text ending with ":" ("A Python logging
+    configuration consists of four parts:" over four links, in Django's guide): that list
+    ends the sentence, whatever it links to."""
+    up = node.parent
+    while up is not None:
+        if up.tag == "li":
+            return False
+        up = up.parent
+    items = node.css("li")
+    if len(items) < 2 or sum(map(_fragment_link, node.css("a[href]"))) < 2:
+        return False
+    for item in items:
+        letters = _letters(item.text())
+        if not letters or letters != sum(_letters(a.text()) for a in item.css("a[href]")
+                                         if _fragment_link(a)):
+            return False
+    return not _introduced(node)
+
+
+def _introduced(node: LexborNode) -> bool:
+    """Whether the text just before an element, in its parent, ends with ":": the nearest
+    earlier sibling that has text (comments aside). Not the text before its parent: the
+    Apache manual's contents box follows an introduction ending "A typical implementation
+    is below:" over a picture."""
+    prev = node.prev
+    while prev is not None:
+        if prev.tag == "-text" or not (prev.tag or "-").startswith("-"):
+            if text := squash(prev.text()):
+                return text.endswith(":")
+        prev = prev.prev
+    return False
+
+
+def _breadcrumb(node: LexborNode) -> bool:
+    """Whether a ``<div>`` or ``<p>`` is a breadcrumb trail by its shape: links, each alone
+    or in an inline element of its own, joined by ``>``, ``›``, ``»`` or ``→``
+    (:data:`_CRUMB_SEPARATOR`), and nothing else; :data:`BREADCRUMB_MIN_LINKS` or more.
+    The Apache manual's ``div#path``: "Apache > HTTP Server > Documentation > Version 2.4",
+    a name ("path") too common to say so. A trail ending in the page's own title as plain
+    text is not known so (a path of menus in a sentence may end so); its name, when it
+    has one (``breadcrumb``), still drops it."""
+    pieces = []
+    for child in node.iter(include_text=True):
+        tag = child.tag or ""
+        if tag == "-text":
+            pieces.append(child.text_content or "")
+        elif tag == "a" or tag in _CRUMB_WRAPPERS and len(child.css("a")) == 1 and \
+                _letters(child.text()) == _letters(child.css_first("a").text()):
+            if not _letters(child.text()):
+                return False  # a picture's link (an "up" arrow): no crumb
+            pieces.append("\0")
+        elif not tag.startswith("-"):  # comments aside, any other element is no crumb
+            return False
+    crumbs = _CRUMB_SEPARATOR.split(squash("".join(pieces)))
+    return len(crumbs) >= BREADCRUMB_MIN_LINKS and all(c == "\0" for c in crumbs)
+
+
 def _boilerplate_name(name: str) -> bool:
     """Whether one class or id names a boilerplate part ("cookie-banner", "sidebar")."""
     words = set(_WORDS.split(name))
     return bool(words & BOILERPLATE_WORDS) and not words & STATE_WORDS
 
 
-def _main(tree: LexborHTMLParser) -> LexborNode | None:
+def _main(tree: LexborHTMLParser, furniture: frozenset[int]) -> LexborNode | None:
     """The page's shown main content: the first ``<main>``, then ``role="main"``, that
     is neither dropped (hidden, boilerplate) nor inside a dropped element."""
     top = tree.body or tree.root
@@ -425,7 +619,7 @@ def _main(tree: LexborHTMLParser) -> LexborNode | None:
     for node in (*tree.css("main"), *tree.css("[role=main]")):
         up: LexborNode | None = node
         while up is not None and up.tag not in ("body", "html"):
-            if _dropped(up, True, page_chars):
+            if _dropped(up, True, page_chars, furniture):
                 break
             up = up.parent
         else:
@@ -443,13 +637,18 @@ class _Walker:
     """Turn the kept DOM into blocks of text, in document order."""
 
     def __init__(self, page_chars: int, alt_text: Callable[[str], bool] | None = None,
-                 page_break: PageBreak | None = None) -> None:
+                 page_break: PageBreak | None = None,
+                 furniture: frozenset[int] = frozenset()) -> None:
         self.alt_text = alt_text  # read_page's: None, pictures give no text
         self.page_break = page_break  # read_page's: None, no element is one
+        self.furniture = furniture  # the page's frame known by its shape (_furniture)
         self.blocks: list[str] = []
         self.buf: list[str] = []
         self.page_chars = page_chars  # the walked root's text, for _dropped's share
         self.mark = ""  # an ordered list item's "3. ", until its first block takes it
+        self.mark_indent = ""  # the indentation of the item whose mark that is
+        self.indent = ""  # the current list item's blocks' indentation
+        self.inner = ""  # ... and that of the items of a list inside it
 
     def flush(self) -> None:
         # spaces meeting across elements are one, as a browser shows them ("Price " and
@@ -458,7 +657,14 @@ class _Walker:
         text = "\n".join(ln for ln in lines if ln)
         self.buf = []
         if text:
-            self.blocks.append(escape_markdown(self.take_mark() + text))
+            self.add_block(text)
+
+    def add_block(self, text: str) -> None:
+        """A block of text (not a heading, not a <pre>), after the mark it opens with and
+        indented as its list item is: its first line only, as Markdown lets a paragraph's
+        later lines be, so the text a page shows stays whole in the block."""
+        indent = self.mark_indent if self.mark else self.indent
+        self.blocks.append(indent + escape_markdown(self.take_mark() + text))
 
     def take_mark(self) -> str:
         mark, self.mark = self.mark, ""
@@ -477,7 +683,7 @@ class _Walker:
                 kept.append((c, None))
                 continue
             brk = self.page_break(c) if self.page_break is not None else None
-            if _dropped(c, in_section, self.page_chars):
+            if _dropped(c, in_section, self.page_chars, self.furniture):
                 if brk is not None:
                     kept.append((c, (brk[0], False)))
                 continue
@@ -499,6 +705,23 @@ class _Walker:
                 mark = list_label(n, _list_type(c, kind))
             out.append((c, mark, brk))
         return out
+
+    def item(self, node: LexborNode, mark: str, in_section: bool) -> None:
+        """A list item, opening with ``mark`` (its number, or ""): its blocks start where
+        its list's items do, and a list inside it is indented by the width of its mark
+        (:data:`UNORDERED_INDENT` for no mark), as in Markdown."""
+        self.flush()
+        outer = self.indent, self.inner
+        self.indent, self.inner = self.inner, self.inner + " " * (len(mark) or UNORDERED_INDENT)
+        if mark:  # after its list's item's when the item opens with the list ("1. a. ...")
+            if not self.mark:
+                self.mark_indent = self.indent
+            self.mark += mark
+        self.walk(node, in_section)
+        self.flush()
+        if mark:
+            self.mark = ""  # an empty item is counted, and draws its number on nothing
+        self.indent, self.inner = outer
 
     def inline(self, node: LexborNode, in_section: bool, pre: bool = False) -> str:
         """The text of a subtree (dropped parts skipped); <br> is a line break."""
@@ -532,10 +755,9 @@ class _Walker:
                 continue
             if not tag or tag.startswith("-"):
                 continue
-            if mark:  # an item of a list inside an item ("1. 1. ..." as a browser draws it)
-                self.flush()
-                self.mark += mark
-            if tag == "br":
+            if tag == "li":
+                self.item(child, mark, in_section)
+            elif tag == "br":
                 self.buf.append(_BR)
             elif tag == "img":
                 if self.alt_text is not None and (alt := image_text(child)) and \
@@ -548,8 +770,8 @@ class _Walker:
                     self.blocks.append("#" * HEADINGS[tag] + " " + self.take_mark() + title)
             elif tag == "tr":
                 self.flush()
-                cells = [c for c in child.iter()
-                         if c.tag in ("td", "th") and not _dropped(c, in_section, self.page_chars)]
+                cells = [c for c in child.iter() if c.tag in ("td", "th") and
+                         not _dropped(c, in_section, self.page_chars, self.furniture)]
                 if any(c.css_first(_LAYOUT) is not None for c in cells):
                     for cell in cells:  # page layout, not data: each cell is a column of blocks
                         self.walk(cell, in_section)
@@ -557,7 +779,7 @@ class _Walker:
                     continue
                 texts = [squash(self.inline(c, in_section)) for c in cells]
                 if any(texts):
-                    self.blocks.append(escape_markdown(self.take_mark() + " | ".join(texts)))
+                    self.add_block(" | ".join(texts))
             elif tag == "pre":
                 self.flush()
                 # as written, blank lines too (they part a listing's functions, a poem's
@@ -572,8 +794,6 @@ class _Walker:
                 self.flush()
             else:
                 self.walk(child, in_section)
-            if mark:
-                self.mark = ""  # an empty item is counted, and draws its number on nothing
 
 
 @dataclass(frozen=True)
@@ -606,10 +826,11 @@ def read_page(html: str, rel: str, xhtml: bool = False,
     if xhtml:
         html = open_self_closing(html)
     tree = LexborHTMLParser(html)
-    root = _main(tree) or tree.body or tree.root
+    furniture = _furniture(tree.root) if tree.root is not None else frozenset()
+    root = _main(tree, furniture) or tree.body or tree.root
     if root is None:
         raise ExtractionError(rel, "no HTML content could be parsed")
-    walker = _Walker(len(squash(root.text())), alt_text, page_break)
+    walker = _Walker(len(squash(root.text())), alt_text, page_break, furniture)
     try:
         walker.walk(root, in_section=root.tag in SECTIONING
                     or (root.attributes.get("role") or "").strip().lower() == "main")
@@ -627,7 +848,7 @@ def read_page(html: str, rel: str, xhtml: bool = False,
 
 class HtmlExtractor:
     name = "html"
-    version = "19"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "20"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -645,7 +866,10 @@ class HtmlExtractor:
     # dotted API path names no boilerplate (Sphinx's "using-cookie-based-sessions" section);
     # 18: DocBook's boxed asides (a sidebar with its title page) are text, DocBook's and
     # Publican's Prev / Up / Next bars (navheader, navfooter, docnav) are navigation; 19:
-    # a list of notes is read with its notes (docutils' <aside class="footnote-list">)
+    # a list of notes is read with its notes (docutils' <aside class="footnote-list">);
+    # 20: a page's frame: a <div> named header or footer as <header> and <footer>, and by
+    # their shape language bars, the page's own table of contents and breadcrumb trails (the
+    # Apache manual's); a list inside a list item is indented; "bind.html.en" is a page
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
