@@ -5,9 +5,9 @@ manual's own XSLT output), every text check run on citeline's canonical text; ti
 page's <title> less " - Apache HTTP Server Version 2.4"; sections are the page's <h2>
 elements (its top-level sections), cross-checked with the '## ' lines of the extracted text;
 the page must have exactly one '# ' line, its title; and no needle may occur in the text of
-the page furniture citeline's extractor keeps today (the menu, breadcrumb, language bars,
-page contents and "See also" list, footer), so that the needles stay unique when it is
-dropped.
+the page's frame (the menu, breadcrumb, language bars, page contents and "See also" list,
+footer: html extractor 19 kept it all as text, 20 keeps the "See also" list), so that the
+needles stay unique whatever an extractor keeps of it.
 
 Usage: /work/main/.venv/bin/python check_gt.py [--no-rebuild]
   If the apache2-doc HTML is available (installed under /usr/share/doc, unpacked under
@@ -26,7 +26,7 @@ import gtcheck  # noqa: E402
 _copy = gtcheck.load_build_module(os.path.dirname(os.path.abspath(__file__)), "apachedocs_copy")
 PACKAGE = "apache2-doc"
 LICENSE = "Apache-2.0"
-# the manual's furniture around each page's content (see README.md)
+# the manual's frame around each page's content (see README.md)
 FURNITURE = "div#page-header, div#path, div.toplang, div.bottomlang, div#quickview, div#footer"
 
 # Key terms that must NOT occur anywhere in the corpus (canonical texts) for each

@@ -68,11 +68,12 @@ def shown_h2_count(raw):
 
     tree = citeline_html.LexborHTMLParser(raw)
     page_chars = len(citeline_html.squash(tree.body.text()))
+    furniture = citeline_html._furniture(tree.root)  # the frame it knows by shape (html 20)
     n = 0
     for h in tree.css("h2"):
         up, dropped = h, False
         while up is not None and up.tag not in ("body", "html"):
-            if citeline_html._dropped(up, False, page_chars):
+            if citeline_html._dropped(up, False, page_chars, furniture):
                 dropped = True
                 break
             up = up.parent
