@@ -1042,6 +1042,80 @@ def titled_pdf(folder: Path, name: str, title: str | bytes, text: str) -> Path:
     return path
 
 
+# A definition list as Texinfo's @table, LaTeX's description and a man page's tagged
+# paragraphs set it: each term flush left and the first line of its definition beside
+# it after a wide gap (a table row to the layout, next to the one-line item above it),
+# the definition going on under itself; a term too long for the column on a line of
+# its own, its definition under it; an item of two paragraphs. Then a paragraph, and a
+# real table: rows with column gaps, one whose last cell wraps, one whose first cells
+# are empty.
+DEFINITIONS = [
+    ("-t", "The maximum amount of processor time in seconds."),
+    ("-m", "The maximum resident set size, in kilobytes, that the shell and the "
+     "processes it starts may use; many systems do not honor this limit, and the "
+     "value is then accepted without any effect on the processes at all."),
+    ("-l", "The maximum size that may be locked into memory."),
+    ("pipefail", "If set, the return value of a pipeline is the value of the last "
+     "(rightmost) command to exit with a non-zero status, or zero if all commands in "
+     "the pipeline exit successfully; the option is off when the shell starts."),
+]
+LONG_TERM = ("control operator", "A token that performs a control function, which is "
+             "a newline or one of the operators that separate and group the commands "
+             "of a list, such as the pipe, the semicolon and the ampersand.")
+TWO_PARAGRAPHS = ("-v", "The maximum amount of virtual memory available to the shell "
+                  "and, on some systems, to the children it starts while it runs.",
+                  "A second paragraph of the same definition starts after a blank line, "
+                  "at the definition's own indentation under the first one.")
+AFTER_LIST = ("The paragraph after the list starts at the left margin, after the space "
+              "that ends the list, and is set as wide as the definitions above it.")
+DEFINITION_TABLE = [("Gate", "Inspected", "Remarks"), ("North", "2026-03-02", "None."),
+                    ("", "2026-03-05", ""), ("West", "2026-03-07", "None."),
+                    ("South", "2026-03-09", "The lower seal shows wear along its whole "
+                     "length and is to be replaced before the spring tides come in."),
+                    ("East", "2026-03-16", "None."), ("Quay", "2026-03-20", "None.")]
+
+
+def definition_list_pdf(folder: Path) -> Path:
+    """One page: :data:`DEFINITIONS` beside their terms (a 72 pt column, definitions
+    justified to the right margin), :data:`LONG_TERM` on its own line above its
+    definition, :data:`TWO_PARAGRAPHS`, :data:`AFTER_LIST`, then
+    :data:`DEFINITION_TABLE`, its columns at the same right margin."""
+    from reportlab.lib.enums import TA_JUSTIFY
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+    path = folder / "limits.pdf"
+    doc = SimpleDocTemplate(str(path), pagesize=A4, leftMargin=72, rightMargin=72,
+                            title="Shell limits")
+    body = ParagraphStyle("body", fontName="Helvetica", fontSize=10, leading=12,
+                          alignment=TA_JUSTIFY)
+    indented = ParagraphStyle("indented", parent=body, leftIndent=72, spaceBefore=2)
+    tight = TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                        ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                        ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+                        ("TOPPADDING", (0, 0), (-1, -1), 0),
+                        ("BOTTOMPADDING", (0, 0), (-1, -1), 7)])
+    width = doc.width
+    items = [[Paragraph(term, body), Paragraph(text, body)] for term, text in DEFINITIONS]
+    term, first, second = TWO_PARAGRAPHS
+    items.append([Paragraph(term, body), [Paragraph(first, body), Spacer(1, 7),
+                                          Paragraph(second, body)]])
+    rows = [[Paragraph(cell, body) for cell in row] for row in DEFINITION_TABLE]
+    story = [
+        Table(items, colWidths=[72, width - 72], style=tight),
+        Paragraph(LONG_TERM[0], body),
+        Paragraph(LONG_TERM[1], indented),
+        Spacer(1, 9),
+        Paragraph(AFTER_LIST, body),
+        Spacer(1, 9),
+        Table(rows, colWidths=[72, 90, width - 162],
+              style=TableStyle([*tight.getCommands()[:-1], ("BOTTOMPADDING", (0, 0), (-1, -1), 0)])),
+    ]
+    doc.build(story)
+    return path
+
+
 # --- E-mail: the stdlib's own writers (email.message + email.generator, mailbox) -------
 
 

@@ -322,7 +322,40 @@ def test_pdf_texinfo_running_heads_and_appendix_headings(tmp_path: Path):
         (2, "Vinegar", "2.1 Vinegar"), (1, "Reporting Bugs", "Appendix A Reporting Bugs")]
     bugs = next(c for c in chunk_document(doc) if "sage" in c.content)
     assert bugs.section == "kettle-texinfo > Reporting Bugs"  # not "... > Descaling > Vinegar"
-    assert doc.extractor_version == "10"
+    assert doc.extractor_version == "11"
+
+
+def test_pdf_definition_list_item_is_one_paragraph(tmp_path: Path):
+    """A definition beside its term is a table row to the layout (a wide gap after the
+    term), and next to a one-line item it was read as one: pdf 10 put a blank line after
+    its first line, mid-sentence ("-m The maximum ... processes it starts\n\nmay use;"),
+    48 times in the Bash Reference Manual. Its next lines start at the definition's
+    column, and the row's line had no room for their first word: they go on with it."""
+    doc = extract(b.definition_list_pdf(tmp_path))
+    paragraphs = [" ".join(p.split()) for p in doc.text.split("\n\n")]
+    for term, definition in b.DEFINITIONS:  # wrapped over 3 lines, or on one
+        assert f"{term} {definition}" in paragraphs
+    # a term on its own line, its definition under it: one paragraph as before
+    assert " ".join(b.LONG_TERM) in paragraphs
+    # a table's last cell wrapping onto the next line stays with its row
+    south = next(row for row in b.DEFINITION_TABLE if row[0] == "South")
+    assert " ".join(south) in paragraphs
+
+
+def test_pdf_definition_list_keeps_paragraphs_and_table_rows_apart(tmp_path: Path):
+    """What the wrapped-cell rule must not join: a definition's second paragraph (a
+    paragraph gap), the paragraph after the list, and a real table's rows, each one
+    paragraph, the row whose first cells are empty too (the row above left room for it:
+    it was not a line broken for want of space)."""
+    doc = extract(b.definition_list_pdf(tmp_path))
+    paragraphs = [" ".join(p.split()) for p in doc.text.split("\n\n")]
+    term, first, second = b.TWO_PARAGRAPHS
+    assert f"{term} {first}" in paragraphs and second in paragraphs
+    assert b.AFTER_LIST in paragraphs
+    rows = [" ".join(cell for cell in row if cell) for row in b.DEFINITION_TABLE]
+    for row in rows:  # the wrapped one is the test above's
+        assert row.startswith("South") or row in paragraphs
+    assert "2026-03-05" in paragraphs  # under "North 2026-03-02 None.", not joined to it
 
 
 def test_pdf_scanned_page_is_read_by_ocr_with_its_confidence(tmp_path: Path):

@@ -3,7 +3,13 @@
 Canonical text = every page's text, in page order, joined by a blank line;
 inside a page, a blank line where the layout shows a paragraph (or column)
 break, and between the rows of a table (lines with column-wide gaps), so the
-chunker packs whole paragraphs and whole rows as it does for Markdown.
+chunker packs whole paragraphs and whole rows as it does for Markdown. A row's
+cell that wraps keeps its next lines: the lines under a row that start where one
+of its columns does, and whose first word would not have fit on the row's line, go
+on with that cell. A definition list is such a table (Texinfo's ``@table``, a man
+page's tagged paragraphs, a hanging indent: the term, a wide gap, the first line of
+its definition, and the definition going on under it), so a definition is one
+paragraph, not its first line and the rest.
 Each page is a :class:`Region` of kind PAGE, so a chunk's locator lists every
 page it touches (``#page=N`` opens the first; a chunk across a page break
 records both pages — it never spans one silently).
@@ -81,7 +87,7 @@ import re
 import shutil
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -200,6 +206,11 @@ PARAGRAPH_GAP = 1.3
 # A gap wider than 1.2 font heights between two words is a table column: word
 # spaces are ~0.25 em, and even justified prose rarely stretches one past 0.8 em.
 COLUMN_GAP_EM = 1.2
+# A line under a table row that starts within 0.3 font heights of where one of the row's
+# columns does goes on with that cell (a wrapped cell, a definition under its term):
+# the lines of a cell or a hanging indent start at one x, up to a glyph's side bearing,
+# while a paragraph's first-line indent is 1 em or more.
+CELL_ALIGN_EM = 0.3
 # 300 dpi is Tesseract's recommended input resolution; lower loses small print.
 OCR_DPI = 300
 # Debian's tesseract-ocr package ships English ("eng") as its default model.
@@ -350,24 +361,29 @@ def paragraph_text(textpage: pdfium.PdfTextPage, tabular: list[bool] | None = No
     PDFium gives lines, not paragraphs. A line whose baseline is further below
     the previous one than :data:`PARAGRAPH_GAP` times the page's usual line
     pitch starts a paragraph, and so does a line *above* the previous one (the
-    next column). Tables have an even pitch and stay one block. ``tabular`` is
-    :func:`column_gaps` of the page, when the caller has it already.
+    next column). A table's rows (lines with column gaps) are a paragraph each; a
+    row's cell that wraps takes its next lines with it (:func:`_wraps_cell`), as a
+    definition list's term and the first line of its definition are a row and the
+    definition goes on under it. ``tabular`` is :func:`column_gaps` of the page,
+    when the caller has it already.
     """
     raw = textpage.get_text_range()
     if len(raw) != textpage.count_chars():  # surrogate pairs: offsets differ, keep lines only
         return raw
     lines = raw.split("\r\n")
     tabular = tabular if tabular is not None else column_gaps(textpage) or []
-    # Baseline of each line's first and last visible character: a line PDFium
-    # joined across a line-end hyphen starts on one visual line and ends on the next.
+    # Each line's first and last visible character: a line PDFium joined across a
+    # line-end hyphen starts on one visual line and ends on the next.
     rotation = textpage.page.get_rotation()
-    first_y: list[float | None] = []
-    last_y: list[float | None] = []
+    first: list[Box | None] = []
+    last: list[Box | None] = []
+    starts = []  # each line's offset in the page's text
     pos = 0
     for line in lines:
         seen = [j for j, ch in enumerate(line) if not ch.isspace()]
-        first_y.append(_char_box(textpage, pos + seen[0], rotation)[1] if seen else None)
-        last_y.append(_char_box(textpage, pos + seen[-1], rotation)[1] if seen else None)
+        first.append(_char_box(textpage, pos + seen[0], rotation) if seen else None)
+        last.append(_char_box(textpage, pos + seen[-1], rotation) if seen else None)
+        starts.append(pos)
         pos += len(line) + 2
     # A run of two or more lines with column gaps is a table: one paragraph per row,
     # so the chunker packs whole rows instead of cutting at a decimal point.
@@ -375,19 +391,60 @@ def paragraph_text(textpage: pdfium.PdfTextPage, tabular: list[bool] | None = No
         t and ((i > 0 and tabular[i - 1]) or (i + 1 < len(tabular) and tabular[i + 1]))
         for i, t in enumerate(tabular)
     ]
-    gaps = [
-        None if a is None or b is None else a - b for a, b in zip(last_y, first_y[1:])
-    ]
+    gaps = [None if a is None or b is None else a[1] - b[1] for a, b in zip(last, first[1:])]
     pitches = sorted(g for g in gaps if g is not None and g > 0)
     if not pitches:
         return raw
     usual = pitches[(len(pitches) - 1) // 2]  # the lower median: short pages have few gaps
+    # the page's text ends at its rightmost line end (too far right only keeps a row apart)
+    edge = max(box[2] for box in last if box is not None)
     out = [lines[0]]
     for i, (gap, line) in enumerate(zip(gaps, lines[1:]), start=1):
-        if (gap is not None and (gap <= 0 or gap > PARAGRAPH_GAP * usual)) or row[i] or row[i - 1]:
+        if gap is None:
+            apart = row[i] or row[i - 1]
+        elif gap <= 0 or gap > PARAGRAPH_GAP * usual or row[i]:
+            apart = True
+        else:  # the line right below a row, at the usual pitch, ends the row unless it
+            # goes on with one of its cells
+            apart = row[i - 1] and not (last[i - 1] is not None and _wraps_cell(
+                textpage, rotation, (lines[i - 1], starts[i - 1]), (line, starts[i]),
+                last[i - 1][2], edge))
+        if apart:
             out.append("")
         out.append(line)
     return "\n".join(out)
+
+
+_FIRST_WORD = re.compile(r"[^\s\ufffe]+")
+
+
+def _wraps_cell(textpage: pdfium.PdfTextPage, rotation: int, row: tuple[str, int],
+                below: tuple[str, int], row_end: float, edge: float) -> bool:
+    """Whether the line ``below`` a table ``row`` (each a line and its offset in the
+    page's text) goes on with one of the row's cells, on a page whose text ends at x
+    ``edge``: it starts where one of the row's columns after a gap does (within
+    :data:`CELL_ALIGN_EM`), and its first word would not have fit after the row's
+    end, ``row_end`` (the row's line was broken there, not ended).
+
+    The caller has checked that the line below is at the usual pitch and not itself a
+    row. A definition list (Texinfo's ``@table``, a man page's tagged paragraphs,
+    LaTeX's description, a hanging indent) sets its term and the first line of its
+    definition as a row ("-m   The maximum resident set size (many systems do not
+    honor this") and the definition's next lines under the definition ("limit).");
+    a table's wrapped cell does the same. A line starting at the row's left edge is
+    the next row or the paragraph after the table; a line where the row left room
+    for its first word is a row whose first cells are empty ("3 <= x4 <= 8" under
+    "5 <= r3 < +inf   0 <= x3 <= 1"), or a new paragraph: both stay apart.
+    """
+    line, pos = below
+    word = _FIRST_WORD.search(line)
+    if word is None:
+        return False
+    start = _char_box(textpage, pos + word.start(), rotation)
+    if row_end + _char_box(textpage, pos + word.end() - 1, rotation)[2] - start[0] <= edge:
+        return False
+    return any(abs(start[0] - box[0]) <= CELL_ALIGN_EM * (box[3] - box[1])
+               for box in _column_starts(textpage, row[0], row[1], rotation))
 
 
 def find_outline(pdf: pdfium.PdfDocument, text: str, pages: list[Region]) -> tuple[Heading, ...]:
@@ -611,6 +668,13 @@ def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int, rotation:
     """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap,
     on a page shown turned by ``rotation`` degrees. The wide space after a leading
     section number (LaTeX's ``1<quad>Introduction``) is not one."""
+    return next(_column_starts(textpage, line, pos, rotation), None) is not None
+
+
+def _column_starts(textpage: pdfium.PdfTextPage, line: str, pos: int,
+                   rotation: int) -> Iterator[Box]:
+    """The box of the first character after each table column gap of ``line`` (see
+    :func:`_has_column_gap`), left to right: where the row's columns after the first start."""
     label = _LEADING_LABEL.match(line)
     after_label = label.end() if label else -1  # the space right after it
     for j in range(1, len(line) - 1):
@@ -619,8 +683,7 @@ def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int, rotation:
             right = _char_box(textpage, pos + j + 1, rotation)
             height = left[3] - left[1]
             if height > 0 and right[0] - left[2] > COLUMN_GAP_EM * height:
-                return True
-    return False
+                yield right
 
 
 def furniture_key(line: str, page: int | None = None) -> str:
@@ -970,7 +1033,7 @@ def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
 
 class PdfExtractor:
     name = "pdf"
-    version = "10"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "11"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -985,7 +1048,9 @@ class PdfExtractor:
     # 9: a page's printed number (/PageLabels) is kept with it for citations; 10: a
     # chapter's running head (the same line, up to its counting page number, atop a run
     # of pages) and the bare page numbers it dates are furniture, and a bookmark's line
-    # may start with "Appendix", "Chapter" or "Part" before its number
+    # may start with "Appendix", "Chapter" or "Part" before its number; 11: the line
+    # under a table row that starts at one of its columns and did not fit on the row's
+    # line goes on with that cell (a definition list's definition under its term)
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
