@@ -468,6 +468,38 @@ def test_the_page_fits_a_phone_and_uploads_from_the_keyboard(site, browser):
     ctx.close()
 
 
+
+def test_the_citation_table_fits_a_laptop_screen_with_long_tokens_in_its_quotes(
+        site, browser, tmp_path):
+    """A quote holding a long word with no place to wrap (Valgrind's
+    ``libX11.so.6.2/libX11.so.6.2/libXaw.so.7.0`` in a suppression) set the table's width, and at 1280 pixels its last column, the distance, was off the
+    panel's edge; a title was broken inside its words ("un derstanding") to make room."""
+    server, key = site
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    pg.goto(server.url + "/")
+    pg.fill("#api-key", key)
+    pg.click("#key-form button")
+    pg.wait_for_selector("#collection option[value=manuals]", state="attached")
+    upload(pg, "memcheck-options-and-understanding.md",
+           "# Using and understanding the memory checker's command-line options\n\n"
+           "To ignore accesses just below the stack pointer, use "
+           "--ignore-range-below-sp=8192-8189; to silence one library, suppress "
+           "obj:libX11.so.6.2/libX11.so.6.2/libXaw.so.7.0/libXt.so.6.0.0/libICE.so.6.3.0 "
+           "in your suppression file. Only one range may be given.\n")
+    wait_indexed(pg, "memcheck-options-and-understanding.md")
+    row = cited_row(pg, "How do I ignore accesses below the stack pointer?",
+                    "--ignore-range-below-sp")
+    box = pg.evaluate("() => { const s = document.querySelector('#citations').parentElement;"
+                      " return [s.scrollWidth, s.clientWidth]; }")
+    assert box[0] <= box[1], f"the citation table is {box[0]} px wide in a {box[1]} px panel"
+    dist = row.locator("td.dist").bounding_box()
+    panel = pg.locator("#citations").locator("xpath=..").bounding_box()
+    assert dist is not None and panel is not None
+    assert dist["x"] + dist["width"] <= panel["x"] + panel["width"] + 1
+    pg.screenshot(path=str(tmp_path / "citations-at-1280.png"), full_page=True)
+    ctx.close()
+
 def test_a_read_key_is_offered_no_retry_or_delete(site, browser):
     server, _ = site
     read_key, _ = KeyStore(server.data_dir).create(("manuals",), "read", "reader")
