@@ -51,6 +51,8 @@ LETTER = re.compile(r"[^\W\d_]")
 MAX_HEADING_LEVEL = 6
 
 _MD_SPECIAL = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|```|~~~)", re.M)
+_BACKTICKS = re.compile(r"`+")
+_NOT_IN_INFO = re.compile(r"[\s`]+")
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _BLANK_LINES = re.compile(r"\n[ \t]*\n+")
 
@@ -116,6 +118,22 @@ def escape_markdown(block: str) -> str:
     backslash (Markdown's own escape), as does a line starting with a fence.
     """
     return _MD_SPECIAL.sub(lambda m: m.group(1) + "\\" + m.group(2), block)
+
+
+def fenced(body: str, info: str = "") -> str:
+    """``body`` as a CommonMark fenced code block: opened by a run of backticks longer
+    than any inside it (three at least), so no line of the code closes it, and ``info``
+    after the opening fence (a language), less any space or backtick, which would end
+    the info string or unmake the fence. The notebook and HTML extractors write code so.
+
+    >>> print(fenced("x = `a` + ```b```", "py thon"))
+    ````python
+    x = `a` + ```b```
+    ````
+    """
+    run = max((len(m.group()) for m in _BACKTICKS.finditer(body)), default=0)
+    fence = "`" * max(3, run + 1)
+    return f"{fence}{_NOT_IN_INFO.sub('', info)}\n{body}\n{fence}"
 
 
 _ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),

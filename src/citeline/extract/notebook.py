@@ -43,7 +43,7 @@ from typing import Any
 from citeline.chunk import fence_starts
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register
-from citeline.extract.blocks import TextBuilder
+from citeline.extract.blocks import TextBuilder, fenced
 from citeline.extract.text import heading_title
 from citeline.types import Document
 
@@ -53,7 +53,6 @@ TEXT_OUTPUTS = ("text/plain", "text/markdown")
 # ECMA-48 control sequences (colours, cursor moves) that terminals, and so
 # tracebacks and progress bars, write into a stream.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
-_BACKTICKS = re.compile(r"`+")
 # A carriage return takes the line back to its start: a progress bar (tqdm, pip) writes
 # every update of one line, and Jupyter shows the last, dropping what comes before the
 # line's last run of "\r" as its output area does (removeOverwrittenChars).
@@ -81,13 +80,6 @@ def _source(value: Any, where: str, rel: str) -> str:
         return "".join(value)
     raise ExtractionError(rel, f"not a valid notebook: {where} is neither text nor a list "
                                "of lines")
-
-
-def _fenced(body: str, info: str) -> str:
-    """``body`` in a fenced block a run of backticks longer than any inside it opens."""
-    run = max((len(m.group()) for m in _BACKTICKS.finditer(body)), default=0)
-    fence = "`" * max(3, run + 1)
-    return f"{fence}{info}\n{body}\n{fence}"
 
 
 def _closed(markdown: str) -> str:
@@ -191,8 +183,7 @@ class NotebookExtractor:
         meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
         info = meta.get("language_info") if isinstance(meta.get("language_info"), dict) else {}
         spec = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
-        # the fence's info string: no space or backtick, which would end it or unmake the fence
-        language = re.sub(r"[\s`]+", "", str(info.get("name") or spec.get("language") or ""))
+        language = str(info.get("name") or spec.get("language") or "")  # fenced() cleans it
         out = TextBuilder()
         left_out: Counter[str] = Counter()
         shortened: list[int] = []
@@ -209,14 +200,14 @@ class NotebookExtractor:
                     out.add(_closed(source.rstrip()), sep="\n\n")
             elif kind == "code":
                 if source.strip():
-                    out.add(_fenced(source, language), sep="\n\n")
+                    out.add(fenced(source, language), sep="\n\n")
                 outputs = cell.get("outputs", [])
                 for output in outputs if isinstance(outputs, list) else []:
                     if (text := _output(output, n, rel, left_out, shortened)) is not None:
-                        out.add(_fenced(text, "output"), sep="\n\n")
+                        out.add(fenced(text, "output"), sep="\n\n")
             elif kind == "raw":
                 if source.strip():
-                    out.add(_fenced(source, "raw"), sep="\n\n")
+                    out.add(fenced(source, "raw"), sep="\n\n")
             else:
                 left_out[f"cell type {kind!r}"] += 1
         text = out.text()
