@@ -343,3 +343,34 @@ def test_text_without_spaces_is_cut_to_the_budget_and_the_window(embedder, body)
     assert _covered(text, chunks)
     if "。" in body:  # cut at the full stops, not inside a sentence
         assert all(c.content.endswith("。") for c in chunks[:-2])
+
+
+def test_a_long_fenced_pre_is_cut_to_the_budget_and_the_window(tmp_path, embedder):
+    """An HTML <pre> is a fenced block (html 21), and one may be a whole listing, far over
+    the budget: it is cut as any long paragraph (at its blank lines, then its sentences,
+    then its words), every piece within the budget and, measured with the model's own
+    tokenizer, the window (dense code is many word pieces a character); no character is
+    lost, no "#" line inside is a heading, and each chunk's content is its slice."""
+    from citeline.extract import extractor_for
+
+    listing = "\n\n".join(
+        f"# step {i}: set the flags. Then run it.\n"
+        + "\n".join(f"cfg[{i}][{j}]=0x{i * 97 + j:04x};x{j}^=y{j}>>{j % 7}|z{j}&0xff;"
+                    for j in range(12))
+        for i in range(8))
+    listing += "\n" + "".join(f"q{k}=({k}*{k})%{k + 3};" for k in range(400))  # one long line
+    page = tmp_path / "listing.html"
+    page.write_text(f"<html><head><title>Flags</title></head><body><h1>Flags</h1>"
+                    f"<p>The listing sets every flag.</p><pre>{listing}</pre>"
+                    "<p>After the listing, a sentence.</p></body></html>", encoding="utf-8")
+    d = extractor_for(page).extract(page, page.name)
+    text = d.text
+    assert f"```\n{listing}\n```" in text and len(listing) > 10 * ChunkConfig().budget
+    assert [h.title for h in headings(text, "atx")] == ["Flags"]
+    chunks = chunk_document(d, ChunkConfig(), embedder.count_tokens)
+    assert len(chunks) > 10
+    assert all(c.content == text[c.start:c.end] for c in chunks)
+    assert all(len(c.content) <= ChunkConfig().budget for c in chunks)
+    assert max(embedder.count_tokens([c.text for c in chunks])) <= ChunkConfig().window
+    assert _covered(text, chunks)
+    assert {c.section for c in chunks} == {"Flags"}

@@ -38,8 +38,8 @@ SKERRY_TEXT = (
     "2. Write the height in the log.\n\n"
     "# The foghorn\n\n"  # no heading in the chapter: its title in the table of contents
     "The foghorn's compressor must be oiled every hundred running hours.\n\n"
-    "pressure   7 bar\n\n"
-    "valve      open\n\n"
+    "```\npressure   7 bar\n\n"  # a <pre>: a fenced block, its blank line kept
+    "valve      open\n```\n\n"
     "# Notes\n\n"  # linear="no": after the reading order, though the spine has it second
     "Skerry is Old Norse for a rocky islet."
 )
@@ -69,7 +69,7 @@ def test_an_epub3_reads_its_chapters_in_spine_order(tmp_path: Path):
     doc = extract(path)
     assert doc.text == SKERRY_TEXT
     assert (doc.title, doc.extractor, doc.extractor_version, doc.headings) == (
-        b.EPUB_TITLE, "epub", "7", "atx")
+        b.EPUB_TITLE, "epub", "8", "atx")
     assert doc.media_type == "application/epub+zip"
     assert doc.regions == () and doc.warnings == ()
     sections = {c.content.split("\n")[0]: c.section for c in chunk_document(doc)}
@@ -316,17 +316,17 @@ def test_a_picture_s_alt_text_is_a_line_of_its_own_unless_it_says_nothing(tmp_pa
         "Figure 3. The lens\n\n"
         "Trim the wick before sunset.\n\n"
         "The north jetty at low water")
-    assert doc.extractor_version == "7"
+    assert doc.extractor_version == "8"
     # a web page's pictures give no text, as before: the HTML extractor is unchanged
     page = tmp_path / "lamp.html"
     page.write_text(f"<html><body>{FIGURES}</body></html>", encoding="utf-8")
     html = extract(page)
-    assert "Fresnel" not in html.text and html.extractor_version == "20"
+    assert "Fresnel" not in html.text and html.extractor_version == "21"
 
 
 def test_epub_is_registered_with_a_name_and_version():
     extractor_for(Path("x.epub"))  # loads the built-in extractors
-    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "7")
+    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "8")
 
 
 def test_an_epub_s_sentence_is_found_through_the_index_with_its_chapter(tmp_path: Path, embedder):
@@ -398,7 +398,7 @@ def test_an_epub3_page_list_gives_a_citation_the_printed_pages_it_spans(tmp_path
         ("7", "# Spring tides\n\nSpring tides flood the boat landing twice a month. They come "),
         ("8", "with the new and the full moon.\n\n"),
         ("9", "Neap tides rise least, a week after the spring tides.")]
-    assert doc.warnings == () and doc.extractor_version == "7"
+    assert doc.warnings == () and doc.extractor_version == "8"
 
     def at(words: str) -> Locator:
         start = doc.text.index(words)
@@ -468,13 +468,15 @@ def test_a_page_list_entry_linking_nowhere_is_skipped_with_a_warning(tmp_path: P
 
 def test_a_book_without_a_page_list_cites_as_before(tmp_path: Path):
     """Text, chunks and citations of a book with no page list and no markers are those
-    extractor 3 gave (recorded from it): only the version differs."""
+    extractor 3 gave (recorded from it): only the version differs, and the foghorn's <pre>
+    is fenced since extractor 8 (html 21): its chunk ends, and the next one's bounds are,
+    8 characters on (the fence lines)."""
     doc = extract(b.epub_book(tmp_path))
-    assert doc.text == SKERRY_TEXT and doc.regions == () and doc.extractor_version == "7"
+    assert doc.text == SKERRY_TEXT and doc.regions == () and doc.extractor_version == "8"
     assert [(c.start, c.end, locate(doc, c.start, c.end).to_json()) for c in
             chunk_document(doc)] == [
         (s, e, {"char": [s, e], "fragment": f"#char={s},{e}"})
-        for s, e in [(0, 93), (95, 176), (178, 385), (387, 504), (506, 553)]]
+        for s, e in [(0, 93), (95, 176), (178, 385), (387, 512), (514, 561)]]
 
 
 def test_an_epub_hit_and_answer_name_their_printed_pages(tmp_path: Path, embedder, capsys):

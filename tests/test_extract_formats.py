@@ -797,7 +797,7 @@ def test_html_drops_scripts_navigation_and_boilerplate(tmp_path: Path):
     assert blocks[0] == "# Kiln log"
     assert "Posted by Ines" in blocks  # the article's own header is kept
     assert "Cone 6 glaze firing took nine hours;\nthe vent stayed open until 1000 C." in blocks
-    assert "firing-schedule:\n  ramp: 150/h\n\\# comment in a config file" in blocks
+    assert "```\nfiring-schedule:\n  ramp: 150/h\n# comment in a config file\n```" in blocks
     assert blocks[-1] == "Tags: glaze, kiln"
 
 

@@ -308,8 +308,8 @@ def test_docx_whose_body_is_only_an_unread_import_says_so(tmp_path: Path):
 
 def test_docx_imported_parts_are_read_as_the_html_and_text_extractors_read_files(
         tmp_path: Path):
-    """An imported page's ordered list keeps its numbers and its <pre> its blank lines, as
-    the HTML extractor reads a page; an imported page or text part in Windows-1252 with no
+    """An imported page's ordered list keeps its numbers and its <pre> its blank lines, in a
+    fenced block, as the HTML extractor reads a page; an imported page or text part in Windows-1252 with no
     charset is read so, with the extractor's warning naming the part (the text part was
     read as UTF-8, each accented letter a U+FFFD, without a word)."""
     import docx
@@ -324,7 +324,7 @@ def test_docx_imported_parts_are_read_as_the_html_and_text_extractors_read_files
     d.save(path)
     doc = extract(path)
     assert doc.text == ("Steps exported from the wiki:\n\n1. Drain the tank\n\n2. Refill it\n\n"
-                        "valve A\n\nvalve B\n\nCrème.\n\nCafé log\n\nAll clear.")
+                        "```\nvalve A\n\nvalve B\n```\n\nCrème.\n\nCafé log\n\nAll clear.")
     assert [w.split(": ", 1)[0] for w in doc.warnings] == [
         "imported part /word/afchunk.html", "imported part /word/afchunk.txt"]
     assert all("read as Windows-1252" in w for w in doc.warnings)

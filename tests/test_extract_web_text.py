@@ -78,7 +78,7 @@ def test_html_invisible_characters_inside_words_are_left_out(tmp_path: Path):
     doc = extract(page)
     assert doc.title == "Donaudampfschiff"
     assert doc.text == ("## Kapitänsmütze\n\nDie Donaudampfschifffahrt fährt täglich; call "
-                        "Vec::with_capacity once.\n\nlet v = Vec::with_capacity(8);")
+                        "Vec::with_capacity once.\n\n```\nlet v = Vec::with_capacity(8);\n```")
     assert "donaudampfschifffahrt" in tokenize(doc.text)
     assert sections(doc) == ["Donaudampfschiff > Kapitänsmütze"]
 
@@ -259,7 +259,7 @@ def test_html_pre_keeps_its_blank_lines(tmp_path: Path):
     """Preformatted text is shown as written: the blank lines between a listing's
     functions or a poem's stanzas were dropped, so a quote of it matched no copy of the
     page. Kept; only the blank lines opening and closing the block (and spaces ending a
-    line) go, and a "#" line stays escaped from the chunker's headings."""
+    line) go; the fence keeps a "#" line from the chunker's headings (html 21)."""
     page = tmp_path / "listing.html"
     page.write_text(
         "<html><body><h1>Listing</h1><pre>\n\n  def f():\n      return 1   \n\n\n"
@@ -267,9 +267,154 @@ def test_html_pre_keeps_its_blank_lines(tmp_path: Path):
         "<pre><code>Roses are red,\n\nViolets are blue.</code></pre></body></html>",
         encoding="utf-8")
     doc = extract(page)
-    assert doc.text == ("# Listing\n\n  def f():\n      return 1\n\n\n\\# two blank lines above\n"
-                        "def g():\n\tpass\n\nRoses are red,\n\nViolets are blue.")
+    assert doc.text == ("# Listing\n\n```\n  def f():\n      return 1\n\n\n# two blank lines above\n"
+                        "def g():\n\tpass\n```\n\n```\nRoses are red,\n\nViolets are blue.\n```")
     assert sections(doc) == ["Listing"]
+
+
+def test_html_pre_is_a_fenced_code_block_as_the_page_shows_it(tmp_path: Path):
+    """A <pre> was written unfenced, its "#" lines escaped "\\#" so the chunker took none for a
+    heading: a quote showed "\\# apt-get", a phrase copied from the page matched nothing, and
+    nothing downstream knew it was code, so the extractive answer cut it into "sentences" at
+    full stops. Now a fenced block (html 21): unescaped inside, no heading from its "#" lines,
+    one unit for the answer; a paragraph starting with "# " is still escaped."""
+    from citeline.answer.extractive import sentence_spans
+    from citeline.chunk import fence_starts, headings
+
+    page = tmp_path / "setup.html"
+    page.write_text(
+        "<html><body><h1>Setup</h1><p>Run this as root:</p><pre># apt-get install foo\n"
+        "# systemctl restart foo. Wait a minute.\nfoo --check\n</pre><p>Then check.</p>"
+        "<p># not a heading, a paragraph</p></body></html>", encoding="utf-8")
+    doc = extract(page)
+    block = "```\n# apt-get install foo\n# systemctl restart foo. Wait a minute.\nfoo --check\n```"
+    assert doc.text == ("# Setup\n\nRun this as root:\n\n" + block + "\n\nThen check.\n\n"
+                        "\\# not a heading, a paragraph")
+    assert "# apt-get install foo\n# systemctl restart foo" in doc.text
+    assert [h.title for h in headings(doc.text, "atx")] == ["Setup"]
+    assert len(fence_starts(doc.text)) == 2
+    assert set(sections(doc)) == {"Setup"}
+    spans = [doc.text[s:e] for s, e in sentence_spans(doc.text)]
+    assert block in spans  # whole, not cut after "foo."
+    assert spans == ["Run this as root:", block, "Then check.", "\\# not a heading, a paragraph"]
+
+
+@pytest.mark.parametrize(("markup", "info"), [
+    ('<pre><code class="hljs language-python">x = 1</code></pre>', "python"),  # highlight.js
+    ('<pre class="language-python"><code class="language-python">x = 1</code></pre>',
+     "python"),  # Prism
+    ('<div class="highlight-python notranslate"><div class="highlight"><pre><span></span>'
+     'x = 1</pre></div></div>', "python"),  # Sphinx
+    ('<div class="language-python highlight"><pre><span></span><code>x = 1</code></pre></div>',
+     "python"),  # MkDocs (pymdownx.highlight)
+    ('<div class="language-python highlighter-rouge"><div class="highlight"><pre '
+     'class="highlight"><code>x = 1</code></pre></div></div>', "python"),  # Jekyll
+    ('<div class="sourceCode"><pre class="sourceCode python"><code class="sourceCode python">'
+     'x = 1</code></pre></div>', "python"),  # Pandoc
+    ('<pre class="prettyprint lang-config">x = 1</pre>', "config"),  # prettify (Apache)
+    ('<div class="example-wrap"><pre class="rust rust-example-rendered"><code>x = 1</code>'
+     '</pre></div>', "rust"),  # rustdoc
+    ('<pre><code class="language-rust ignore">x = 1</code></pre>', "rust"),  # mdBook
+    ('<pre><code class="language-c``">x = 1</code></pre>', "c"),  # no backtick in an info
+    ('<pre class="programlisting">x = 1</pre>', ""),  # DocBook names no language
+    ('<div class="highlight-default notranslate"><div class="highlight"><pre>x = 1</pre>'
+     '</div></div>', ""),  # Sphinx's project default: not named on the page
+    ('<pre class="language-none"><code>x = 1</code></pre>', ""),  # Prism's "no language"
+    ("<pre>def f():\n    return 1</pre>", ""),  # Python, but the page does not say so
+])
+def test_html_pre_fence_names_the_language_the_page_names(tmp_path: Path, markup: str,
+                                                           info: str):
+    page = tmp_path / "code.html"
+    page.write_text(f"<html><body><p>Example:</p>{markup}</body></html>", encoding="utf-8")
+    fence = extract(page).text.split("\n\n")[1].split("\n")[0]
+    assert fence == "```" + info
+
+
+def test_html_backticks_inside_a_pre_lengthen_its_fence(tmp_path: Path):
+    """A page showing Markdown (a README's source) holds fences of its own: the block's
+    fence is longer than any run of backticks inside, so none of them closes it, and the
+    "# Title" line of the example is no heading."""
+    from citeline.chunk import fence_starts, headings
+
+    page = tmp_path / "readme.html"
+    page.write_text(
+        "<html><body><h1>Writing a README</h1><pre># Title\n\n````text\n```\nnested\n```\n````\n"
+        "Inline `code` here.</pre><p>After the example.</p></body></html>", encoding="utf-8")
+    doc = extract(page)
+    assert "`````\n# Title\n\n````text\n```\nnested\n```\n````\nInline `code` here.\n`````" \
+        in doc.text
+    assert [doc.text[i:].split("\n")[0] for i in fence_starts(doc.text)] == ["`````", "`````"]
+    assert [h.title for h in headings(doc.text, "atx")] == ["Writing a README"]
+    assert set(sections(doc)) == {"Writing a README"}
+
+
+def test_html_pre_in_a_list_item_or_a_table_cell_is_still_a_fence(tmp_path: Path):
+    """A fence indented four spaces is none (its "#" lines would be headings), so a <pre> in
+    a nested list item is not indented; one opening an ordered item has its number on a line
+    of its own above the fence; one in a layout table's cell is a block as any; one in a
+    data cell is read into the row, as the cell's other text is."""
+    from citeline.chunk import fence_starts, headings
+
+    page = tmp_path / "steps.html"
+    page.write_text(
+        "<html><body><h1>Steps</h1><ol><li>Install it:<pre># make install</pre></li>"
+        "<li><pre>$ make check\n# all passed</pre></li>"
+        "<li>Nested<ul><li>Inner item<pre>x = 1\n# not a heading</pre></li></ul></li></ol>"
+        "<table><tr><td><h2>Layout</h2></td><td><pre># in a layout cell</pre></td></tr></table>"
+        "<table><tr><td>data</td><td><pre># cell\nline two</pre></td></tr></table>"
+        "</body></html>", encoding="utf-8")
+    doc = extract(page)
+    assert doc.text.split("\n\n") == [
+        "# Steps", "1. Install it:", "```\n# make install\n```",
+        "2.\n```\n$ make check\n# all passed\n```", "3. Nested", "   Inner item",
+        "```\nx = 1\n# not a heading\n```", "## Layout", "```\n# in a layout cell\n```",
+        "data | # cell line two"]
+    assert len(fence_starts(doc.text)) == 8
+    assert [h.title for h in headings(doc.text, "atx")] == ["Steps", "Layout"]
+    assert sections(doc)  # every chunk's content is its slice of the text
+
+
+def test_html_prose_in_a_pre_stays_text(tmp_path: Path):
+    """A mailing-list archive's message, an RFC, a text file served as a page: a <pre> of
+    prose that nothing marks as code is read as text, as before html 21 (its "# " line
+    escaped), so the answer still cuts it at its sentences: fenced, the chunk holding its
+    first line would be quoted whole. The same lines marked as code (a <code> in the <pre>)
+    are fenced, and so are two prose lines alone (a log's message)."""
+    from citeline.answer.extractive import sentence_spans
+
+    message = (
+        "Hi all,\n\n"
+        "I upgraded the mirror to the new release last night and the sync job now fails\n"
+        "every time it reaches the security archive. The log says the signature is bad,\n"
+        "but the keyring package was updated in the same run, so it should be current.\n"
+        "> Did you restart the daemon after the keyring was replaced on the server?\n"
+        "# Yes, twice, and the second time it failed the same way as the first one did.\n\n"
+        "Thanks,\nAna")
+    page = tmp_path / "msg.html"
+    page.write_text(f"<html><body><h1>Mirror sync fails</h1><pre>{message}</pre>"
+                    f"<pre><code>{message}</code></pre>"
+                    "<pre>The sync job failed with a bad signature error again tonight.\n"
+                    "Please check the keyring package on the mirror host before noon.</pre>"
+                    "</body></html>", encoding="utf-8")
+    doc = extract(page)
+    prose = message.replace("# Yes", "\\# Yes")
+    assert doc.text == (
+        f"# Mirror sync fails\n\n{prose}\n\n```\n{message}\n```\n\n```\nThe sync job failed "
+        "with a bad signature error again tonight.\nPlease check the keyring package on the "
+        "mirror host before noon.\n```")
+    spans = [prose[s:e] for s, e in sentence_spans(prose)]
+    assert "I upgraded the mirror to the new release last night and the sync job now fails\n" \
+           "every time it reaches the security archive." in spans
+
+
+def test_the_worked_examples_in_the_html_extractor_s_docstrings_hold():
+    import doctest
+
+    from citeline.extract import blocks, html
+
+    for mod in (html, blocks):
+        result = doctest.testmod(mod)
+        assert result.attempted > 0 and result.failed == 0, mod.__name__
 
 
 def test_html_spaces_meeting_across_elements_are_one(tmp_path: Path):
@@ -554,7 +699,7 @@ def test_html_a_list_inside_a_list_item_keeps_its_nesting(tmp_path: Path):
         "# Negotiation", "1. Find the variants.", "2. Select the best variant.",
         "   1. Multiply the quality factors.", "   2. Select the highest language factor.",
         "   Ties go on.", "      English\nthen French", "   3. a. A list opening an item",
-        "### 4. A heading in an item", "  code\n  kept", "The algorithm goes on.",
+        "### 4. A heading in an item", "```\n  code\n  kept\n```", "The algorithm goes on.",
         "3. Return it.", "Stream ciphers", "  RC4", "Block ciphers"]
     assert "English\nthen French" in doc.text
     assert "Negotiation > 4. A heading in an item" in sections(doc)

@@ -364,9 +364,10 @@ def _read_message(msg: Message, rel: str, where: str, warnings: list[str]) -> li
 
 class EmlExtractor:
     name = "eml"
-    version = "3"  # an HTML body is read by html.read_page: a change to a page's text
+    version = "4"  # an HTML body is read by html.read_page: a change to a page's text
     # there is a change here too. 2: format=flowed text is unflowed (RFC 3676); 3: an
-    # HTML body's nested lists are indented and its frame dropped as a page's (html 20)
+    # HTML body's nested lists are indented and its frame dropped as a page's (html 20);
+    # 4: an HTML body's <pre> is a fenced code block, unless it is prose (html 21)
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -398,7 +399,7 @@ class EmlExtractor:
 
 class MboxExtractor:
     name = "mbox"
-    version = "3"  # bumped with EmlExtractor's: they read a message alike
+    version = "4"  # bumped with EmlExtractor's: they read a message alike
     suffixes = (".mbox",)
 
     def extract(self, path: Path, rel: str) -> Document:

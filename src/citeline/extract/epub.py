@@ -9,7 +9,8 @@ order (its spine) and the book's metadata.
 Canonical text: the spine's chapters in reading order, each read by
 :func:`citeline.extract.html.read_page` exactly as an ``.xhtml`` page is (its
 ``<h1>``-``<h6>`` as ``#``-heading lines, paragraphs, list items with their numbers,
-table rows as ``cell | cell``, ``<pre>`` kept as written, footnotes and endnotes
+table rows as ``cell | cell``, ``<pre>`` kept as written in a fenced code block (its
+language the info string, where the chapter names one), footnotes and endnotes
 (``epub:type="footnote"``, often an ``<aside>`` hidden until its reference is tapped)
 kept; navigation, other asides and hidden text dropped; a picture's alt text, the
 figure's description a reader who cannot see it gets, a line of its own, unless it is
@@ -573,14 +574,15 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "7"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    version = "8"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
     # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
     # page list, else the page-break markers) go with citations, markers' numbers are
     # no text; 5: DocBook's boxed asides are text (html extractor 18), as in a DocBook
     # e-book's chapters; 6: a chapter file the spine lists several times (by items whose
     # hrefs differ only in a fragment) is read once, and a list of notes is read with its
     # notes (html 19: docutils' footnote-list); 7: a chapter is read by html 20 (a list
-    # inside a list item indented; a page's frame, its own table of contents, dropped)
+    # inside a list item indented; a page's frame, its own table of contents, dropped);
+    # 8: by html 21, a <pre> is a fenced code block in the language the chapter names
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:
