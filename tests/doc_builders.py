@@ -1116,6 +1116,50 @@ def definition_list_pdf(folder: Path) -> Path:
     return path
 
 
+# Ten lines of 10 pt text, the body of title_page_pdf's pages.
+TITLE_PAGE_BODY = [
+    "Pilots board inbound vessels at the fairway buoy, two miles off the breakwater.",
+    "The pilot ladder is rigged on the lee side, one metre above the water.",
+    "In fog the harbour master closes the inner channel to ships over ninety metres.",
+    "Tugs meet every tanker at the second bend and stay with it to its berth.",
+    "A pilot may refuse a ladder that is worn, short or badly secured.",
+] * 2
+
+
+def title_page_pdf(folder: Path, name: str, head: list[tuple[float, str]],
+                   title: str | None = None, bookmark: str | None = None,
+                   tail: list[tuple[float, str]] | None = None, cover: bool = False) -> Path:
+    """A two-page PDF whose first page starts with ``head`` (each a font size and a line, in
+    that order, from the top down), then :data:`TITLE_PAGE_BODY` in 10 pt, then ``tail``
+    (lines in their sizes again); its second page holds the body again. Its /Title is
+    ``title``, empty when None (as Texinfo and LibreOffice leave it); with ``bookmark``, one
+    bookmark to page 1 titled so; with ``cover``, a page before them that is an image of
+    text (:func:`scanned_image`, a cover only OCR reads)."""
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    path = folder / name
+    c = canvas.Canvas(str(path))
+    c.setTitle(title or "")
+    if cover:
+        c.drawImage(ImageReader(scanned_image()), 40, 500, width=515, height=250)
+        c.showPage()
+    if bookmark is not None:
+        c.bookmarkPage("p1")
+        c.addOutlineEntry(bookmark, "p1", level=0)
+    y = 780.0
+    for size, line in [*head, *((10.0, line) for line in TITLE_PAGE_BODY), *(tail or [])]:
+        y -= size * 1.4
+        c.setFont("Helvetica-Bold" if size > 10 else "Helvetica", size)
+        c.drawString(72, y, line)
+    c.showPage()
+    c.setFont("Helvetica", 10)
+    for i, line in enumerate(TITLE_PAGE_BODY):
+        c.drawString(72, 760 - 14 * i, line)
+    c.save()
+    return path
+
+
 # --- E-mail: the stdlib's own writers (email.message + email.generator, mailbox) -------
 
 

@@ -322,7 +322,7 @@ def test_pdf_texinfo_running_heads_and_appendix_headings(tmp_path: Path):
         (2, "Vinegar", "2.1 Vinegar"), (1, "Reporting Bugs", "Appendix A Reporting Bugs")]
     bugs = next(c for c in chunk_document(doc) if "sage" in c.content)
     assert bugs.section == "kettle-texinfo > Reporting Bugs"  # not "... > Descaling > Vinegar"
-    assert doc.extractor_version == "11"
+    assert doc.extractor_version == "12"
 
 
 def test_pdf_definition_list_item_is_one_paragraph(tmp_path: Path):
@@ -1141,6 +1141,7 @@ def test_a_slide_deck_s_sections_are_its_slides_under_their_dividers(name: str):
     whether or not Impress wrote bookmarks (which would make every slide one level);
     the footer and the slide numbers are page furniture."""
     doc = extract(REAL / name)
+    assert doc.title == "Irrigation Controller IC-8"  # the first slide's: Impress wrote no /Title
     assert [h.title for h in doc.outline] == [s.rsplit(" > ", 1)[-1] for s in SLIDE_SECTIONS]
     chunks = chunk_document(doc)
     assert [s.removeprefix(f"{doc.title} > ") for s in dict.fromkeys(
@@ -1164,9 +1165,11 @@ def test_a_16_9_deck_with_awkward_slides():
     # slide number, which counts with the slides
     assert doc.text.startswith("Water Budget Review\n2026\n\nFacilities team, 12 March\n2026\n")
     assert doc.warnings == ("repeated page headers/footers left out of the text: '1'",)
+    # Impress wrote no /Title: the deck's is its first slide's title, not the file's name
+    assert doc.title == "Water Budget Review 2026"
     chunks = chunk_document(doc)
     table = next(c for c in chunks if "Sports field 120,000" in c.content)
-    assert table.section == "water-budget > CONSUMPTION BY SITE > Litres per site and quarter"
+    assert table.section == "Water Budget Review 2026 > CONSUMPTION BY SITE > Litres per site and quarter"
     # the untitled slide of prose belongs to the slide before it
     night = next(c for c in chunks if "02:00" in c.content)
     assert night.section.endswith("LEAK FINDINGS > Depot: two leaks found by night readings")
@@ -1944,6 +1947,109 @@ def test_font_headings_bold_at_the_body_size_is_the_lowest_level():
     weighted = [pdfmod.Line(t.text, t.size, 225, False, False) for t in body]
     heading = pdfmod.Line("Configuration", 11.0, 380, False, False)
     assert pdfmod.font_headings([weighted + [heading] + weighted]) == [(1, 1, "Configuration")]
+
+
+def test_a_pdf_without_a_title_is_titled_by_the_large_print_atop_its_first_page(tmp_path: Path):
+    """Texinfo and LibreOffice leave /Title empty (eval/bashref's manual was titled
+    "bashref"): the title is the largest print above the first page's text, its two lines
+    one title; the small print above it and the author's line under it are no part of it.
+    Without print larger than the text, the file's name is the title still."""
+    b.title_page_pdf(tmp_path, "pilots.pdf", [(8, "Port of Haldor, internal"),
+                                              (20, "Harbour pilot handbook"),
+                                              (20, "for the winter season"),
+                                              (12, "Marta Lindqvist, harbour master")])
+    b.title_page_pdf(tmp_path, "tide-notes.pdf", [(10, "Notes on the April tides")])
+    doc = extract(tmp_path / "pilots.pdf")
+    assert doc.title == "Harbour pilot handbook for the winter season"
+    assert extract(tmp_path / "tide-notes.pdf").title == "tide-notes"
+
+
+def test_a_pdf_s_title_page_after_a_cover_that_ocr_reads_titles_it(tmp_path: Path):
+    """A cover that is an image (debmake-doc's is the Debian logo) is read by OCR, with no
+    print sizes: the title is the next page's, the title page."""
+    b.title_page_pdf(tmp_path, "pilots.pdf", [(20, "Harbour pilot handbook")], cover=True)
+    doc = extract(tmp_path / "pilots.pdf")
+    assert doc.regions[0].confidence is not None  # the cover's text is OCR's
+    assert doc.title == "Harbour pilot handbook"
+
+
+@pytest.mark.parametrize(("head", "tail"), [
+    ([(24, "12 March 2026")], []),  # a date line, set larger than anything
+    ([(24, "Page 1 of 2")], []),
+    ([(24, "Contents")], []),  # a contents page, the first with text
+    ([], [(28, "HALDOR")]),  # a logo's lettering, under the text
+    ([(14, "1 Pilotage")], [(14, "2 Towage")]),  # a section's heading, with its peer
+    ([(16, "Pilots board inbound vessels at the fairway buoy, two miles off.")] * 4, []),
+    ([(10, "Pilot handbook, draft")], [(24, "Harbour pilot handbook")]),  # under the text
+])
+def test_large_print_that_is_no_title_leaves_the_file_name(tmp_path: Path, head: list[tuple[float, str]],
+                                                         tail: list[tuple[float, str]]):
+    """What the first page sets large but is no title (see pdf.page_title): the file's
+    name is the title. The same page with a title atop it is titled by it."""
+    b.title_page_pdf(tmp_path, "pilots.pdf", head, tail=tail)
+    assert extract(tmp_path / "pilots.pdf").title == "pilots"
+    b.title_page_pdf(tmp_path, "titled.pdf", [(20, "Harbour pilot handbook"), *head], tail=tail)
+    assert extract(tmp_path / "titled.pdf").title == "Harbour pilot handbook"
+
+
+def test_a_print_job_s_title_is_the_file_name_its_author_typed(tmp_path: Path):
+    """Word printed to a PDF printer: /Title is the print job's name, "Microsoft Word - "
+    and the file's name. The name the author typed is the title, ahead of the PDF's own
+    file name; a title the first page shows comes first, as the author set it there."""
+    b.titled_pdf(tmp_path, "scan0042.pdf", "Microsoft Word - Q3 draft.docx",
+                 "Sales rose in every region but the north.")
+    assert extract(tmp_path / "scan0042.pdf").title == "Q3 draft"
+    b.title_page_pdf(tmp_path, "scan0043.pdf", [(20, "Third quarter results")],
+                     title="Microsoft Word - Q3 draft.docx")
+    assert extract(tmp_path / "scan0043.pdf").title == "Third quarter results"
+
+
+def test_a_proper_pdf_title_is_kept_and_a_placeholder_is_not(tmp_path: Path):
+    """A /Title is the document's title unless it names nothing: a placeholder, or the
+    file's own name again; then the title the page shows is (the same page each time)."""
+    cases = {"Harbour pilot handbook, 2026 edition": "Harbour pilot handbook, 2026 edition",
+             "Untitled-1": "Welcome aboard", "Slide 1": "Welcome aboard",
+             "Microsoft Word - Document1": "Welcome aboard",
+             "pilots.dvi": "Welcome aboard",  # dvips's %%Title: the PDF's own name again
+             "PILOTS": "Welcome aboard"}
+    for title, want in cases.items():
+        b.title_page_pdf(tmp_path, "pilots.pdf", [(20, "Welcome aboard")], title=title)
+        assert extract(tmp_path / "pilots.pdf").title == want, title
+
+
+def test_what_a_pdf_s_title_names():
+    """pdf.metadata_title: (the author's title, the name of the file the PDF was made from)."""
+    cases = {
+        ("Microsoft Word - Q3 draft v2.docx", "q3"): (None, "Q3 draft v2"),
+        ("Microsoft PowerPoint - deck.pptx", "x"): (None, "deck"),
+        ("Microsoft Excel - Budget 2026", "x"): (None, "Budget 2026"),  # suffixes hidden
+        ("notes.html", "x"): (None, "notes"),  # Chromium: a page without <title>
+        ("report.dvi", "report"): (None, None),
+        ("main.tex", "main"): (None, None),
+        ("01-about", "01-about"): (None, None),  # pdf_headings.py: <title> was the file's name
+        ("Q3_draft", "q3-draft"): (None, None),
+        ("untitled", "x"): (None, None), ("Untitled document", "x"): (None, None),
+        ("Untitled-2", "x"): (None, None), ("PowerPoint Presentation", "x"): (None, None),
+        ("Microsoft Word - Document1", "x"): (None, None),
+        ("  ", "x"): (None, None),
+        ("Untitled: a harbour poem", "x"): ("Untitled: a harbour poem", None),
+        ("Slides 1-4 of the course", "x"): ("Slides 1-4 of the course", None),
+        ("Guide for Debian Maintainers", "debmake-doc.en"): ("Guide for Debian Maintainers", None),
+    }
+    for (title, stem), want in cases.items():
+        assert pdfmod.metadata_title(title, stem) == want, title
+    import doctest
+
+    assert doctest.testmod(pdfmod).failed == 0  # the docstrings' worked examples
+
+
+def test_a_bookmark_titles_a_pdf_whose_first_page_sets_nothing_large(tmp_path: Path):
+    """The first bookmark, to a line of page 1 at the outline's top level, is the title
+    when the page sets no title large; a numbered one is a section's heading."""
+    b.title_page_pdf(tmp_path, "rules.pdf", [(10, "Harbour rules")], bookmark="Harbour rules")
+    assert extract(tmp_path / "rules.pdf").title == "Harbour rules"
+    b.title_page_pdf(tmp_path, "intro.pdf", [(10, "1. Introduction")], bookmark="1. Introduction")
+    assert extract(tmp_path / "intro.pdf").title == "intro"
 
 
 def test_a_pdf_title_that_is_not_utf16_or_holds_a_nul(tmp_path: Path):

@@ -68,6 +68,28 @@ records both pages — it never spans one silently).
 - **Filled-in forms and annotations**: what a viewer draws over the page (a form
   field's value, a free-text or typewriter note, a stamp) is text of the page; it
   comes after the page's own text (a field's value is not beside its label).
+- **The title** is the first of these that gives one (:meth:`PdfExtractor._title`):
+  1. the /Title its author set: Word's title property, LaTeX's ``\\title`` through hyperref,
+     an HTML page's <title>; not one that names nothing (a placeholder, "Untitled",
+     "Slide 1", "Microsoft Word - Document1"; the PDF's own file name again, "report.dvi" on
+     report.pdf, "01-about" on 01-about.pdf), nor a file's name (below);
+  2. the title the first page with text shows (:func:`page_title`; the next page's when
+     that one's text is OCR's, a cover that is an image): a deck's first slide's
+     title; else the largest print set above the page's text, at least
+     :data:`HEADING_SIZE_RATIO` times the body's size, its lines in one size one title
+     (bashref.pdf's "Bash Reference Manual"), never a running head (page furniture), a
+     date line, a page number or lettering under the text (a logo's), nor a heading set
+     again in its size on the page (a section's, with its peers). Before the bookmark, as
+     it is what the reader sees as the title: a first bookmark on page 1 is as often the
+     first section's ("1. Introduction" under shared-mime-info-spec.pdf's title);
+  3. the first bookmark, when it points to a line of the first page with text, at the top
+     level and with no section number (:func:`bookmark_title`): a title the author made a
+     heading without setting it large;
+  4. the name of the file the PDF was made from, when the /Title is one: a print job's,
+     "Microsoft Word - Q3 draft v2.docx" -> "Q3 draft v2" (:func:`metadata_title`), or a
+     converter's, "notes.html". After the page's title, as it is a file name, but before
+     the PDF's own, which a download or a scanner's numbering may have renamed;
+  5. the PDF's file name.
 - **Encrypted or corrupt files** fail with PDFium's reason in plain words.
 
 Text is PDFium's, in content-stream order (which is reading order for what
@@ -198,6 +220,48 @@ DIVIDER_MAX_CHARS = 60
 # none is: the deck is one level of short slides.
 DIVIDER_MAX_SHARE = 0.5
 _BULLET = re.compile(r"[•◦▪▫●○■□▶►‣⁃–—*-]\s")
+
+# The document's title (document_title; the order of the rules is in the module doc).
+# /Title values that name no document. A Windows print job is named after its window,
+# "Microsoft Word - Q3 draft.docx", and a PDF printer writes that name as the /Title;
+# these are the three prefixes PDFCreator strips by default (pdfforge's PDFCreator,
+# CreateDefaultTitleReplacements). What follows is the file's name as its author typed it.
+_PRINT_JOB = re.compile(r"Microsoft (?:Word|PowerPoint|Excel) - (.+)", re.I | re.S)
+# A title that is a file name: what generators write that copy their input's name (the
+# print job's above; dvips's "%%Title: report.dvi", which ps2pdf keeps; Chromium's for a
+# page without <title>, "notes.html"; "many PDF converters set the PDF's title to the
+# original filename", Thunderstone's Webinator manual, "PDF Title Action"). The suffixes
+# are PDFCreator's (the documents a print job comes from) and TeX's.
+_FILE_NAME = re.compile(r"(.+?)\.(?:docx?|docm|dotx?|dotm|rtf|txt|od[tps]|pptx?|pptm|ppsx?|potx?"
+                        r"|xlsx?|xlsm|xlsb|csv|html?|mhtml?|xps|pdf|tex|dvi|ps|png|jpe?g|tiff?|bmp)",
+                        re.I | re.S)
+# Placeholders: Quartz's (macOS printing) and Google Docs' names for a document nobody
+# named, "Untitled" and "Untitled document", numbered as editors number them ("Untitled-1");
+# the names Word, PowerPoint and Excel give a file never saved ("Microsoft Word -
+# Document1"); PowerPoint's "PowerPoint Presentation" and "Slide 1" for a deck without a title.
+_PLACEHOLDER = re.compile(r"untitled(?: document)?(?:[ -]?\d+)?|(?:document|presentation|book)\d+"
+                          r"|powerpoint presentation|slide \d+", re.I)
+# The title is looked for on the first page with text, or on the second when the first
+# has no text layer (a cover OCR read).
+TITLE_PAGES = 2
+# Large print on a first page that is no title: a date line ("September 2022", "May 9,
+# 2022", "(December 2020)"; a date in digits alone has no letter, which a title needs) ...
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DATE_LINE = re.compile(rf"\(?(?:\d{{1,2}}\.?\s+{_MONTH}|{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?)"
+                        rf"\s+\d{{4}}\)?", re.I)
+# ... a page number in words ("Page 3", "Page 3 of 12") ...
+_PAGE_LINE = re.compile(r"(?:page|p\.)\s*\d+(?:\s*(?:of|/)\s*\d+)?", re.I)
+# ... and a table of contents' heading, when that page is the first with text
+# (debmake-doc.zh-tw.pdf's title page has no text layer; its contents page is "Contents").
+_CONTENTS = re.compile(r"(?:table of )?contents", re.I)
+# The page's text starts at a line with a word in it, not at an ornament font's letters
+# (glpk.pdf's cover has its corners drawn as "M L" and "J K" in 12 pt, a size up from the body).
+_WORD = re.compile(r"[^\W\d_]{2}")
+# A title's footnote mark, LaTeX's \thanks ("MPICH Installer's Guide*"), is no part of it.
+_THANKS = re.compile(r"\s*[*\u2217\u2020\u2021]+$")
+# A bookmark whose title starts with a section number ("1. Introduction") is a section's.
+_NUMBER_FIRST = re.compile(r"\d+(?:\.\d+)*\.?\s")
 
 # A baseline gap over 1.3 line pitches is paragraph spacing: word processors add
 # 30-100% of a line between paragraphs, while line spacing inside one varies by
@@ -664,6 +728,127 @@ def place_headings(found: list[tuple[int, int, str]], text: str,
     return tuple(out[k] for k in sorted(out))
 
 
+def metadata_title(title: str, stem: str) -> tuple[str | None, str | None]:
+    """What a PDF's /Title names, for a PDF saved as ``stem`` (pure): (the title its author
+    set, or None; the name of the file it was made from, or None).
+
+    >>> metadata_title("Microsoft Word - Q3 draft v2.docx", "scan0042")
+    (None, 'Q3 draft v2')
+    >>> metadata_title("Guide for Debian Maintainers", "debmake-doc.en")
+    ('Guide for Debian Maintainers', None)
+    >>> metadata_title("01-about", "01-about")
+    (None, None)
+
+    A print job's name (:data:`_PRINT_JOB`) or a file name (:data:`_FILE_NAME`) is the name
+    of the file the PDF was made from, its suffix dropped: the caller ranks it below the
+    title the first page shows, as a file name. A placeholder (:data:`_PLACEHOLDER`) or the
+    PDF's own file name again (Chromium's title of a page whose <title> was its file's name)
+    names nothing.
+    """
+    title = " ".join(title.split())
+    job = _PRINT_JOB.fullmatch(title)
+    name = job.group(1) if job else title
+    file = _FILE_NAME.fullmatch(name)
+    if file:
+        name = file.group(1).strip()
+    if not name or _PLACEHOLDER.fullmatch(name) or _same_name(name, stem):
+        return None, None
+    return (None, name) if job or file else (name, None)
+
+
+_NAME_GAPS = re.compile(r"[\s_-]+")
+
+
+def _same_name(a: str, b: str) -> bool:
+    """Whether two names are one up to case and the marks file names put for spaces."""
+    return _NAME_GAPS.sub(" ", a.casefold()).strip() == _NAME_GAPS.sub(" ", b.casefold()).strip()
+
+
+def _names_nothing(text: str) -> bool:
+    """Whether large print names no document: no letter (a page number, a year), a date
+    line, a page number in words, "Contents", a caption or an admonition's label, dot leaders."""
+    return (not LETTER.search(text) or names_no_section(text) or bool(
+        _DATE_LINE.fullmatch(text) or _PAGE_LINE.fullmatch(text) or _CONTENTS.fullmatch(text)
+        or _LEADERS.search(text)))
+
+
+def page_title(lines: list[Line], body: float, deck: bool = False) -> str | None:
+    """The title a document's first page with text shows, ``lines`` being that page's lines
+    (page furniture left out) and ``body`` the document's body size; None when it shows none
+    (pure).
+
+    A deck's is its first slide's title (:func:`slide_title`). Any other document's is its
+    largest print set above its text: of the page's lines before the first one with a word
+    set at the body's size or a little larger (short of :data:`HEADING_SIZE_RATIO` times
+    it), those set at least that much larger, small print among them passed over (a
+    journal's header line, a draft notice); consecutive lines in one size are one title
+    ("Asymptote: the Vector Graphics" over "Language"). Print that names nothing
+    (:func:`_names_nothing`: a date line, a year) is passed over; the largest size's first
+    block is the title when it is shaped like one, at most :data:`HEADING_MAX_LINES` lines of
+    at most :data:`HEADING_MAX_CHARS` characters and no table row, else there is none (a
+    paragraph set large; four lines of title, version and institution, whose first may be
+    the title or not; a smaller size is not looked at then, as it holds the authors'
+    names), and when the page sets more in its size: a title is set once, a section's heading
+    has peers (a report without a title, "1 Inspections" on page 1 and "2 Repairs" under
+    it; a chapter's "Chapter 2" elsewhere in the title's size does not count). A footnote
+    mark after the title (LaTeX's ``\\thanks``) is left out.
+
+    Above the text only, as a title heads its page: a first page without one (a letter, a
+    report that starts with its first section) sets its section headings after text, and a
+    logo's lettering comes under the title and what the title page says in body type
+    (asymptote.pdf's "symptote", 24.8 pt, the logo's "A" drawn, below its 20.7 pt title and
+    "For version 2.85"). The trade-off: a page whose text starts above its title (a web
+    page's menu printed at the body's size) shows none.
+    """
+    if deck:
+        found = slide_title(lines, body)
+        return found[0] if found is not None and not _names_nothing(found[0]) else None
+    blocks: list[tuple[float, list[Line]]] = []
+    joined = False  # whether the line before was large print (a block goes on)
+    for ln in lines:
+        if ln.size < HEADING_SIZE_RATIO * body:
+            if ln.size >= body and _WORD.search(ln.text):
+                break  # the page's text starts: a title is set above it
+            joined = False
+            continue
+        if joined and blocks[-1][0] == ln.size:
+            blocks[-1][1].append(ln)
+        else:
+            blocks.append((ln.size, [ln]))
+        joined = True
+    shown = [(size, group, " ".join(" ".join(ln.text for ln in group).split()))
+             for size, group in blocks]
+    shown = [b for b in shown if not _names_nothing(b[2])]
+    if not shown:
+        return None
+    largest = max(size for size, _, _ in shown)
+    _, group, title = next(b for b in shown if b[0] == largest)
+    if len(group) > HEADING_MAX_LINES or any(len(ln.text) > HEADING_MAX_CHARS or ln.tabular
+                                             for ln in group):
+        return None
+    if sum(ln.size == largest and bool(LETTER.search(ln.text)) for ln in lines) > len(group):
+        return None  # its size heads more of the page: a section's heading, with its peers
+    return _THANKS.sub("", title)
+
+
+def bookmark_title(outline: Sequence[Heading], text: str, first: Region) -> str | None:
+    """The first bookmark's title (``outline`` being :func:`find_outline`'s headings of
+    ``text``) when it titles the document: placed on the first page with text, ``first``, at
+    the outline's top level, and a line of its own with no section number (in the bookmark or
+    before it on the line) or "Chapter" before it: that is a section's heading
+    (shared-mime-info-spec.pdf's first bookmark is "1. Introduction", on page 1 under the
+    title)."""
+    if not outline:
+        return None
+    head = outline[0]
+    line = " ".join(text[head.start:head.end].split())
+    if head.level != 1 or not first.start <= head.start < first.end \
+            or line.casefold() != head.title.casefold() or _NUMBER_FIRST.match(head.title) \
+            or _names_nothing(head.title):
+        return None
+    return head.title
+
+
 def _has_column_gap(textpage: pdfium.PdfTextPage, line: str, pos: int, rotation: int) -> bool:
     """Whether a space in ``line`` (starting at char ``pos``) spans a table column gap,
     on a page shown turned by ``rotation`` degrees. The wide space after a leading
@@ -1033,7 +1218,7 @@ def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
 
 class PdfExtractor:
     name = "pdf"
-    version = "11"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "12"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -1050,7 +1235,11 @@ class PdfExtractor:
     # of pages) and the bare page numbers it dates are furniture, and a bookmark's line
     # may start with "Appendix", "Chapter" or "Part" before its number; 11: the line
     # under a table row that starts at one of its columns and did not fit on the row's
-    # line goes on with that cell (a definition list's definition under its term)
+    # line goes on with that cell (a definition list's definition under its term); 12: the
+    # title, when /Title gives none or names nothing (a placeholder, the file's own name, a
+    # print job's "Microsoft Word - X.docx"), is the largest print atop the first page (a
+    # deck's first slide's title), else a top-level bookmark's line on it, else the name in
+    # the print job's title, else the file's name
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -1098,6 +1287,7 @@ class PdfExtractor:
         # no running header; a document's header may be set larger than its text.
         deck = is_slide_deck(sized, aspects)
         large = _titles_by_size(sized) if deck else []
+        printed = sized  # as printed, furniture and all (a title may be the running head's text)
         furniture = find_furniture(pages, numbered=True, large=large)
         if furniture:
             example: dict[str, str] = {}  # one sample line per furniture key, in page order
@@ -1137,12 +1327,14 @@ class PdfExtractor:
         # A deck's headings are its slide titles, bookmarks or not: a deck's bookmarks are
         # its slide titles again (Impress) or sections that are no line of the page but
         # a navigation bar's (Beamer).
+        marks: tuple[Heading, ...] = ()  # the bookmarks placed, when they are the headings
         if deck:
-            outline = place_headings(slide_headings(sized), canonical, regions) \
-                or find_outline(pdf, canonical, regions)
+            outline = place_headings(slide_headings(sized), canonical, regions)
+            if not outline:
+                outline = marks = find_outline(pdf, canonical, regions)
         else:
-            outline = find_outline(pdf, canonical, regions) \
-                or find_font_headings(sized, canonical, regions)
+            marks = find_outline(pdf, canonical, regions)
+            outline = marks or find_font_headings(sized, canonical, regions)
         low = [p for p, c in conf.items() if c is not None and c < LOW_OCR_CONFIDENCE]
         if low:
             warnings.append(
@@ -1151,7 +1343,7 @@ class PdfExtractor:
             )
         return Document(
             path=rel,
-            title=self._title(pdf, path),
+            title=self._title(pdf, path, (printed, sized), deck, marks, canonical, regions),
             text=canonical,
             media_type="application/pdf",
             extractor=self.name,
@@ -1175,13 +1367,32 @@ class PdfExtractor:
         return clean_page_text(text), confidence
 
     @staticmethod
-    def _title(pdf: pdfium.PdfDocument, path: Path) -> str:
+    def _title(pdf: pdfium.PdfDocument, path: Path, sized: tuple[list[list[Line]], list[list[Line]]],
+               deck: bool, marks: tuple[Heading, ...], text: str, regions: list[Region]) -> str:
+        """The document's title, by the first rule that gives one (see the module doc);
+        ``sized`` holds each page's lines as printed and with the furniture left out, and
+        ``regions`` the pages with text."""
         try:
-            title = (pdf.get_metadata_dict().get("Title") or "").strip()
+            info = pdf.get_metadata_dict().get("Title") or ""
         except (pdfium.PdfiumError, UnicodeDecodeError):  # a Title that is not UTF-16
-            title = ""
-        # Generators stamp placeholder titles; the file name says more than these.
-        return title if title and title.casefold() not in ("untitled", "untitled document") else path.stem
+            info = ""
+        given, name = metadata_title(info, path.stem)
+        if given:
+            return given
+        printed, kept = sized
+        body = body_size((ln.size, len(ln.text)) for lines in kept for ln in lines)
+        shown = None
+        # The first page with text, or the next when that one's text is OCR's (no print
+        # sizes to read: debmake-doc's cover is the Debian logo, read as "debian").
+        index = next((i for i in ((r.page or 1) - 1 for r in regions[:TITLE_PAGES]) if printed[i]),
+                     None)
+        if body is not None and index is not None:  # the page's furniture left out, but for a
+            # title set large that is the running head's text too (shared-mime-info-spec.pdf's,
+            # small on every other page)
+            lines = [ln for ln in printed[index]
+                     if ln in kept[index] or ln.size >= HEADING_SIZE_RATIO * body]
+            shown = page_title(lines, body, deck)
+        return shown or bookmark_title(marks, text, regions[0]) or name or path.stem
 
 
 register(PdfExtractor())
