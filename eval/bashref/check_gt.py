@@ -5,10 +5,11 @@ run on citeline's canonical text (its PDF extraction). What differs from gtcheck
 
 - the document is a PDF, not UTF-8 text: its "characters" (MANIFEST chars, what citeline's
   loader compares for such a file) are those of the extracted text; its title is the title
-  page's first line (the PDF's /Title is empty); its sections are the headings citeline's
-  PDF extractor places from the bookmarks (its outline: all 141 since pdf extractor 10, which
-  reads "Appendix A Reporting Bugs" as the bookmark "Reporting Bugs"), and any bookmark it
-  does not place is named in a note;
+  page's first line (the PDF's /Title is empty; citeline titles it so since pdf extractor 12,
+  by its file name before), and a note names any other title citeline gives; its sections
+  are the headings citeline's PDF extractor places from the bookmarks (its outline: all 141
+  since pdf extractor 10, which reads "Appendix A Reporting Bugs" as the bookmark "Reporting
+  Bugs"), and any bookmark it does not place is named in a note;
 - a needle must touch no heading line: the outline's, an appendix title line ("Appendix A
   Reporting Bugs", not placed before pdf extractor 10), nor a running head ("Chapter 3: Basic
   Shell Features 13") or a page number alone on its line, which pdf extractor 10 leaves out
@@ -183,8 +184,9 @@ class BashRef(gtcheck.Corpus):
         if missing:
             self.notes.append(f"{f}: {len(missing)} of {len(titles)} bookmarks not placed as headings "
                               f"by the extractor: {missing}")
-        if doc.title != Path(f).stem:
-            self.notes.append(f"{f}: citeline titles the document {doc.title!r}")
+        if doc.title != self.title(f):
+            self.notes.append(f"{f}: citeline titles the document {doc.title!r}, not by the "
+                              "title page's first line")
 
     # ------------------------------------------------------------ headings and code
     def _head_lines(self, f):

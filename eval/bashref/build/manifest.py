@@ -4,8 +4,9 @@
 chars    = characters of citeline's extracted text of the PDF: what citeline's loader compares
            for a file that is not UTF-8 text (a PDF's or an Office file's text);
 title    = the first line of the title page (citeline's first text line): "Bash Reference
-           Manual". The PDF's Info dictionary has an empty /Title, so citeline itself titles
-           the document by its file name ("01-bashref");
+           Manual". The PDF's Info dictionary has an empty /Title; citeline titles the
+           document by that line since pdf extractor 12 (by its file name, "01-bashref",
+           before);
 sections = the headings citeline's PDF extractor places from the PDF's bookmarks (its
            outline, all levels: chapters and appendices, sections, subsections,
            sub-subsections): all 141 since pdf extractor 10 (137 with extractor 9, which did not
