@@ -950,10 +950,27 @@ class VimHelpCorpus(Corpus):
 
 
 # ------------------------------------------------------------------ HTML
+def atx_lines(text, level):
+    """The level-`level` '#' heading lines of a text citeline extracted (HTML, EPUB), each as
+    written, as citeline's chunker reads them (citeline.chunk.headings): outside fenced code,
+    where a <pre>'s '# comment' line is (html 21 writes a <pre> as a fenced block, unescaped)."""
+    from citeline.chunk import headings
+
+    return [text[h.start:h.end] for h in headings(text, "atx") if h.level == level]
+
+
+def heading_line_numbers(text):
+    """The line indices of a text's '#' headings, as citeline's chunker reads them."""
+    from citeline.chunk import headings
+
+    return {text.count("\n", 0, h.start) for h in headings(text, "atx")}
+
+
 class HtmlCorpus(Corpus):
     """HTML pages: every text check runs on citeline's canonical text (its HTML extraction),
-    "inside code" means inside a <pre> block of that text, and the title is the page's
-    <title> less TITLE_SUFFIX. MANIFEST's chars are the file's raw characters."""
+    "inside code" means inside a <pre> block of that text, a heading is a '#' line citeline's
+    chunker reads as one (none inside a <pre>'s fence), and the title is the page's <title>
+    less TITLE_SUFFIX. MANIFEST's chars are the file's raw characters."""
 
     FILE_NAME = r"\d\d-[a-z0-9]+(?:-[a-z0-9]+)*\.html"
     COMMIT_IS = "a version string"
@@ -967,6 +984,7 @@ class HtmlCorpus(Corpus):
     def __init__(self, script, unanswerable_terms):
         super().__init__(script, unanswerable_terms)
         self.pres = {}
+        self.heading_lines = {}
 
     def extract(self, f, raw):
         text, self.pres[f] = canonical_and_pre_spans(Path(self.docs_dir, f), f, self.fail)
@@ -984,6 +1002,16 @@ class HtmlCorpus(Corpus):
 
     def code_lines(self, f):
         return []
+
+    def is_heading(self, f, ln, line):
+        if f not in self.heading_lines:
+            self.heading_lines[f] = heading_line_numbers(self.docs[f])
+        return ln in self.heading_lines[f]
+
+    def part_problems(self, part):
+        """None: a needle's line starting with '#' is a heading only outside a <pre>'s
+        fence, and is_heading, which reads headings as citeline does, finds those."""
+        return ()
 
     def corpus_lines(self, tot_c, tot_s):
         extracted = sum(len(t) for t in self.docs.values())

@@ -90,10 +90,10 @@ class ApacheDocs(gtcheck.HtmlCorpus):
 
     def check_doc(self, f):
         text, secs, title = self.docs[f], self.sections(f), squash(self.title(f) or "")
-        heads = len(re.findall(r"^## ", text, re.M))
+        heads = len(gtcheck.atx_lines(text, 2))
         if heads != secs:
             self.fail(f"{f}: {secs} <h2> elements but {heads} '## ' lines in the extracted text")
-        h1 = re.findall(r"^# .*", text, re.M)
+        h1 = gtcheck.atx_lines(text, 1)
         if [squash(h) for h in h1] != ["# " + title]:
             self.fail(f"{f}: the page should have one '# ' line, its title {title!r}: {h1}")
 

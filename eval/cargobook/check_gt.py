@@ -73,7 +73,7 @@ class CargoBook(gtcheck.HtmlCorpus):
         return len(re.findall(r"<h2[\s>]", raw[raw.index("<main>"): raw.index("</main>")]))
 
     def check_doc(self, f):
-        secs, heads = self.sections(f), len(re.findall(r"^## ", self.docs[f], re.M))
+        secs, heads = self.sections(f), len(gtcheck.atx_lines(self.docs[f], 2))
         if heads != secs:
             self.fail(f"{f}: {secs} <h2> in <main> but {heads} '## ' lines in the extracted text")
 

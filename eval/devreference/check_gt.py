@@ -144,10 +144,12 @@ class DevReference(gtcheck.Corpus):
         return self.titles.get(f)
 
     def sections(self, f):
-        return len(re.findall(r"^## ", self.docs[f], re.M))
+        return len(gtcheck.atx_lines(self.docs[f], 2))
 
     def chapter_starts(self, f):
-        return [(m.start(), m.group(1)) for m in re.finditer(r"^# (.*)", self.docs[f], re.M)]
+        from citeline.chunk import headings
+
+        return [(h.start, h.title) for h in headings(self.docs[f], "atx") if h.level == 1]
 
     def check_doc(self, f):
         heads = [h for _, h in self.chapter_starts(f)]

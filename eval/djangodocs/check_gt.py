@@ -95,13 +95,13 @@ class DjangoDocs(gtcheck.HtmlCorpus):
 
     def check_doc(self, f):
         raw, text, secs = self.raws[f], self.docs[f], self.sections(f)
-        heads = len(re.findall(r"^## ", text, re.M))
+        heads = len(gtcheck.atx_lines(text, 2))
         shown = shown_h2_count(raw)
         if heads != shown:
             self.fail(f"{f}: {shown} <h2> elements kept by the extractor but {heads} '## ' lines")
         if shown != secs:
             self.notes.append(f"{f}: {secs - shown} of its {secs} <h2> sections dropped by citeline's extractor")
-        h1 = re.findall(r"^# .*", text, re.M)
+        h1 = gtcheck.atx_lines(text, 1)
         if len(h1) != 2 or h1[0] != SITE_HEADER:
             self.fail(f"{f}: the extracted text should have two '# ' lines, the site header and the page title: {h1}")
         elif h1[1] != "# " + (self.title(f) or ""):

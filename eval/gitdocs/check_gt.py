@@ -70,7 +70,7 @@ class GitDocs(gtcheck.HtmlCorpus):
         return len(re.findall(r"<h2[\s>]", self.raws[f]))
 
     def check_doc(self, f):
-        secs, heads = self.sections(f), len(re.findall(r"^## ", self.docs[f], re.M))
+        secs, heads = self.sections(f), len(gtcheck.atx_lines(self.docs[f], 2))
         if heads != secs:
             self.fail(f"{f}: {secs} <h2> in the page but {heads} '## ' lines in the extracted text")
 

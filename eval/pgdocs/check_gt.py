@@ -72,10 +72,10 @@ class PgDocs(gtcheck.HtmlCorpus):
 
     def check_doc(self, f):
         secs, text = self.sections(f), self.docs[f]
-        heads = len(re.findall(r"^### \d+(?:\.\d+)+\. ", text, re.M))
+        heads = sum(bool(re.match(r"### \d+(?:\.\d+)+\. ", h)) for h in gtcheck.atx_lines(text, 3))
         if heads != secs:
             self.fail(f"{f}: {secs} sect2 elements but {heads} '### N.N.N. ' lines in the extracted text")
-        if len(re.findall(r"^## ", text, re.M)) != 1:
+        if len(gtcheck.atx_lines(text, 2)) != 1:
             self.fail(f"{f}: the extracted text should have exactly one '## ' line (the page title)")
 
     def rebuild(self):

@@ -48,7 +48,7 @@ GT = [
     ("06-http-file-uploads.html", "By default, if an uploaded file is smaller than 2.5 megabytes", "contents of the upload in memory.",
      "Below what size is an incoming file kept in RAM rather than written to a temporary file?",
      "small uploads never show up in /tmp while big ones do; where is the cutoff, and does it mean each request holds the data in RAM?"),
-    ("07-http-sessions.html", "\\# Gotcha: Session is NOT modified", "instead of request.session.",
+    ("07-http-sessions.html", "# Gotcha: Session is NOT modified", "instead of request.session.",
      "Is a change to a nested value inside a stored session dictionary saved automatically?",
      "I append to request.session['cart']['items'] and it looks right during the request, but on the next page load the cart is back to what it was"),
     ("07-http-sessions.html", "Note that unlike PickleSerializer, the JSONSerializer", "arbitrary Python data types.",
