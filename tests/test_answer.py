@@ -22,7 +22,7 @@ from citeline.answer.citations import (
     segments,
     uncited_sentences,
 )
-from citeline.answer.extractive import needle_kept, sentence_spans
+from citeline.answer.extractive import needle_kept, open_fence, sentence_spans
 from citeline.errors import ConfigError, ModelUnavailable
 from citeline.pipeline import Index
 from citeline.retrieve import late
@@ -357,6 +357,41 @@ def test_an_answer_from_a_sheet_quotes_and_cites_its_rows_not_the_chunk(tmp_path
     finally:
         idx.close()
 
+
+
+def test_a_chunk_that_starts_inside_a_long_listing_reads_it_as_code(tmp_path: Path, embedder):
+    """The chunker cuts a listing longer than a chunk; the chunk after the cut holds its
+    closing fence and no opening one, and read alone its closing fence opened a block:
+    the prose after the listing was quoted as code with it, and the listing's own lines
+    as sentences. The document's text before the hit says where it starts."""
+    steps = "\n\n".join(f"fn step_{i}() {{\n    let x = {i};\n    println!(\"step {i} done, "
+                         f"value {{}}\", x);\n}}" for i in range(14))
+    text = (f"# Relay guide\n\nThe relay runs fourteen steps at start.\n\n```rust\n{steps}\n```"
+            "\n\nAfter the listing runs, the relay reloads its routing table from disk. "
+            "Then it opens port 7400 for peers.\n")
+    # the rule alone: the opening line read before the chunk makes its code one unit
+    cut = text.index("fn step_12")
+    tail = text[cut:]
+    assert open_fence(text[:cut]) == "```rust"
+    read = [tail[s:e] for s, e in sentence_spans(tail, opener="```rust")]
+    assert read[0].startswith("fn step_12() {") and read[0].endswith("}\n```")
+    assert read[1:] == ["After the listing runs, the relay reloads its routing table from disk.",
+                        "Then it opens port 7400 for peers."]
+    assert [tail[s:e] for s, e in sentence_spans(tail)][-1] != read[-1]  # alone, it was code
+    # and through the index: the chunk the cut leaves is answered from its prose
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "relay.md").write_text(text)
+    idx = Index(tmp_path / "ix", embedder=embedder)
+    try:
+        idx.index(docs)
+        ans = idx.ask("What does the relay do after the listing runs, which table does it reload?")
+        assert not ans.refused
+        quoted = [sp.text for sp in ans.spans]
+        assert "After the listing runs, the relay reloads its routing table from disk." in quoted
+        assert not any(q.startswith("```") for q in quoted)
+    finally:
+        idx.close()
 
 def test_sentences_weigh_by_their_hits_late_score_when_the_late_fusion_ranked_them(
         kettle: Index):

@@ -53,7 +53,7 @@ from citeline.errors import (
     UnmatchedDocuments,
     UnsupportedFormat,
 )
-from citeline.extract import extractor_for, extractor_versions, fingerprint, supported
+from citeline.extract import extractor_for, extractor_versions, fingerprint, why_unsupported
 from citeline.extract.transcript import (
     MEDIA_SUFFIXES,
     companion,
@@ -1439,7 +1439,8 @@ class Index:
             ))
         if isinstance(generator, _Extractive):
             drafted = extractive_answer(question, decision.kept, self.embedder, on_text=on_text,
-                                        locate_span=self._span_locator())
+                                        locate_span=self._span_locator(),
+                                        text_before=self._text_before())
             if show_prompt:  # what an LLM would be given, for inspection
                 from citeline.answer import build_prompt
 
@@ -1561,6 +1562,19 @@ class Index:
             return sub_locator(hit, start, end) if regions is None else locate_in(regions, start, end)
 
         return locate
+
+    def _text_before(self) -> Callable[[Hit], str]:
+        """A hit's document text before the hit, from the stored text (read once per
+        document): whether a hit starts inside a code listing the chunker cut is told
+        by the fences before it, which its content does not hold."""
+        texts: dict[str, str] = {}
+
+        def before(hit: Hit) -> str:
+            if hit.document not in texts:
+                texts[hit.document] = self.store.document_text(hit.document) or ""
+            return texts[hit.document][:hit.start]
+
+        return before
 
     def close(self) -> None:
         self.store.close()
@@ -1685,8 +1699,8 @@ def _supported(files: Sequence[tuple[Path, str]], report: IndexReport) -> list[t
         if f.is_symlink() and f.is_dir():
             report.skipped.append((rel + "/", "a symbolic link to a folder, not followed (a "
                                    "link can loop or leave the folder); index its target"))
-        elif not supported(f):
-            report.skipped.append((rel, f"unsupported file type '{f.suffix or f.name}'"))
+        elif (why := why_unsupported(f)) is not None:
+            report.skipped.append((rel, why))
         elif not f.exists() and not f.is_symlink():
             report.skipped.append((rel, "the file is gone (moved or deleted since it was named)"))
         elif not f.is_file():

@@ -22,6 +22,7 @@ from citeline.answer.extractive import (
     ANSWER_BUDGET,
     candidates,
     named_rows,
+    open_fence,
     score,
     select,
     spans,
@@ -80,6 +81,7 @@ def extractive_answer(
     question: str, hits: Sequence[Hit], embedder: Embedder, budget: int = ANSWER_BUDGET,
     on_text: TextSink | None = None,
     locate_span: Callable[[Hit, int, int], Locator] = sub_locator,
+    text_before: Callable[[Hit], str] | None = None,
 ) -> Drafted:
     """The selected sentences, each followed by its hit's [n]; one paragraph per hit
     (a sheet's rows one per line).
@@ -90,11 +92,17 @@ def extractive_answer(
     Every shown sentence carries its [n] by construction, so none is uncited.
     ``locate_span(hit, start, end)`` gives a sentence's locator (the pipeline's reads
     the document's region map; :func:`sub_locator` takes the hit's page, time or sheet).
+    ``text_before(hit)``: the document's text before the hit (the pipeline's reads the
+    stored text), which tells whether the hit starts inside a long code listing the
+    chunker cut; without it, a hit is read as if it started outside one.
     """
     t0 = time.perf_counter()
+    openers = [open_fence(text_before(h)) if text_before is not None and h.start > 0
+               and h.locator.sheet_range is None else "" for h in hits]
     # hits the gate kept always give an answer: when they hold only fragments shorter
     # than a sentence (a list of short items, a table of numbers), the fragments
-    cands = candidates(hits) or candidates(hits, min_chars=1)
+    cands = candidates(hits, openers=openers) or candidates(hits, min_chars=1,
+                                                            openers=openers)
     scores = score(question, cands, embedder)
     named = named_rows(question, cands)
     if named:  # the rows the question names by their key are the answer, and only they

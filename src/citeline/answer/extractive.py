@@ -65,7 +65,8 @@ _SENT_END = re.compile(r"[.!?][\"'”’)\]*_`]*(?=\s+[\"'“‘(\[*_`A-Z0-9])"
                        r"|[。！？][」』”’）)]*")
 
 
-def sentence_spans(content: str, headings: bool = True) -> list[tuple[int, int]]:
+def sentence_spans(content: str, headings: bool = True,
+                   opener: str = "") -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``content``, whitespace trimmed.
 
     A fenced code block is one unit; headings are skipped (they label, they do
@@ -74,6 +75,9 @@ def sentence_spans(content: str, headings: bool = True) -> list[tuple[int, int]]
     lines are no Markdown (a sheet's rows: ``# | Player | Goals`` is a header row), where
     each line, a row, is a sentence of its own (and a row holding prose is cut at its
     sentences' ends too), so an answer quotes and cites the row that answers.
+    ``opener``: the fence line of the block ``content`` starts inside, when a chunk
+    starts in the middle of a long listing (:func:`open_fence`); its code up to the
+    closing fence is then one unit, and that closing fence opens nothing.
 
     >>> sentence_spans("One. Two e.g. three!\\n\\n# H\\n\\n- a item here")
     [(0, 4), (5, 20), (27, 40)]
@@ -81,6 +85,10 @@ def sentence_spans(content: str, headings: bool = True) -> list[tuple[int, int]]
     >>> [t[s:e] for s, e in sentence_spans(t)]
     ['Open the valve.']
     """
+    if opener:  # read as if the block's opening line stood before the chunk
+        shift = len(opener) + 1
+        return [(max(s - shift, 0), e - shift)
+                for s, e in sentence_spans(f"{opener}\n{content}", headings) if e > shift]
     spans: list[tuple[int, int, bool]] = []  # (start, end, is a code block)
     code = _code_blocks(content)
     pos = 0
@@ -102,6 +110,17 @@ def sentence_spans(content: str, headings: bool = True) -> list[tuple[int, int]]
                                                   and not _UNDERLINED.fullmatch(content, s, e))):
             out.append((s, e))
     return out
+
+
+def open_fence(before: str) -> str:
+    """The opening line of the fenced code block that the text ``before`` ends inside,
+    "" when it ends outside any (the chunker pairs fences the same way).
+
+    >>> open_fence("Intro.\\n\\n```rust\\nfn main() {\\n"), open_fence("```\\nx\\n```\\n")
+    ('```rust', '')
+    """
+    at = fence_starts(before)
+    return before[at[-1]:].split("\n", 1)[0] if len(at) % 2 else ""
 
 
 def _code_blocks(content: str) -> list[tuple[int, int]]:
@@ -160,13 +179,17 @@ class Candidate:
     score: float
 
 
-def candidates(hits: Sequence[Hit], min_chars: int = MIN_SENTENCE) -> list[Candidate]:
-    """Every sentence of every kept hit, with document offsets (score filled later)."""
+def candidates(hits: Sequence[Hit], min_chars: int = MIN_SENTENCE,
+               openers: Sequence[str] = ()) -> list[Candidate]:
+    """Every sentence of every kept hit, with document offsets (score filled later);
+    ``openers[i]``: the fence line hit i starts inside of, if any (:func:`open_fence`)."""
     out = []
     for n, h in enumerate(hits, start=1):
         path = h.section.split(" > ")  # the document's title, then its headings
         titles = {" ".join(t.split()) for t in path}
-        for s, e in sentence_spans(h.content, headings=h.locator.sheet_range is None):
+        opener = openers[n - 1] if openers else ""
+        for s, e in sentence_spans(h.content, headings=h.locator.sheet_range is None,
+                                   opener=opener):
             s = after_heading_line(h.content, s, e, path[-1])
             if e - s < min_chars or " ".join(h.content[s:e].split()) in titles:
                 continue  # a fragment, or a heading set as a line of its own (a PDF's)
