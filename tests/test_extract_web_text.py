@@ -720,6 +720,6 @@ def test_a_page_s_language_variant_is_read_as_a_page(tmp_path: Path):
         doc = extract(page)
         assert (doc.text, doc.extractor) == ("# Binding\n\nListen takes a port.", "html"), name
         assert fingerprint(page) == hashlib.sha256(page.read_bytes()).hexdigest()
-    for name in ("page.html.bak", "page.html.br", "page.html.gz", "page.html.swp",
+    for name in ("page.html.bak", "page.html.br", "page.html.swp",  # (.gz: a compressed page)
                  "notes.txt.de", "page.html.en.bak", "page.html.utf8", "page.en"):
         assert not supported(tmp_path / name), name

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citeline.errors import CiteError, ConfigError, LeaseLost, StoreUnavailable
-from citeline.extract import supported
+from citeline.extract import why_unsupported
 from citeline.pipeline import Index, IndexReport
 from citeline.store.jobs import Job, JobQueue
 
@@ -101,9 +101,9 @@ def enqueue(idx: Index, path: str | Path) -> tuple[int, list[tuple[str, str]]]:
         seen = IndexReport()
         files, base = idx.listed(root, seen), root
         skipped += seen.skipped + seen.unreadable
-    skipped += [(rel, f"unsupported file type '{f.suffix or f.name}'")
-                for f, rel in files if not supported(f)]
-    wanted = [(f, rel) for f, rel in files if supported(f)]
+    why = {rel: why_unsupported(f) for f, rel in files}
+    skipped += [(rel, w) for rel, w in why.items() if w is not None]
+    wanted = [(f, rel) for f, rel in files if why[rel] is None]
     # keyed as `index` keys them: a file a folder above already holds keeps that key, and
     # one held by a folder below moves here (the worker removes the old key once it is in)
     own, kept_key, _ = idx.keys(wanted, base)

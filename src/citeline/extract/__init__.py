@@ -3,7 +3,9 @@
 Each format has an extractor behind the :class:`Extractor` protocol, registered
 by file suffix in :data:`REGISTRY` (an explicit dict: no guessing by regex); a
 page's language variant named for content negotiation (``index.html.fr``) goes by
-the suffix before its language (:func:`type_suffix`).
+the suffix before its language (:func:`type_suffix`), and a compressed file
+(``NEWS.md.gz``) is read decompressed by its inner name's extractor
+(:mod:`citeline.extract.compressed`).
 An extractor either returns a Document whose ``text`` is the canonical text
 every offset refers to, or raises :class:`~citeline.errors.ExtractionError`
 with a reason a person can act on. Its ``name`` and ``version`` are stamped on
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from citeline.errors import UnsupportedFormat
+from citeline.extract import compressed
 from citeline.types import Document
 
 
@@ -120,13 +123,47 @@ def type_suffix(path: Path) -> str:
 
 
 def extractor_for(path: Path) -> Extractor:
-    """The extractor registered for ``path``'s type (:func:`type_suffix`); UnsupportedFormat
-    if none."""
+    """The extractor registered for ``path``'s type (:func:`type_suffix`), or for a
+    compressed file's a :class:`~citeline.extract.compressed.Decompressing` one around
+    it; UnsupportedFormat saying why (:func:`why_unsupported`) if none."""
+    why = why_unsupported(path)
+    if why is not None:
+        raise UnsupportedFormat(str(path), why)
+    plain = compressed.inner(path)
+    if plain is not None:
+        return compressed.Decompressing(REGISTRY[type_suffix(plain)])
+    return REGISTRY[type_suffix(path)]
+
+
+def why_unsupported(path: Path) -> str | None:
+    """Why no extractor reads ``path`` (a reason for the skipped list), or None if one does.
+
+    A compressed file is read when its name less the compression's suffix is
+    (``NEWS.md.gz``), so ``README.gz`` is not, as ``README`` is not; nor is a tar
+    archive, compressed or not, nor a compressed recording (whose transcript, not
+    itself, is what is read) or a compressed file compressed again.
+
+    >>> [why_unsupported(Path(n)) for n in ("a.md", "a.md.gz", "a.xyz", "README.gz")]
+    [None, None, "unsupported file type '.xyz'", "unsupported file type 'README' (gzip-compressed)"]
+    >>> why_unsupported(Path("src.tar.gz"))
+    'a tar archive (gzip-compressed), not a document: unpack it to index its files'
+    """
     _load_builtin()
-    ext = REGISTRY.get(type_suffix(path))
-    if ext is None:
-        raise UnsupportedFormat(str(path), f"no extractor for '{path.suffix or path.name}' files")
-    return ext
+    plain = compressed.inner(path)
+    how = "" if plain is None else f" ({compressed.CODECS[path.suffix.lower()].name}-compressed)"
+    plain = plain or path
+    if plain.suffix.lower() in compressed.ARCHIVE_SUFFIXES:
+        return f"a tar archive{how}, not a document: unpack it to index its files"
+    suffix = type_suffix(plain)
+    if suffix not in REGISTRY:
+        return f"unsupported file type '{plain.suffix or plain.name}'{how}"
+    if how:
+        from citeline.extract.transcript import MEDIA_SUFFIXES  # registered it: importable
+
+        if suffix in MEDIA_SUFFIXES:
+            return (f"a recording{how}: a recording is never read, only the transcript "
+                    "beside it (uncompressed)")
+    return None
 
 
 def fingerprint(path: Path) -> str:
@@ -134,9 +171,14 @@ def fingerprint(path: Path) -> str:
 
     The file's SHA-256, unless its extractor defines ``fingerprint(path)``: a
     media file's is its sidecar transcript's bytes (the recording itself is
-    never read). Raises OSError when the file cannot be read.
+    never read). A compressed file's is its decompressed content's
+    (:func:`~citeline.extract.compressed.content_hash`), so one compressed again,
+    unchanged but for its gzip header's time, is unchanged. Raises OSError when the
+    file cannot be read.
     """
     _load_builtin()
+    if compressed.inner(path) is not None:
+        return compressed.content_hash(path)
     ext = REGISTRY.get(type_suffix(path))
     hook = getattr(ext, "fingerprint", None)
     if hook is not None:
@@ -153,8 +195,8 @@ FINGERPRINT_BLOCK = 1 << 20
 
 
 def supported(path: Path) -> bool:
-    _load_builtin()
-    return type_suffix(path) in REGISTRY
+    """Whether an extractor reads ``path`` (:func:`why_unsupported` says why not)."""
+    return why_unsupported(path) is None
 
 
 def extractor_versions() -> dict[str, str]:
