@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import socket
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -869,6 +870,46 @@ def test_single_index_mode_serves_one_cli_index(live, embedder, clean_corpus, tm
         Index(ix, embedder=embedder).index(clean_corpus / "guides")  # built anew: served
         docs = c.get("/api/collections/kb-index/documents").json()["documents"]
         assert [d["document"] for d in docs] == ["bicycle.md"]
+
+
+def test_a_compressed_document_s_file_is_served_decompressed(live, embedder, tmp_path,
+                                                             monkeypatch):
+    """Its #page= and #char= are in the decompressed file, so that is what /file serves,
+    named and typed as the inner file (the page's PDF viewer takes application/pdf only);
+    one that does not decompress is a 422 saying why. The copy is gone once sent."""
+    import gzip
+
+    import doc_builders as b
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pdf = b.titled_pdf(tmp_path, "boiler.pdf", "Boiler", "Bleed the radiators every October.")
+    (docs / "boiler.pdf.gz").write_bytes(gzip.compress(pdf.read_bytes(), mtime=0))
+    (docs / "kettle.md.gz").write_bytes(gzip.compress(KETTLE, mtime=0))
+    (docs / "cut.md.gz").write_bytes(gzip.compress(KETTLE, mtime=0)[:40])
+    ix = tmp_path / "gz-index"
+    report = Index(ix, embedder=embedder).index(docs)
+    assert sorted(report.indexed) == ["boiler.pdf.gz", "kettle.md.gz"]
+    srv = live(index_dir=ix, embedder=embedder)
+    url = "/api/collections/gz-index/documents"
+    with srv.client() as c:
+        f = c.get(f"{url}/boiler.pdf.gz/file")
+        assert f.status_code == 200 and f.content == pdf.read_bytes()
+        assert f.headers["content-type"] == "application/pdf"
+        assert 'filename="boiler.pdf"' in f.headers["content-disposition"]
+        head = c.head(f"{url}/boiler.pdf.gz/file")
+        assert int(head.headers["content-length"]) == len(pdf.read_bytes())
+        md = c.get(f"{url}/kettle.md.gz/file")
+        assert md.content == KETTLE and md.headers["content-type"] == "text/plain; charset=utf-8"
+        err = assert_error(c.get(f"{url}/cut.md.gz/file"), 422, "unreadable_file")
+        assert err["message"].startswith("cut.md.gz: not a valid gzip file: ")
+        deadline = time.monotonic() + 5  # removed after the last byte is sent
+        while list(scratch.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(scratch.iterdir()) == []
 
 
 def test_serve_refuses_network_address_without_keys(tmp_path, capsys):

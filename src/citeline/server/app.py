@@ -52,6 +52,7 @@ from citeline.embed import Embedder, load_embedder, model_identity
 from citeline.errors import (
     CiteError,
     ConfigError,
+    ExtractionError,
     IndexNotFound,
     ModelMismatch,
     ModelUnavailable,
@@ -59,7 +60,7 @@ from citeline.errors import (
     StoreUnavailable,
     UnmatchedDocuments,
 )
-from citeline.extract import supported
+from citeline.extract import compressed, why_unsupported
 from citeline.extract.transcript import MEDIA_SUFFIXES, companion, sidecar_for
 from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
 from citeline.server.collections import (
@@ -813,19 +814,27 @@ def create_app(
 
     @app.head("/api/collections/{name}/documents/{document:path}/file", include_in_schema=False)
     @app.get("/api/collections/{name}/documents/{document:path}/file", tags=["documents"],
-             responses=FILE_ANY, summary="the original file (PDF and media open at #page= / #t=)")
+             responses=FILE_ANY, summary="the original file (PDF and media open at #page= / #t=; "
+                                         "a compressed one decompressed)")
     def document_file(name: str, document: str, request: Request) -> FileResponse:
         c = collection(request, name, "read")
         f = c.file_of(document)
         if f is None:
             raise ApiError(404, f"no original file for '{document}' in collection '{name}'")
-        ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
+        # a compressed document is served as what was indexed, the file decompressed: its
+        # #page= and #char= offsets are in that, and a browser opens it (mimetypes names
+        # manual.pdf.gz a PDF: its gzip bytes sent so would open as a broken PDF)
+        plain = compressed.inner(f)
+        shown = plain.name if plain is not None else f.name
+        ctype = mimetypes.guess_type(shown)[0] or "application/octet-stream"
         inline = ctype == "application/pdf" or ctype.split("/")[0] in ("audio", "video", "text")
         if ctype.startswith("text/"):
             ctype = "text/plain; charset=utf-8"  # never render an uploaded HTML/SVG as a page
-        return FileResponse(
-            f, media_type=ctype if inline else "application/octet-stream",
-            filename=f.name, content_disposition_type="inline" if inline else "attachment",
+        served, response = ((f, FileResponse) if plain is None
+                            else (_decompressed_copy(f, document), TemporaryFileResponse))
+        return response(
+            served, media_type=ctype if inline else "application/octet-stream",
+            filename=shown, content_disposition_type="inline" if inline else "attachment",
             headers={"Content-Security-Policy": "sandbox"},
         )
 
@@ -951,6 +960,32 @@ def _unreadable_json(exc: StarletteHTTPException) -> dict[str, str] | None:
     else:
         return None
     return {"field": "", "message": f"the body is not valid JSON: {why}", "type": "json_invalid"}
+
+
+class TemporaryFileResponse(FileResponse):
+    """A FileResponse of a temporary file, removed once it is sent or the sending fails
+    (the client went away)."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            Path(self.path).unlink(missing_ok=True)
+
+
+def _decompressed_copy(f: Path, document: str) -> Path:
+    """A temporary file holding compressed file ``f`` (document ``document``) decompressed;
+    ApiError 422 saying why when it does not decompress (damaged, or past the cap)."""
+    fd, name = tempfile.mkstemp(prefix="citeline-file-")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        compressed.decompress(f, document, tmp)
+    except ExtractionError as exc:
+        tmp.unlink()
+        raise ApiError(422, f"{document}: {exc.reason}", {"document": document},
+                       code="unreadable_file") from exc
+    return tmp
 
 
 def _writable(folder: Path) -> bool:
@@ -1165,9 +1200,8 @@ async def _receive_files(request: Request, c: Collection, config: ServerConfig,
             name = sanitize_filename(raw_name)
         except NameError_ as exc:
             raise ApiError(400, str(exc), {"file": raw_name}) from exc
-        if not supported(Path(name)):
-            raise ApiError(415, f"{name}: no extractor for '{Path(name).suffix or name}' files",
-                           {"file": name})
+        if (why := why_unsupported(Path(name))) is not None:
+            raise ApiError(415, f"{name}: {why}", {"file": name})
         if any(p["name"] == name for p in parts):
             raise ApiError(400, f"{name}: the same file name twice in one upload", {"file": name})
         if c.indexed_elsewhere(name):
