@@ -40,6 +40,7 @@ FERRY_MD = "# Ferry\n\nThe island ferry sails at seven and returns at half past 
 TIDE_TXT = "Tide tables\n===========\n\nThe pilot gig races start when the ebb turns.\n"
 PLAIN_MD = "# Lighthouse\n\nThe lighthouse lamp is cleaned every Thursday morning.\n"
 README = "The README of a Debian package: plain text, no suffix.\n"
+DATA = "7 12 19 4 88 1\n"  # a suffix-less file no convention names: no type
 BIND_HTML = ("<html><head><title>Binding</title></head><body><h1>Binding</h1>"
              "<p>The Listen directive binds the server to a port.</p></body></html>")
 
@@ -63,6 +64,7 @@ def build_folder(root: Path, plain: Path) -> Path:
     (root / "site" / "bind.html").write_text(BIND_HTML)
     (root / "site" / "bind.html.gz").write_bytes(gz(BIND_HTML.encode()))
     (root / "README.gz").write_bytes(gz(README.encode()))
+    (root / "data.gz").write_bytes(gz(DATA.encode()))
     whole = gz(("# Cut\n\n" + "A sentence cut short by a failed copy. " * 200).encode())
     (root / "cut.md.gz").write_bytes(whole[: len(whole) // 2])  # truncated
     (root / "renamed.txt.gz").write_text("plain text named as if compressed\n")
@@ -153,20 +155,20 @@ def test_a_damaged_compressed_file_fails_alone_saying_why(indexed):
     # the rest of the folder is indexed and searchable
     assert set(report.indexed) == {"notes/harbour.md.gz", "harbour.pdf.gz", "ferry.md.xz",
                                    "tide.txt.bz2", "bind.html.en.gz", "lighthouse.md",
-                                   "site/bind.html"}
+                                   "site/bind.html", "README.gz"}
     hit_in(idx, "when is the lighthouse lamp cleaned", "lighthouse.md")
 
 
 def test_an_archive_a_copy_and_a_name_with_no_type_are_skipped_saying_why(indexed):
     _, _, _, report = indexed
     skipped = dict(report.skipped)
-    assert set(skipped) == {"README.gz", "src.tar.gz", "src.tgz", "site/bind.html.gz"}
+    assert set(skipped) == {"data.gz", "src.tar.gz", "src.tgz", "site/bind.html.gz"}
     assert skipped["site/bind.html.gz"] == "a compressed copy of bind.html, which is indexed instead"
     assert skipped["src.tar.gz"] == ("a tar archive (gzip-compressed), not a document: unpack "
                                      "it to index its files")
     assert skipped["src.tgz"] == "a tar archive, not a document: unpack it to index its files"
-    # README itself is not read (no type), so neither is README.gz
-    assert skipped["README.gz"] == "unsupported file type 'README' (gzip-compressed)"
+    # a name with no suffix that no convention names has no type, compressed or not
+    assert skipped["data.gz"] == "unsupported file type 'data' (gzip-compressed)"
 
 
 def test_a_decompression_bomb_fails_at_the_cap(index: Index, tmp_path: Path,

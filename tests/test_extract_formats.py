@@ -1690,6 +1690,34 @@ def test_plain_text_underlined_titles_are_sections_and_rules_are_not(tmp_path: P
         "TRIGGERS > Introduction")
 
 
+
+def test_files_named_by_convention_without_a_suffix_are_read_as_plain_text(tmp_path: Path):
+    """A source tree's README, INSTALL and ChangeLog and a Debian package's copyright,
+    README.Debian and changelog.Debian have no suffix, and were skipped as of no type;
+    any other suffix-less name (a program, a lock file, data) still is."""
+    readme = ("Relay\n=====\n\nInstalling\n----------\n\nRun make, then make install "
+              "as root.\n")
+    for name in ("README", "Readme", "INSTALL", "ChangeLog", "copyright", "README.Debian",
+                 "changelog.Debian"):
+        path = tmp_path / name
+        path.write_text(readme)
+        doc = extract(path)
+        assert (doc.extractor, doc.text, doc.media_type) == ("text", readme, "text/plain")
+        assert doc.title == "Relay"
+    sections = {c.section for c in chunk_document(extract(tmp_path / "README"))}
+    assert sections == {"Relay > Installing"}  # underlined titles, as in a .txt
+    # without a title of its own, one of a hundred packages' copyright files is named by
+    # its folder, as /usr/share/doc keeps them
+    (tmp_path / "curl").mkdir()
+    (tmp_path / "curl" / "copyright").write_text("Files: *\nLicense: curl\n")
+    path = tmp_path / "curl" / "copyright"
+    assert extractor_for(path).extract(path, "curl/copyright").title == "curl copyright"
+    assert extractor_for(path).extract(path, "copyright").title == "copyright"
+    for name in ("Makefile", "data", "relay", "README.bak", "LICENSE.old"):
+        (tmp_path / name).write_text(readme)
+        with pytest.raises(UnsupportedFormat):
+            extractor_for(tmp_path / name)
+
 VIM_HELP = (
     "*kettle.txt*\tFor Vim version 9.0.  Last change: 2026 Dec 01\n\n\n"
     "\t\t  VIM REFERENCE MANUAL    by A. Writer\n\n\n"

@@ -111,15 +111,37 @@ def variant_base(name: str) -> str | None:
     return base if cut and Path(base).suffix.lower() in VARIANT_SUFFIXES else None
 
 
+# Files a source tree or a package's documentation names by convention, with no suffix,
+# read as plain text: the GNU Coding Standards' (README, INSTALL, NEWS, ChangeLog, COPYING,
+# AUTHORS, THANKS, TODO, BUGS, HACKING), those projects keep beside them (LICENSE,
+# CHANGELOG, CHANGES, CONTRIBUTING, ...), and Debian's: a package's copyright and changelog,
+# and the ".Debian" notes its maintainer adds (README.Debian, NEWS.Debian,
+# changelog.Debian) -- most of /usr/share/doc. Any other name without a suffix is not
+# read: a suffix-less file is as often a program, a lock file or data.
+PLAIN_TEXT_NAMES = frozenset("""
+    readme install news changelog changes copying authors thanks todo bugs hacking
+    license licence notice contributing contributors maintainers copyright history faq
+    """.split())
+# ... with no suffix, or Debian's maintainer suffix
+PLAIN_TEXT_NAME_SUFFIXES = ("", ".debian")
+
+
 def type_suffix(path: Path) -> str:
     """The suffix ``path``'s extractor is registered by: its last, lower-cased, but a
-    language variant's the one before its language (:func:`variant_base`).
+    language variant's the one before its language (:func:`variant_base`), and plain
+    text's (``.txt``) for a file named by convention (:data:`PLAIN_TEXT_NAMES`).
 
-    >>> [type_suffix(Path(n)) for n in ("a.PDF", "index.html.fr", "notes.txt.bak", "x")]
-    ['.pdf', '.html', '.bak', '']
+    >>> [type_suffix(Path(n)) for n in ("a.PDF", "index.html.fr", "notes.txt.bak", "x",
+    ...                                 "README", "ChangeLog", "changelog.Debian", "Makefile")]
+    ['.pdf', '.html', '.bak', '', '.txt', '.txt', '.txt', '']
     """
     base = variant_base(path.name)
-    return Path(base).suffix.lower() if base else path.suffix.lower()
+    if base:
+        return Path(base).suffix.lower()
+    suffix = path.suffix.lower()
+    if suffix in PLAIN_TEXT_NAME_SUFFIXES and path.stem.lower() in PLAIN_TEXT_NAMES:
+        return ".txt"
+    return suffix
 
 
 def extractor_for(path: Path) -> Extractor:
@@ -139,12 +161,12 @@ def why_unsupported(path: Path) -> str | None:
     """Why no extractor reads ``path`` (a reason for the skipped list), or None if one does.
 
     A compressed file is read when its name less the compression's suffix is
-    (``NEWS.md.gz``), so ``README.gz`` is not, as ``README`` is not; nor is a tar
-    archive, compressed or not, nor a compressed recording (whose transcript, not
-    itself, is what is read) or a compressed file compressed again.
+    (``NEWS.md.gz``, ``changelog.Debian.gz``), so ``data.gz`` is not, as ``data`` is not;
+    nor is a tar archive, compressed or not, nor a compressed recording (whose transcript,
+    not itself, is what is read) or a compressed file compressed again.
 
-    >>> [why_unsupported(Path(n)) for n in ("a.md", "a.md.gz", "a.xyz", "README.gz")]
-    [None, None, "unsupported file type '.xyz'", "unsupported file type 'README' (gzip-compressed)"]
+    >>> [why_unsupported(Path(n)) for n in ("a.md", "a.md.gz", "a.xyz", "README.gz", "data.gz")]
+    [None, None, "unsupported file type '.xyz'", None, "unsupported file type 'data' (gzip-compressed)"]
     >>> why_unsupported(Path("src.tar.gz"))
     'a tar archive (gzip-compressed), not a document: unpack it to index its files'
     """

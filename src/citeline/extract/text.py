@@ -19,7 +19,7 @@ from typing import Literal
 
 from citeline.chunk import FRONT_MATTER, headings, text_lines
 from citeline.errors import ExtractionError
-from citeline.extract import read_bytes, register
+from citeline.extract import read_bytes, register, type_suffix
 from citeline.types import Document, Heading
 
 # Plain text marks a title by underlining it (a line of "=" or "-" below it, as
@@ -231,14 +231,16 @@ class TextExtractor:
     # a Markdown file without a "#" title takes its front matter's title; 4: so do
     # underlined titles in plain text; 5: Vim help files' sections; 6: UTF-32 with a
     # byte-order mark is read, and a NUL character in UTF-16/32 text is binary; 7: a file
-    # that is not UTF-8 is read as Windows-1252 when it is Western European text
-    version = "7"
+    # that is not UTF-8 is read as Windows-1252 when it is Western European text; 8: a file
+    # named by convention without a suffix (README, NEWS, copyright) is read as a .txt,
+    # titled with its folder's name when it has no title of its own ("curl copyright")
+    version = "8"
     suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
         text, warning = decode(rel, read_bytes(path, rel), western=True)
         warnings = (warning,) if warning else ()
-        suffix = path.suffix.lower()
+        suffix = type_suffix(path)  # README's is .txt's
         media_type = _MEDIA_TYPES.get(suffix, "text/plain")
         vim = vim_help_outline(text, path.stem) if suffix in (".txt", ".text") else None
         if vim is not None:
@@ -247,9 +249,12 @@ class TextExtractor:
                             extractor=self.name, extractor_version=self.version,
                             headings="outline", outline=outline, warnings=warnings)
         style = _STYLES.get(suffix, "none")
+        fallback = path.stem
+        if suffix != path.suffix.lower():  # a README, a copyright: named by the folder too
+            fallback = " ".join((Path(rel).parent.name, path.name)).strip()
         return Document(
             path=rel,
-            title=heading_title(text, style, path.stem),
+            title=heading_title(text, style, fallback),
             text=text,
             media_type=media_type,
             extractor=self.name,
