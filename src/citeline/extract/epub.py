@@ -574,7 +574,7 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "8"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    version = "9"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
     # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
     # page list, else the page-break markers) go with citations, markers' numbers are
     # no text; 5: DocBook's boxed asides are text (html extractor 18), as in a DocBook
@@ -582,7 +582,9 @@ class EpubExtractor:
     # hrefs differ only in a fragment) is read once, and a list of notes is read with its
     # notes (html 19: docutils' footnote-list); 7: a chapter is read by html 20 (a list
     # inside a list item indented; a page's frame, its own table of contents, dropped);
-    # 8: by html 21, a <pre> is a fenced code block in the language the chapter names
+    # 8: by html 21, a <pre> is a fenced code block in the language the chapter names;
+    # 9: by html 22, API documentation's furniture (a "[source]" link, a toggle's label,
+    # "Read more") is dropped from a chapter as from a page
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:
