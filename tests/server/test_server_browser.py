@@ -62,13 +62,19 @@ def page(site, browser):
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.goto(server.url + "/")
-    pg.fill("#api-key", key)
-    pg.click("#key-form button")
-    pg.wait_for_selector("#collection option[value=manuals]", state="attached")
+    sign_in(pg, server.url, key)
     yield pg
     ctx.close()
     assert errors == []
+
+
+def sign_in(pg, url: str, key: str) -> None:
+    """Open the page at ``url`` and give it ``key`` as a user does; back once it lists
+    the collections."""
+    pg.goto(url + "/")
+    pg.fill("#api-key", key)
+    pg.click("#key-form button")
+    pg.wait_for_selector("#collection option[value=manuals]", state="attached")
 
 
 def upload(pg, name: str, content: str) -> None:
@@ -447,10 +453,7 @@ def test_the_page_fits_a_phone_and_uploads_from_the_keyboard(site, browser):
     server, key = site
     ctx = browser.new_context(viewport={"width": 375, "height": 740})
     pg = ctx.new_page()
-    pg.goto(server.url + "/")
-    pg.fill("#api-key", key)
-    pg.click("#key-form button")
-    pg.wait_for_selector("#collection option[value=manuals]", state="attached")
+    sign_in(pg, server.url, key)
     upload(pg, "a-rather-long-file-name-for-a-narrow-screen.md", "# Narrow\n\nA phone.\n")
     wait_indexed(pg, "a-rather-long-file-name-for-a-narrow-screen.md")
     assert pg.evaluate("document.documentElement.scrollWidth") <= 375
@@ -468,19 +471,16 @@ def test_the_page_fits_a_phone_and_uploads_from_the_keyboard(site, browser):
     ctx.close()
 
 
-
 def test_the_citation_table_fits_a_laptop_screen_with_long_tokens_in_its_quotes(
         site, browser, tmp_path):
     """A quote holding a long word with no place to wrap (Valgrind's
-    ``libX11.so.6.2/libX11.so.6.2/libXaw.so.7.0`` in a suppression) set the table's width, and at 1280 pixels its last column, the distance, was off the
-    panel's edge; a title was broken inside its words ("un derstanding") to make room."""
+    ``libX11.so.6.2/libX11.so.6.2/libXaw.so.7.0`` in a suppression) set the table's
+    width, and at 1280 pixels its last column, the distance, was off the panel's edge;
+    a title was broken inside its words ("un derstanding") to make room."""
     server, key = site
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = ctx.new_page()
-    pg.goto(server.url + "/")
-    pg.fill("#api-key", key)
-    pg.click("#key-form button")
-    pg.wait_for_selector("#collection option[value=manuals]", state="attached")
+    sign_in(pg, server.url, key)
     upload(pg, "memcheck-options-and-understanding.md",
            "# Using and understanding the memory checker's command-line options\n\n"
            "To ignore accesses just below the stack pointer, use "
