@@ -613,6 +613,54 @@ APACHE_PAGE = (
     '</body></html>')
 
 
+
+# A chapter of a DocBook manual as Valgrind's XSL writes it: a navigation table with no
+# navheader around it, then the chapter's own table of contents in a <dl>, its links
+# naming the page's own file.
+DOCBOOK_CHAPTER = (
+    '<html><head><title>4. Memcheck</title></head><body><div><table class="nav" '
+    'width="100%" summary="Navigation header"><tr><td><a accesskey="p" href="manual-core.html">'
+    '<img src="images/prev.png" alt="Prev"></a></td><th>Valgrind User Manual</th>'
+    '<td><a accesskey="n" href="cg-manual.html"><img src="images/next.png" alt="Next"></a>'
+    '</td></tr></table></div><div class="chapter"><div class="titlepage"><h1 class="title">'
+    '<a name="mc-manual"></a>4. Memcheck</h1></div><div class="toc"><p><b>Table of Contents'
+    '</b></p><dl class="toc"><dt><span class="sect1"><a href="mc-manual.html#mc-manual.overview">'
+    '4.1. Overview</a></span></dt><dt><span class="sect1"><a href="mc-manual.html#mc-manual.errormsgs">'
+    '4.2. Error messages</a></span></dt><dd><dl><dt><span class="sect2">'
+    '<a href="mc-manual.html#mc-manual.badrw">4.2.1. Illegal reads</a></span></dt></dl></dd>'
+    '</dl></div><p>Memcheck is the default tool.</p><div class="sect1"><h2 class="title">'
+    '<a name="mc-manual.overview"></a>4.1. Overview</h2><p>It finds leaks.</p>'
+    '<div class="glosslist"><dl><dt><a href="mc-manual.html#mc-manual.badrw">Illegal read</a>'
+    '</dt><dd><p>Reading memory the program does not own.</p></dd>'
+    '<dt><a href="mc-manual.html#mc-manual.overview">Leak</a></dt><dd><p>Memory never freed.'
+    '</p></dd></dl></div><p>See the core options:</p><dl><dt><a href="manual-core.html#opt.a">'
+    '--tool</a></dt><dt><a href="manual-core.html#opt.b">--log-file</a></dt></dl></div></div>'
+    '<div><table class="nav" width="100%" summary="Navigation footer"><tr><td>'
+    '<a accesskey="p" href="manual-core.html">Prev</a></td><td><a accesskey="h" '
+    'href="index.html">Home</a></td></tr></table></div></body></html>')
+
+
+def test_html_a_docbook_chapter_s_own_contents_and_navigation_tables_are_dropped(
+        tmp_path: Path):
+    """Valgrind's manual opens each chapter with its navigation table (Prev, Up, Home,
+    Next: no navheader around it, only DocBook's summary) and a table of contents of the
+    chapter in a <dl>, whose links name the page's own file; both were read as text,
+    a block of section titles that every question about the chapter matched. A glossary's
+    <dl> (definitions beside its linked terms) and a <dl> of links to another page stay."""
+    page = tmp_path / "mc-manual.html"
+    page.write_text(DOCBOOK_CHAPTER, encoding="utf-8")
+    doc = extract(page)
+    assert doc.text.split("\n\n") == [
+        "# 4. Memcheck", "Memcheck is the default tool.", "## 4.1. Overview",
+        "It finds leaks.", "Illegal read", "Reading memory the program does not own.",
+        "Leak", "Memory never freed.", "See the core options:", "--tool", "--log-file"]
+    # under another name its links are to another page: a list of them is text
+    other = tmp_path / "memcheck-copy.html"
+    other.write_text(DOCBOOK_CHAPTER, encoding="utf-8")
+    text = extract(other).text
+    assert "Table of Contents" in text and "4.2.1. Illegal reads" in text
+    assert "Valgrind User Manual" not in text  # the navigation table still goes
+
 def test_html_a_page_s_frame_is_dropped_by_its_name_or_its_shape(tmp_path: Path):
     """The Apache manual's frame was read as text, 4% of the manual (found writing
     eval/apachedocs): a <div> named for the page's header or footer is dropped as <header>

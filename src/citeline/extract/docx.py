@@ -496,7 +496,7 @@ def _note_block(block) -> str:  # type: ignore[no-untyped-def]
 
 class DocxExtractor:
     name = "docx"
-    version = "12"  # 2: outline levels, headings from formatting without heading styles;
+    version = "13"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
@@ -510,7 +510,8 @@ class DocxExtractor:
     # a text part is, with their warnings), not as UTF-8 with U+FFFD for what is not;
     # 11: by html 21, a <pre> a fenced code block (html 16-20's changes to a page's text
     # had left this version as it was, so a document indexed before them was not re-read);
-    # 12: by html 22, an imported page's API furniture ("Source" links, toggle labels) dropped
+    # 12: by html 22, an imported page's API furniture ("Source" links, toggle labels) dropped;
+    # 13: by html 23, its own table of contents in a <dl>, DocBook's navigation tables
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:

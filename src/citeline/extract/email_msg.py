@@ -364,11 +364,12 @@ def _read_message(msg: Message, rel: str, where: str, warnings: list[str]) -> li
 
 class EmlExtractor:
     name = "eml"
-    version = "5"  # an HTML body is read by html.read_page: a change to a page's text
+    version = "6"  # an HTML body is read by html.read_page: a change to a page's text
     # there is a change here too. 2: format=flowed text is unflowed (RFC 3676); 3: an
     # HTML body's nested lists are indented and its frame dropped as a page's (html 20);
     # 4: an HTML body's <pre> is a fenced code block, unless it is prose (html 21); 5: a
-    # toggle's label, a "Source" link and a "Read more" ending a line are dropped (html 22)
+    # toggle's label, a "Source" link and a "Read more" ending a line are dropped (html 22);
+    # 6: a page's own table of contents in a <dl> and DocBook's navigation tables (html 23)
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -400,7 +401,7 @@ class EmlExtractor:
 
 class MboxExtractor:
     name = "mbox"
-    version = "5"  # bumped with EmlExtractor's: they read a message alike
+    version = "6"  # bumped with EmlExtractor's: they read a message alike
     suffixes = (".mbox",)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -486,7 +486,8 @@ def _chapter(package: _Package, item: _Item, marks: _Marks) -> _Chapter:
         base = posixpath.dirname(item.name)
         page = read_page(html, package.rel, xhtml=xhtml,
                          alt_text=lambda src: _join(base, src) not in package.covers,
-                         page_break=marks.reader(item.name))
+                         page_break=marks.reader(item.name),
+                         name=posixpath.basename(item.name))
     except ExtractionError as exc:
         raise ExtractionError(package.rel, f"chapter {item.name}: {exc.reason}") from exc
     if warning:
@@ -574,7 +575,7 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
 
 class EpubExtractor:
     name = "epub"
-    version = "9"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    version = "10"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
     # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
     # page list, else the page-break markers) go with citations, markers' numbers are
     # no text; 5: DocBook's boxed asides are text (html extractor 18), as in a DocBook
@@ -584,7 +585,9 @@ class EpubExtractor:
     # inside a list item indented; a page's frame, its own table of contents, dropped);
     # 8: by html 21, a <pre> is a fenced code block in the language the chapter names;
     # 9: by html 22, API documentation's furniture (a "[source]" link, a toggle's label,
-    # "Read more") is dropped from a chapter as from a page
+    # "Read more") is dropped from a chapter as from a page; 10: by html 23, a DocBook
+    # chapter's table of contents of itself (links to "ch03.xhtml#id", its own file) with
+    # its "Table of Contents" title, and DocBook's navigation tables
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:

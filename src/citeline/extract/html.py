@@ -94,7 +94,12 @@ the page's own language, which points at the same file; two languages or more; n
 words outside the links than a label's, "Available Languages:"), a table of contents of
 the page (a list, not inside another list, whose every item is links to ``#places`` in
 the page and nothing else, two or more: the Apache manual's ``ul#toc``, a section's list
-of the questions it answers under their own headings, Sphinx's ``.. contents::``), and a
+of the questions it answers under their own headings, Sphinx's ``.. contents::``;
+DocBook's ``dl.toc``, a ``<dl>`` of such links and nothing else, whose links name the
+page's own file, ``mc-manual.html#mc-manual.overview``), with the title it stands under
+when the element right before it says only that ("Table of Contents", "Contents"); a
+DocBook navigation table (``summary="Navigation header"`` or ``"Navigation footer"``,
+Valgrind's manual's Prev / Up / Home / Next, with no ``navheader`` around it); and a
 breadcrumb trail (a ``<div>`` or ``<p>`` of three links or more joined by ``>``, ``›``,
 ``»`` or ``→``, and nothing else: "Apache > HTTP Server > Documentation"; ``path``, the
 Apache manual's name for it, is too common a word to drop by). Each is made so as not to
@@ -217,6 +222,12 @@ LANGUAGE_LABEL_WORDS = 8
 # be a comparison.
 _CRUMB_SEPARATOR = re.compile(r"\s*[>\u203a\u00bb\u2192]\s*")
 BREADCRUMB_MIN_LINKS = 3
+# A table of contents' own title, the whole text of the element right before it: DocBook's
+# "Table of Contents", docutils' "Contents"; dropped with it, or it would stand alone.
+CONTENTS_TITLES = frozenset({"contents", "table of contents", "on this page", "page contents"})
+# DocBook XSL's navigation tables say what they are in their summary (Valgrind's manual,
+# whose tables carry no navheader class around them: "Prev | Up | Home | Next").
+NAV_TABLE_SUMMARIES = frozenset({"navigation header", "navigation footer"})
 # Inline elements that may wrap one crumb's link (schema.org's <span itemprop=...>).
 _CRUMB_WRAPPERS = frozenset("span b strong em i small code".split())
 # API documentation's furniture, written beside every item (:func:`_api_furniture`). A link
@@ -692,11 +703,13 @@ def image_text(node: LexborNode) -> str:
     return alt
 
 
-def _furniture(root: LexborNode) -> frozenset[int]:
+def _furniture(root: LexborNode, names: frozenset[str] = frozenset()) -> frozenset[int]:
     """The page's frame that no name marks, known by its shape (see the module doc): its
-    language bars, its own tables of contents, its breadcrumb trails, and API documentation's
-    furniture (:func:`_api_furniture`); each element's
-    ``mem_id``. Looked for once per page, from the elements each starts from (a link
+    language bars, its own tables of contents (with their "Table of Contents" titles),
+    its breadcrumb trails, DocBook's navigation tables, and API documentation's furniture
+    (:func:`_api_furniture`); each element's ``mem_id``. ``names``: the page's own file
+    names, which a link to a place in it may give ("mc-manual.html#overview", as DocBook
+    writes them). Looked for once per page, from the elements each starts from (a link
     with ``hreflang``, a list, a ``<div>`` or ``<p>``), not by the walk at every element."""
     found: set[int] = set()
     bars: dict[int, bool] = {}  # an element's _language_bar, asked once
@@ -712,8 +725,14 @@ def _furniture(root: LexborNode) -> frozenset[int]:
             up = up.parent
         if bar is not None:
             found.add(bar.mem_id)
-    found.update(n.mem_id for n in root.css("ul, ol") if _page_contents(n))
+    for contents in root.css("ul, ol, dl"):
+        if _page_contents(contents, names):
+            found.add(contents.mem_id)
+            if (title := _contents_title(contents)) is not None:
+                found.add(title.mem_id)
     found.update(n.mem_id for n in root.css("div, p") if _breadcrumb(n))
+    found.update(n.mem_id for n in root.css("table[summary]")
+                 if squash(n.attributes.get("summary") or "").casefold() in NAV_TABLE_SUMMARIES)
     found.update(_api_furniture(root))
     return frozenset(found)
 
@@ -807,37 +826,60 @@ def _page_file(link: LexborNode) -> str:
     return variant_base(name) or name
 
 
-def _fragment_link(link: LexborNode) -> bool:
-    href = (link.attributes.get("href") or "").strip()
-    return href.startswith("#") and len(href) > 1
+def _fragment_link(link: LexborNode, names: frozenset[str] = frozenset()) -> bool:
+    """Whether a link is to a place in its own page: ``#place``, or ``page.html#place``
+    where ``page.html`` is one of the page's own ``names``."""
+    page, _, place = (link.attributes.get("href") or "").strip().partition("#")
+    return bool(place) and (not page or page in names)
+
+
+def _contents_title(contents: LexborNode) -> LexborNode | None:
+    """The title a table of contents stands under, when the element just before it (the
+    nearest earlier sibling with text) says only that: DocBook's "Table of Contents",
+    docutils' "Contents" (:data:`CONTENTS_TITLES`)."""
+    prev = contents.prev
+    while prev is not None and not (prev.tag != "-comment" and squash(prev.text())):
+        prev = prev.prev
+    if prev is None or prev.tag == "-text":
+        return None
+    return prev if squash(prev.text()).casefold().rstrip(":") in CONTENTS_TITLES else None
 
 
 def _letters(text: str) -> int:
     return sum(len(w) for w in _TEXT_WORDS.findall(text))
 
 
-def _page_contents(node: LexborNode) -> bool:
+def _page_contents(node: LexborNode, names: frozenset[str] = frozenset()) -> bool:
     """Whether a list is a table of contents of its own page: every item of it (items of
-    lists inside them too) is links to places in the page (``#fragment``) and nothing else,
-    two of them or more. The Apache manual's ``ul#toc`` of each page's sections, Sphinx's
-    ``.. contents::`` list. Not one inside a list item (the outer list decides: mdBook's
-    summary of a page, "API compatibility" over its linked entries, is read whole), nor
-    one a sentence introduces, its previous text ending with ":" ("A Python logging
-    configuration consists of four parts:" over four links, in Django's guide): that list
-    ends the sentence, whatever it links to."""
+    lists inside them too) is links to places in the page (:func:`_fragment_link`) and
+    nothing else, two of them or more. The Apache manual's ``ul#toc`` of each page's
+    sections, Sphinx's ``.. contents::`` list, DocBook's ``dl.toc`` of a page's sections
+    (a ``<dl>`` of such links and nothing else: a glossary's terms have definitions). Not
+    one inside a list item (the outer list decides: mdBook's summary of a page, "API
+    compatibility" over its linked entries, is read whole), nor one a sentence introduces,
+    its previous text ending with ":" ("A Python logging configuration consists of four
+    parts:" over four links, in Django's guide): that list ends the sentence, whatever it
+    links to."""
     up = node.parent
     while up is not None:
-        if up.tag == "li":
+        if up.tag in ("li", "dd"):
             return False
         up = up.parent
-    items = node.css("li")
-    if len(items) < 2 or sum(map(_fragment_link, node.css("a[href]"))) < 2:
+    links = [a for a in node.css("a[href]") if _fragment_link(a, names)]
+    if len(links) < 2:
         return False
-    for item in items:
-        letters = _letters(item.text())
-        if not letters or letters != sum(_letters(a.text()) for a in item.css("a[href]")
-                                         if _fragment_link(a)):
+    if node.tag == "dl":
+        if _letters(node.text()) != sum(_letters(a.text()) for a in links):
             return False
+    else:
+        items = node.css("li")
+        if len(items) < 2:
+            return False
+        for item in items:
+            letters = _letters(item.text())
+            if not letters or letters != sum(_letters(a.text()) for a in item.css("a[href]")
+                                             if _fragment_link(a, names)):
+                return False
     return not _introduced(node)
 
 
@@ -1094,7 +1136,7 @@ class Page:
 
 def read_page(html: str, rel: str, xhtml: bool = False,
               alt_text: Callable[[str], bool] | None = None,
-              page_break: PageBreak | None = None) -> Page:
+              page_break: PageBreak | None = None, name: str = "") -> Page:
     """A decoded page (see :func:`decode_html`) as Markdown-shaped blocks, as described in
     the module docstring; ``xhtml``: the page is XML (see :func:`open_self_closing`). The
     blocks may be none (a page of images); ExtractionError naming ``rel`` when the page
@@ -1110,11 +1152,15 @@ def read_page(html: str, rel: str, xhtml: bool = False,
     text it returns is written where the element is (hidden or not), and the element's
     own content is read after it only when it says so. The EPUB extractor writes a
     character of its own there, to find where each printed page begins in the blocks.
+
+    ``name``: the page's file name ("mc-manual.html"), by which its links to places in
+    itself may name it.
     """
     if xhtml:
         html = open_self_closing(html)
     tree = LexborHTMLParser(html)
-    furniture = _furniture(tree.root) if tree.root is not None else frozenset()
+    names = frozenset(n for n in (name, variant_base(name)) if n)
+    furniture = _furniture(tree.root, names) if tree.root is not None else frozenset()
     root = _main(tree, furniture) or tree.body or tree.root
     if root is None:
         raise ExtractionError(rel, "no HTML content could be parsed")
@@ -1136,7 +1182,7 @@ def read_page(html: str, rel: str, xhtml: bool = False,
 
 class HtmlExtractor:
     name = "html"
-    version = "22"  # 2: layout tables are read as blocks, their headings as headings; 3: a
+    version = "23"  # 2: layout tables are read as blocks, their headings as headings; 3: a
     # header/footer inside a section or main is kept, a class naming a state or on most
     # of the page is no boilerplate, an inline display: none hides; 4: a UTF-16/32
     # <meta charset> reads UTF-8 (the HTML standard), and NUL bytes are refused; 5: the
@@ -1161,14 +1207,16 @@ class HtmlExtractor:
     # 21: a <pre> is a fenced code block, unescaped, in the language the page names (one of
     # prose that nothing marks as code stays a block of text); 22: API documentation's
     # furniture is dropped: "Source" and "[source]" links, rustdoc's version badges, a
-    # toggle's label ("Expand description"), "Read more" ending a line
+    # toggle's label ("Expand description"), "Read more" ending a line; 23: DocBook's
+    # table of contents of its page (a <dl> of links to it, "mc-manual.html#overview") with
+    # its "Table of Contents" title, and its navigation tables by their summary
     suffixes = (".html", ".htm", ".xhtml")
 
     def extract(self, path: Path, rel: str) -> Document:
         data = read_bytes(path, rel)
         xhtml = path.suffix.lower() == ".xhtml"
         html, warning = decode_html(data, rel, xhtml=xhtml)
-        page = read_page(html, rel, xhtml=xhtml)
+        page = read_page(html, rel, xhtml=xhtml, name=path.name)
         out = TextBuilder()
         for block in page.blocks:
             out.add(block, sep="\n\n")
