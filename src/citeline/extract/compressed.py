@@ -23,8 +23,8 @@ Not read: a compressed copy beside its plain file (a web server's precompressed
 archive (``.tar.gz``, ``.tgz``), many files and no document; a compressed recording
 (a recording is never read: its transcript beside it is); a compressed file within a
 compressed file (``a.md.gz.gz``); and a name with no type under the suffix
-(``README.gz``), as ``README`` itself is not (see
-:func:`citeline.extract.why_unsupported`).
+(``data.gz``), as ``data`` itself is not (see :func:`citeline.extract.why_unsupported`;
+``README.gz`` is read, as ``README`` is).
 """
 
 from __future__ import annotations

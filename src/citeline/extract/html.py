@@ -837,9 +837,7 @@ def _contents_title(contents: LexborNode) -> LexborNode | None:
     """The title a table of contents stands under, when the element just before it (the
     nearest earlier sibling with text) says only that: DocBook's "Table of Contents",
     docutils' "Contents" (:data:`CONTENTS_TITLES`)."""
-    prev = contents.prev
-    while prev is not None and not (prev.tag != "-comment" and squash(prev.text())):
-        prev = prev.prev
+    prev = _text_before(contents)
     if prev is None or prev.tag == "-text":
         return None
     return prev if squash(prev.text()).casefold().rstrip(":") in CONTENTS_TITLES else None
@@ -883,18 +881,24 @@ def _page_contents(node: LexborNode, names: frozenset[str] = frozenset()) -> boo
     return not _introduced(node)
 
 
-def _introduced(node: LexborNode) -> bool:
-    """Whether the text just before an element, in its parent, ends with ":": the nearest
-    earlier sibling that has text (comments aside). Not the text before its parent: the
-    Apache manual's contents box follows an introduction ending "A typical implementation
-    is below:" over a picture."""
+def _text_before(node: LexborNode) -> LexborNode | None:
+    """The nearest earlier sibling of an element that has text, a text node or an element
+    (comments aside); None when none has."""
     prev = node.prev
     while prev is not None:
-        if prev.tag == "-text" or not (prev.tag or "-").startswith("-"):
-            if text := squash(prev.text()):
-                return text.endswith(":")
+        if (prev.tag == "-text" or not (prev.tag or "-").startswith("-")) and \
+                squash(prev.text()):
+            return prev
         prev = prev.prev
-    return False
+    return None
+
+
+def _introduced(node: LexborNode) -> bool:
+    """Whether the text just before an element, in its parent (:func:`_text_before`), ends
+    with ":". Not the text before its parent: the Apache manual's contents box follows an
+    introduction ending "A typical implementation is below:" over a picture."""
+    prev = _text_before(node)
+    return prev is not None and squash(prev.text()).endswith(":")
 
 
 def _breadcrumb(node: LexborNode) -> bool:
