@@ -178,7 +178,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register, variant_base
-from citeline.extract.blocks import TextBuilder, escape_markdown, fenced, roman, squash
+from citeline.extract.blocks import TextBuilder, escape_markdown, fenced, prose_pre, roman, squash
 from citeline.extract.text import damaged_after_mark, undecodable, western_text
 from citeline.types import Document
 
@@ -359,29 +359,6 @@ _CODE_ELEMENTS = "code, samp, kbd"
 CODE_CLASSES = frozenset(
     "programlisting screen synopsis example smallexample lisp verbatim rust prettyprint "
     "sourcecode highlight codehilite".split())
-# A <pre> nothing marks as code is read as prose, not fenced, when most of its text is in
-# lines of prose (:func:`prose_pre`): a mailing-list archive's message, an RFC, a text
-# file shown as a page. A line of prose, once its indentation and e-mail quote marks ("> ") are off:
-# as long as a wrapped line of text is (a short line is a command, a label, a name) ...
-PROSE_LINE_MIN_CHARS = 40
-# ... opening (after a list item's "- " or "2. ") with four words of letters ("The file
-# is read"; an apostrophe or hyphen inside a word, quotes, brackets and sentence
-# punctuation around it): a diagram's or a command's line may end in words, not open so ...
-_OPENING, _CLOSING = r"[(\"'\u201c\u2018]?", r"[)\"'\u201d\u2019]?"
-_PROSE_WORD = rf"{_OPENING}[^\W\d_]+(?:['\u2019-][^\W\d_]+)*{_CLOSING}[,.;:!?]?{_CLOSING}"
-_LIST_MARK = r"(?:(?:-|\d{1,3}[.)])\s+)?"
-_FOUR_WORDS = re.compile(rf"{_LIST_MARK}{_PROSE_WORD}(?:\s{_PROSE_WORD}){{3}}(?=\s|$)")
-# ... not opening with a comment's or a prompt's mark ...
-_CODE_LINE_START = re.compile(r"(?:#|//|/\*|\*|;|--|%|\$|!|@)")
-# ... with no comment after code ("set term png   # the default") ...
-_TRAILING_COMMENT = re.compile(r"\S\s+(?:#|//)\s")
-# ... and one of these signs of code at most: braces, brackets' kin, assignment, pipes
-# and redirections, a variable, a backslash, a call ("f("), a dotted name ("os.path").
-_CODE_SIGN = re.compile(r"[{}<>=;|&$\\]|\w\(|\w\.\w")
-_QUOTE_MARKS = re.compile(r"\s*(?:>\s*)*")
-# Prose is over half of the characters of 3 lines or more: one or two lines of a log or an
-# error message that read as words are code output, and fenced.
-PROSE_MIN_LINES = 3
 
 
 def open_self_closing(xhtml: str) -> str:
@@ -512,41 +489,6 @@ def _marked_as_code(pre: LexborNode) -> bool:
     """Whether a ``<pre>``'s markup says it holds code (see :data:`CODE_CLASSES`)."""
     return _language_class(pre) is not None or pre.css_first(_CODE_ELEMENTS) is not None \
         or any(c in CODE_CLASSES for c in (*_classes(pre), *_classes(pre.parent)))
-
-
-def prose_line(line: str) -> bool:
-    """Whether a ``<pre>``'s line reads as prose (see :data:`PROSE_LINE_MIN_CHARS` and
-    after): long, opening with four words, no comment or prompt mark, one sign of code at
-    most.
-
-    >>> prose_line("> The server reads its configuration file once, at startup.")
-    True
-    >>> [prose_line(ln) for ln in ("# apt-get install the package for this host now",
-    ...  "    set terminal png size 800,600   # the size of the picture",
-    ...  "    return self.reader.read(block_size, timeout=self.timeout)",
-    ...  " o--o--o--o--a--b <-- old head of the branch")]
-    [False, False, False, False]
-    """
-    line = _QUOTE_MARKS.sub("", line, count=1)
-    return len(line) >= PROSE_LINE_MIN_CHARS and not _CODE_LINE_START.match(line) \
-        and not _TRAILING_COMMENT.search(line) and len(_CODE_SIGN.findall(line)) <= 1 \
-        and _FOUR_WORDS.match(line) is not None
-
-
-def prose_pre(text: str) -> bool:
-    """Whether a ``<pre>``'s text is prose: of :data:`PROSE_MIN_LINES` lines or more (blank
-    ones not counted), over half of its characters (indentation not counted) are in lines
-    that read as prose (:func:`prose_line`). Characters, not lines: a message's "Hi all,",
-    "Thanks," and signature are lines as many as its paragraphs' and no code.
-
-    >>> prose_pre("Hi all,\\n\\nThe mirror fails every time it reaches the security archive,\\n"
-    ...           "though the keyring package was updated in the same run last night.\\n\\n"
-    ...           "Thanks,\\nAna")
-    True
-    """
-    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
-    prose = sum(len(ln) for ln in lines if prose_line(ln))
-    return len(lines) >= PROSE_MIN_LINES and 2 * prose > sum(map(len, lines))
 
 
 def _html_int(value: str | None) -> int | None:
