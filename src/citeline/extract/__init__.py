@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import re
 from pathlib import Path
 from typing import Protocol
 
@@ -126,14 +127,26 @@ PLAIN_TEXT_NAMES = frozenset("""
 PLAIN_TEXT_NAME_SUFFIXES = ("", ".debian")
 
 
+# A manual page is named for its section: a digit and, in a distribution, a word for the
+# package's own part of it (``openssl-req.1ssl``, ``Carp.3perl``, ``GET.1p``,
+# ``stat.3type``); each is read as a page, ``.man`` (see citeline.extract.man), which
+# tells a page from a rotated log (``syslog.1``) by its content. Not these, which name
+# other kinds of file: a 7-Zip archive, a 3GPP video, 3D models.
+MAN_SECTION = re.compile(r"\.[1-9][a-z]{1,10}")
+NOT_MAN_SECTIONS = frozenset({".7z", ".3gp", ".3g", ".3ds", ".3mf", ".3dm", ".3dxml"})
+
+
 def type_suffix(path: Path) -> str:
     """The suffix ``path``'s extractor is registered by: its last, lower-cased, but a
-    language variant's the one before its language (:func:`variant_base`), and plain
-    text's (``.txt``) for a file named by convention (:data:`PLAIN_TEXT_NAMES`).
+    language variant's the one before its language (:func:`variant_base`), plain
+    text's (``.txt``) for a file named by convention (:data:`PLAIN_TEXT_NAMES`), and a
+    manual page's (``.man``) for a section with a word (:data:`MAN_SECTION`).
 
     >>> [type_suffix(Path(n)) for n in ("a.PDF", "index.html.fr", "notes.txt.bak", "x",
     ...                                 "README", "ChangeLog", "changelog.Debian", "Makefile")]
     ['.pdf', '.html', '.bak', '', '.txt', '.txt', '.txt', '']
+    >>> [type_suffix(Path(n)) for n in ("ls.1", "openssl-req.1ssl", "Carp.3perl", "a.7z")]
+    ['.1', '.man', '.man', '.7z']
     """
     base = variant_base(path.name)
     if base:
@@ -141,6 +154,8 @@ def type_suffix(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix in PLAIN_TEXT_NAME_SUFFIXES and path.stem.lower() in PLAIN_TEXT_NAMES:
         return ".txt"
+    if MAN_SECTION.fullmatch(suffix) and suffix not in NOT_MAN_SECTIONS:
+        return ".man"
     return suffix
 
 
@@ -241,7 +256,7 @@ def _load_builtin() -> None:
     _loaded = True
     import importlib
 
-    from citeline.extract import notebook, text  # noqa: F401  (always available: stdlib)
+    from citeline.extract import man, notebook, text  # noqa: F401  (always available: stdlib)
 
     for mod in BUILTIN_OPTIONAL:
         try:
