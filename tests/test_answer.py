@@ -393,6 +393,36 @@ def test_a_chunk_that_starts_inside_a_long_listing_reads_it_as_code(tmp_path: Pa
     finally:
         idx.close()
 
+def test_sentences_of_two_paragraphs_of_one_hit_are_quoted_on_two_lines(tmp_path: Path,
+                                                                        embedder):
+    """A manual page's options are paragraphs, each its tag and its text: two quoted from one
+    hit ran on in one line ("... newest first [2] -u with -lt: ..."), the second option's
+    tag read as the first's last word. A sentence a blank line parts from the one before
+    it starts a line; two of one paragraph stay on one."""
+    text = ("# Gauge options\n\n-r, --reset\nReset the tide gauge to chart datum before "
+            "the first reading. The reset of the gauge takes two minutes.\n\n-s, --silent\n"
+            "Report nothing from the tide gauge unless the tide passes a warning mark.\n")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "gauge.md").write_text(text)
+    idx = Index(tmp_path / "ix", embedder=embedder)
+    try:
+        idx.index(docs)
+        ans = idx.ask("Which options reset the tide gauge or keep it silent?")
+        assert not ans.refused
+        quoted = {sp.text: sp for sp in ans.spans}
+        reset = "-r, --reset\nReset the tide gauge to chart datum before the first reading."
+        silent = "-s, --silent\nReport nothing from the tide gauge unless the tide passes a " \
+                 "warning mark."
+        assert reset in quoted and silent in quoted and quoted[reset].citation == \
+            quoted[silent].citation == 1
+        two = "The reset of the gauge takes two minutes."
+        first = f"{reset} [1] {two} [1]" if two in quoted else f"{reset} [1]"
+        assert f"{first}\n{silent} [1]" in ans.answer  # of its paragraph: on its line
+    finally:
+        idx.close()
+
+
 def test_sentences_weigh_by_their_hits_late_score_when_the_late_fusion_ranked_them(
         kettle: Index):
     from dataclasses import replace

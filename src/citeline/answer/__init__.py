@@ -13,6 +13,7 @@ markers that match no source and strips every link.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -73,6 +74,10 @@ class Drafted:
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds
 
 
+# Two sentences a blank line parts in the document are in two paragraphs
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
 def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
@@ -115,17 +120,24 @@ def extractive_answer(
     paragraphs: list[str] = []
     kept: list[Span] = []  # the sentences the answer shows (a link alone shows nothing)
     for n in range(1, len(hits) + 1):
-        shown = []
+        hit = hits[n - 1]
+        shown = ""
+        last = None  # the span shown last, whose end the next one's gap starts at
         for sp in (s for s in picked if s.citation == n):
             checked = sanitize(sp.text, len(hits), quoted=True)
             invalid.extend(checked.invalid_markers)
             links.extend(checked.stripped_links)
             if checked.text:
                 sep = "\n" if checked.text.endswith("```") else " "
-                shown.append(f"{checked.text}{sep}[{n}]")
+                if last is not None:  # a sheet's rows one per line, as the sheet shows them,
+                    # and a sentence of another paragraph (a man page's next option) on its own
+                    gap = hit.content[last.end - hit.start:sp.start - hit.start]
+                    shown += "\n" if hit.locator.sheet_range or _BLANK_LINE.search(gap) else " "
+                shown += f"{checked.text}{sep}[{n}]"
                 kept.append(sp)
-        if shown:  # a sheet's rows one per line, as the sheet shows them
-            paragraphs.append(("\n" if hits[n - 1].locator.sheet_range else " ").join(shown))
+                last = sp
+        if shown:
+            paragraphs.append(shown)
     sel = tuple(kept)
     text = "\n\n".join(paragraphs)
     if on_text is not None and text:
