@@ -136,17 +136,25 @@ MAN_SECTION = re.compile(r"\.[1-9][a-z]{1,10}")
 NOT_MAN_SECTIONS = frozenset({".7z", ".3gp", ".3g", ".3ds", ".3mf", ".3dm", ".3dxml"})
 
 
+# A part of a GNU Info manual makeinfo split: "find.info-1", "find.info-2" (see
+# citeline.extract.info), read as an Info file.
+INFO_PART = re.compile(r"\.info-\d+")
+
+
 def type_suffix(path: Path) -> str:
     """The suffix ``path``'s extractor is registered by: its last, lower-cased, but a
     language variant's the one before its language (:func:`variant_base`), plain
     text's (``.txt``) for a file named by convention (:data:`PLAIN_TEXT_NAMES`), and a
-    manual page's (``.man``) for a section with a word (:data:`MAN_SECTION`).
+    manual page's (``.man``) for a section with a word (:data:`MAN_SECTION`), and an Info
+    file's for a part of a split manual (:data:`INFO_PART`).
 
     >>> [type_suffix(Path(n)) for n in ("a.PDF", "index.html.fr", "notes.txt.bak", "x",
     ...                                 "README", "ChangeLog", "changelog.Debian", "Makefile")]
     ['.pdf', '.html', '.bak', '', '.txt', '.txt', '.txt', '']
     >>> [type_suffix(Path(n)) for n in ("ls.1", "openssl-req.1ssl", "Carp.3perl", "a.7z")]
     ['.1', '.man', '.man', '.7z']
+    >>> [type_suffix(Path(n)) for n in ("find.info", "find.info-2", "a.infox-2")]
+    ['.info', '.info', '.infox-2']
     """
     base = variant_base(path.name)
     if base:
@@ -156,6 +164,8 @@ def type_suffix(path: Path) -> str:
         return ".txt"
     if MAN_SECTION.fullmatch(suffix) and suffix not in NOT_MAN_SECTIONS:
         return ".man"
+    if INFO_PART.fullmatch(suffix):
+        return ".info"
     return suffix
 
 
@@ -256,7 +266,7 @@ def _load_builtin() -> None:
     _loaded = True
     import importlib
 
-    from citeline.extract import man, notebook, text  # noqa: F401  (always available: stdlib)
+    from citeline.extract import info, man, notebook, text  # noqa: F401  (stdlib only)
 
     for mod in BUILTIN_OPTIONAL:
         try:

@@ -173,4 +173,7 @@ class Decompressing:
         with tempfile.TemporaryDirectory(prefix="citeline-") as tmp:
             plain = Path(tmp) / path.with_suffix("").name
             decompress(path, rel, plain)
+            if getattr(self.inner, "reads_beside", False):  # files beside it are its own
+                # (a split Info manual's parts): they are beside the compressed file
+                return self.inner.extract(plain, rel, beside=path.parent)  # type: ignore[call-arg]
             return self.inner.extract(plain, rel)
