@@ -25,11 +25,15 @@ Canonical text, every ``#char=`` offset refers to it:
 The title is the page's first name, its section and its NAME line's description
 (``ls(1) — list directory contents``), else ``.TH``'s name and section.
 
+A page in BSD's mdoc(7) macros (``.Dd``/``.Dt``/``.Sh``: most of macOS's and the BSDs'
+pages, OpenSSH's everywhere) is read to the same conventions by
+:mod:`citeline.extract.mdoc`, on this module's interpreter.
+
 Not read: a page that only includes another (``.so man1/foo.1``: an alias, the page
-it names is the document); a file with no ``.TH`` line near its start (a rotated log
-``syslog.1``, a library ``libfoo.so.1``: not a page); a page in BSD's mdoc macros
-(``.Dd``/``.Dt``), named so in its reason. A macro the page defines itself (``.de``) is
-not run: its calls are dropped, and a warning counts those that carried text.
+it names is the document); a file with no ``.TH`` (or ``.Dd``) line near its start (a
+rotated log ``syslog.1``, a library ``libfoo.so.1``: not a page). A macro the page
+defines itself (``.de``) is not run: its calls are dropped, and a warning counts those
+that carried text.
 """
 
 from __future__ import annotations
@@ -276,7 +280,7 @@ _BULLETS = frozenset("\u2022 - * \u2013 \u2014 o \u00b7".split())
 _ENUMERATOR = re.compile(r"\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\([0-9a-zA-Z]{1,3}\)")
 
 
-class _Page:
+class Page:
     """The blocks of a page as it is interpreted, line by line."""
 
     def __init__(self, roff: _Roff) -> None:
@@ -386,7 +390,7 @@ class _Page:
 _COMMENT = re.compile(r'(?<!\\)((?:\\\\)*)\\".*$')
 
 
-def _split_control(line: str) -> tuple[str, str] | None:
+def split_control(line: str) -> tuple[str, str] | None:
     """A control line's name and the rest (``.TP 8`` -> ("TP", "8")), or None for text."""
     if not line or line[0] not in ".'":
         return None
@@ -453,10 +457,10 @@ def _brace_block(first: str, lines: list[str], i: int) -> tuple[list[str], int]:
     return [b for b in body if b.strip() not in ("", "\\")], i
 
 
-class _Interpreter:
+class Interpreter:
     def __init__(self) -> None:
         self.roff = _Roff()
-        self.page = _Page(self.roff)
+        self.page = Page(self.roff)
         self.cond = _Condition(self.roff)
         self.title: tuple[str, str] | None = None  # .TH's name and section
         self.last_if = True  # .ie's condition, for its .el
@@ -468,7 +472,7 @@ class _Interpreter:
         while i < len(lines):
             line = lines[i]
             i += 1
-            ctl = _split_control(line)
+            ctl = split_control(line)
             if ctl is None:
                 self.text_line(line)
                 continue
@@ -691,19 +695,18 @@ class _Interpreter:
                     rows.append(cells)
                     cells = []
                     continue
-                ctl = _split_control(line)
+                ctl = split_control(line)
                 if ctl is None:
                     block.append(self.roff.unescape(line).replace(JOIN, "").strip())
-                elif ctl[0] in _ONE_FONT | _ALTERNATING:
-                    joiner = " " if ctl[0] in _ONE_FONT else ""
-                    block.append(joiner.join(self.roff.unescape(a) for a in arguments(ctl[1])))
+                else:
+                    block.extend(self.cell_macro(*ctl))
                 continue
             if re.match(r"[.']\s*T&", line):
                 while i < len(lines) and not lines[i].rstrip().endswith("."):
                     i += 1
                 i += 1
                 continue
-            if _split_control(line) is not None or line.strip() in ("_", "=", ""):
+            if split_control(line) is not None or line.strip() in ("_", "=", ""):
                 continue
             if self._cells(line.split(tab), cells):
                 block = []
@@ -713,6 +716,13 @@ class _Interpreter:
         if cells:
             rows.append(cells)
         return rows
+
+    def cell_macro(self, name: str, rest: str) -> list[str]:
+        """The text a macro line sets in a table's T{ ... T} cell: a font's macro's words."""
+        if name not in _ONE_FONT | _ALTERNATING:
+            return []
+        joiner = " " if name in _ONE_FONT else ""
+        return [joiner.join(self.roff.unescape(a) for a in arguments(rest))]
 
     def _cells(self, raw: list[str], cells: list[str]) -> bool:
         """Append a data line's cells to ``cells``; True when its last opens a T{ block."""
@@ -737,7 +747,7 @@ def _logical_lines(text: str) -> list[str]:
 
 class ManExtractor:
     name = "man"
-    version = "1"
+    version = "2"  # 2: pages in BSD's mdoc(7) macros are read (citeline.extract.mdoc)
     suffixes = (".man", *(f".{n}" for n in range(1, 10)))
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -747,17 +757,19 @@ class ManExtractor:
                                          "manual page: no .TH line at its start)")
         text, warning = decode(rel, data, western=True)
         lines = _logical_lines(text)
-        first = next((ln for ln in lines if _split_control(ln) not in (("", ""),)
+        first = next((ln for ln in lines if split_control(ln) not in (("", ""),)
                       and ln.strip()), "")
-        ctl = _split_control(first)
+        ctl = split_control(first)
         if ctl is not None and ctl[0] == "so":
             raise UnsupportedFormat(rel, f"an alias of {ctl[1].strip()} (it includes that "
                                          "page and nothing else), which is read as itself")
+        interp = Interpreter()
         if ctl is not None and ctl[0] in ("Dd", "Dt") or \
                 re.search(r"^[.']\s*Dt\s", text, re.M) and not re.search(r"^[.']\s*TH\s", text, re.M):
-            raise UnsupportedFormat(rel, "a manual page in BSD's mdoc macros (.Dd, .Dt), "
-                                         "which are not read yet; only man(7) pages are")
-        interp = _Interpreter()
+            # BSD's mdoc macros: their reader builds on this one (a late import, as
+            # citeline.extract.mdoc imports this module)
+            from citeline.extract.mdoc import MdocInterpreter
+            interp = MdocInterpreter()
         interp.run(lines)
         page = interp.page
         page.finish()
@@ -788,7 +800,7 @@ def _counts(calls: dict[str, int]) -> str:
     return ", ".join(f".{k} ({v})" for k, v in top) + (", ..." if len(calls) > 5 else "")
 
 
-def _title(page: _Page, header: tuple[str, str] | None, path: Path) -> str:
+def _title(page: Page, header: tuple[str, str] | None, path: Path) -> str:
     """``ls(1) — list directory contents``: the NAME line's first name and description
     with ``.TH``'s section; else ``.TH``'s name and section; else the file's name."""
     section = header[1] if header else path.suffix.lstrip(".")
