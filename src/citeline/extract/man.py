@@ -32,8 +32,9 @@ pages, OpenSSH's everywhere) is read to the same conventions by
 Not read: a page that only includes another (``.so man1/foo.1``: an alias, the page
 it names is the document); a file with no ``.TH`` (or ``.Dd``) line near its start (a
 rotated log ``syslog.1``, a library ``libfoo.so.1``: not a page). A macro the page
-defines itself (``.de``) is not run: its calls are dropped, and a warning counts those
-that carried text.
+defines itself (``.de``, ``.am``, ``.als``) is run with its arguments; a line calling a
+macro no one defines is dropped, as man drops it, and a warning names those that carried
+text.
 """
 
 from __future__ import annotations
@@ -216,6 +217,17 @@ def _name(s: str, i: int) -> tuple[str, int]:
     return s[i], i + 1
 
 
+def copy_mode(arg: str) -> str:
+    """A macro's argument as roff reads it before the macro sets it ("copy mode"): an
+    escaped backslash is one backslash, so ``"\\-\\-show\\\\-limits"`` (xargs(1)) is set
+    ``--show-limits``, where the escape after it was kept as a backslash and a dash.
+
+    >>> copy_mode("\\\\\\\\-limits") == "\\\\-limits"  # two backslashes: one
+    True
+    """
+    return arg.replace("\\\\", "\\")
+
+
 def arguments(rest: str) -> list[str]:
     """A macro call's arguments as roff splits them: at spaces, a quoted argument whole
     (``""`` in it is one ``"``), an escaped space (``\\ ``) inside an argument.
@@ -271,11 +283,14 @@ _SILENT = frozenset("""
     lf mc nm nn pn po pvs sizes fschar fchar char schar rchar hcode ig tr trnt trin ec eo cc
     c2 eqn EQ EN TA UN Dd Os
     """.split())
-# The macros this reader sets itself, whatever a page defines by their names (pod2man
-# defines .Vb/.Ve/.Sp/.IX, docutils .INDENT/.UNINDENT, a page its own .SH)
+# The man(7) macros this reader sets itself, whatever a page defines by their names (a
+# page's own .SH). Those the generators define in each page they write (pod2man's .Vb,
+# .Ve, .Sp and .IX, docutils' .INDENT and .UNINDENT) are set by the page's definition when
+# it has one, by this reader's otherwise: readline's history(3) has a .Vb of its own, a
+# variable's declaration ("int history_base"), which read as pod2man's lost its words.
 _NATIVE = frozenset("""
-    TH SH SS PP LP P HP TP TQ IP RS RE nf fi EX EE Vb Ve Sp IX sp br bp UR UE MT ME SY OP
-    YS INDENT UNINDENT TS TE""".split()) | _ONE_FONT | _ALTERNATING
+    TH SH SS PP LP P HP TP TQ IP RS RE nf fi EX EE sp br bp UR UE MT ME SY OP YS TS TE
+    """.split()) | _ONE_FONT | _ALTERNATING
 _BULLETS = frozenset("\u2022 - * \u2013 \u2014 o \u00b7".split())
 _ENUMERATOR = re.compile(r"\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\([0-9a-zA-Z]{1,3}\)")
 
@@ -549,7 +564,7 @@ class Interpreter:
 
     def macro(self, name: str, rest: str) -> None:  # noqa: C901 (one case a macro)
         page, roff = self.page, self.roff
-        args = arguments(rest)
+        args = [copy_mode(a) for a in arguments(rest)]
         name = roff.aliases.get(name, name)
         if name in roff.macros and name not in _NATIVE:
             self.call(name, args)
@@ -747,7 +762,10 @@ def _logical_lines(text: str) -> list[str]:
 
 class ManExtractor:
     name = "man"
-    version = "2"  # 2: pages in BSD's mdoc(7) macros are read (citeline.extract.mdoc)
+    # 2: pages in BSD's mdoc(7) macros are read (citeline.extract.mdoc); 3: a macro's
+    # arguments are read in copy mode, an escaped backslash one ("\-\-show\\-limits"),
+    # and a page's own .Vb, .Ve, .Sp, .IX, .INDENT or .UNINDENT is run as it defines it
+    version = "3"
     suffixes = (".man", *(f".{n}" for n in range(1, 10)))
 
     def extract(self, path: Path, rel: str) -> Document:
