@@ -27,8 +27,8 @@ import re
 from pathlib import Path
 
 from citeline.chunk import text_lines
-from citeline.extract import read_bytes, register
-from citeline.extract.text import decode
+from citeline.extract import register
+from citeline.extract.text import outlined_text
 from citeline.types import Document, Heading
 
 _TITLE = re.compile(r"(?P<marks>={1,6}|#{1,6})[ \t]+(?P<title>\S.*?)(?:[ \t]+(?P=marks))?[ \t]*")
@@ -108,13 +108,8 @@ class AsciidocExtractor:
     suffixes = (".adoc", ".asciidoc")
 
     def extract(self, path: Path, rel: str) -> Document:
-        text, warning = decode(rel, read_bytes(path, rel), western=True)
-        title, outline = asciidoc_outline(text, path.stem)
-        return Document(
-            path=rel, title=title, text=text, media_type="text/asciidoc",
-            extractor=self.name, extractor_version=self.version,
-            headings="outline", outline=outline, warnings=(warning,) if warning else (),
-        )
+        return outlined_text(path, rel, self.name, self.version, "text/asciidoc",
+                             asciidoc_outline)
 
 
 register(AsciidocExtractor())

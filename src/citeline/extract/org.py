@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 
 from citeline.chunk import text_lines
-from citeline.extract import read_bytes, register
-from citeline.extract.text import decode
+from citeline.extract import register
+from citeline.extract.text import outlined_text
 from citeline.types import Document, Heading
 
 _HEADLINE = re.compile(r"(?P<stars>\*+)[ \t]+(?P<rest>.*?)[ \t]*")
@@ -88,13 +88,7 @@ class OrgExtractor:
     suffixes = (".org",)
 
     def extract(self, path: Path, rel: str) -> Document:
-        text, warning = decode(rel, read_bytes(path, rel), western=True)
-        title, outline = org_outline(text, path.stem)
-        return Document(
-            path=rel, title=title, text=text, media_type="text/org",
-            extractor=self.name, extractor_version=self.version,
-            headings="outline", outline=outline, warnings=(warning,) if warning else (),
-        )
+        return outlined_text(path, rel, self.name, self.version, "text/org", org_outline)
 
 
 register(OrgExtractor())

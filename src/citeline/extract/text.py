@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -222,6 +223,18 @@ def vim_help_outline(text: str, fallback: str) -> tuple[str, tuple[Heading, ...]
                 and name(below)):
             heads.append(Heading(start, 2 if rule.group(1) == "=" else 3, name(below), end))
     return title, tuple(heads)
+
+
+def outlined_text(path: Path, rel: str, extractor: str, version: str, media_type: str,
+                  outline: Callable[[str, str], tuple[str, tuple[Heading, ...]]]) -> Document:
+    """A text file read as written (:func:`decode`), its title and sections from
+    ``outline(text, fallback)`` (the file's stem the fallback title): how the AsciiDoc and
+    Org readers read their files."""
+    text, warning = decode(rel, read_bytes(path, rel), western=True)
+    title, heads = outline(text, path.stem)
+    return Document(path=rel, title=title, text=text, media_type=media_type,
+                    extractor=extractor, extractor_version=version, headings="outline",
+                    outline=heads, warnings=(warning,) if warning else ())
 
 
 class TextExtractor:
