@@ -111,6 +111,31 @@ def heading_levels(styles: Sequence[float | None], lengths: Sequence[int]) -> li
     return [None if s is None else min(order.index(s) + 1, MAX_HEADING_LEVEL) for s in kept]
 
 
+def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]) -> list[int | None]:
+    """Each paragraph's heading level from its formatting alone, for a document with no
+    heading styles (a Word or RTF file set by hand): pure, on (text, runs) pairs, a run
+    (characters, size in points, bold). A paragraph is a heading when all of it is set
+    :data:`HEADING_SIZE_RATIO` above the body size, or bold at it and not ending like a
+    sentence; levels by :func:`heading_levels`."""
+    body = body_size((size, n) for _, runs in paragraphs for n, size, _ in runs)
+    if body is None:
+        return [None] * len(paragraphs)
+    styles: list[float | None] = []  # a heading's size; 0.0 = bold at the body's size
+    for text, runs in paragraphs:
+        style = None
+        title = squash(text)
+        if runs and len(title) <= HEADING_MAX_CHARS and LETTER.search(title) \
+                and not names_no_section(title):
+            smallest = min(size for _, size, _ in runs)
+            if smallest >= HEADING_SIZE_RATIO * body:
+                style = smallest
+            elif smallest >= body and all(bold for _, _, bold in runs) \
+                    and not SENTENCE_END.search(title):
+                style = 0.0
+        styles.append(style)
+    return heading_levels(styles, [len(squash(t)) for t, _ in paragraphs])
+
+
 class TextBuilder:
     """Append pieces of canonical text; each ``add`` returns the piece's exact span."""
 

@@ -54,17 +54,11 @@ from lxml.etree import XMLSyntaxError
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
-    HEADING_MAX_CHARS,
-    HEADING_SIZE_RATIO,
-    LETTER,
     MAX_HEADING_LEVEL,
-    SENTENCE_END,
     TextBuilder,
-    body_size,
     check_package,
     escape_markdown,
-    heading_levels,
-    names_no_section,
+    formatted_levels,
     not_a_package,
     one_paragraph,
     roman,
@@ -147,28 +141,6 @@ def run_formats(paragraph: Paragraph, default_size: float) -> list[tuple[int, fl
                         bold)
         out.append((n, run_size, bool(run_bold)))
     return out
-
-
-def formatted_levels(paragraphs: list[tuple[str, list[tuple[int, float, bool]]]]) -> list[int | None]:
-    """Each paragraph's heading level from its formatting alone (see the module doc):
-    pure, on (text, run formats) pairs."""
-    body = body_size((size, n) for _, runs in paragraphs for n, size, _ in runs)
-    if body is None:
-        return [None] * len(paragraphs)
-    styles: list[float | None] = []  # a heading's size; 0.0 = bold at the body's size
-    for text, runs in paragraphs:
-        style = None
-        title = squash(text)
-        if runs and len(title) <= HEADING_MAX_CHARS and LETTER.search(title) \
-                and not names_no_section(title):
-            smallest = min(size for _, size, _ in runs)
-            if smallest >= HEADING_SIZE_RATIO * body:
-                style = smallest
-            elif smallest >= body and all(bold for _, _, bold in runs) \
-                    and not SENTENCE_END.search(title):
-                style = 0.0
-        styles.append(style)
-    return heading_levels(styles, [len(squash(t)) for t, _ in paragraphs])
 
 
 # Markup-compatibility's fallback repeats a drawing's content for old readers.
