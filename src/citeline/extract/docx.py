@@ -35,7 +35,6 @@ binary ``.doc`` is not a .docx and fails with that reason.
 
 from __future__ import annotations
 
-import email
 import re
 import tempfile
 import zipfile
@@ -343,25 +342,12 @@ _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _MHT_TYPES = frozenset({"message/rfc822", "multipart/related", "application/x-mimearchive"})
 
 
-def _html_of_archive(blob: bytes) -> bytes | None:
-    """The page of a web archive (MHT): its first text/html part, as bytes with a
-    ``<meta charset>`` saying the part's charset; None when it holds none."""
-    message = email.message_from_bytes(blob)
-    for part in message.walk():
-        if part.get_content_type() == "text/html":
-            payload = part.get_payload(decode=True)
-            if isinstance(payload, bytes):
-                charset = part.get_content_charset()
-                return (f'<meta charset="{charset}">'.encode() if charset else b"") + payload
-    return None
-
-
 def alt_chunk_text(part, warnings: list[str]) -> str:  # type: ignore[no-untyped-def]
     """An imported part's text, as the canonical text's blocks (an HTML page's headings
     as ``#`` lines), read as the HTML and text extractors read a file (its warnings,
     naming the part, added to ``warnings``); raises ExtractionError naming the part (not
     ``rel``, the document, which holds it) when it cannot be read."""
-    from citeline.extract.html import HtmlExtractor
+    from citeline.extract.html import HtmlExtractor, html_of_archive
     from citeline.extract.text import decode
 
     kind = (part.content_type or "").split(";")[0].strip().casefold()
@@ -371,7 +357,7 @@ def alt_chunk_text(part, warnings: list[str]) -> str:  # type: ignore[no-untyped
         warnings.extend([f"{name}: {warning}"] if warning else [])
         return "\n\n".join(escape_markdown(b) for b in
                             (one_paragraph(ln) for ln in text.splitlines()) if b)
-    blob = part.blob if kind in _HTML_TYPES else _html_of_archive(part.blob) \
+    blob = part.blob if kind in _HTML_TYPES else html_of_archive(part.blob) \
         if kind in _MHT_TYPES else None
     if blob is None:
         raise ExtractionError(name, f"its type {kind or '(none)'} is not read (HTML, MHT and "

@@ -169,6 +169,7 @@ self-closing tags are written out as an opening and a closing tag first.
 from __future__ import annotations
 
 import codecs
+import email
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -1126,6 +1127,35 @@ def read_page(html: str, rel: str, xhtml: bool = False,
     return Page(walker.blocks, title)
 
 
+def html_of_archive(blob: bytes) -> bytes | None:
+    """The page of a web archive (MHTML: a browser's "Webpage, Single File", Word's
+    ``.mht``): its first text/html part, as bytes with a ``<meta charset>`` saying the
+    part's charset when its header names one; None when it holds none."""
+    message = email.message_from_bytes(blob)
+    for part in message.walk():
+        if part.get_content_type() == "text/html":
+            payload = part.get_payload(decode=True)
+            if isinstance(payload, bytes):
+                charset = part.get_content_charset()
+                return (f'<meta charset="{charset}">'.encode() if charset else b"") + payload
+    return None
+
+
+def page_document(page: Page, rel: str, fallback: str, extractor: str, version: str,
+                  media_type: str, warning: str) -> Document:
+    """A page's blocks as a Document (``fallback`` its title when the page has none), or
+    ExtractionError naming ``rel`` when no text is left."""
+    out = TextBuilder()
+    for block in page.blocks:
+        out.add(block, sep="\n\n")
+    text = out.text()
+    if not text.strip():
+        raise ExtractionError(rel, "no text left after dropping scripts, navigation and boilerplate")
+    return Document(path=rel, title=page.title or fallback, text=text, media_type=media_type,
+                    extractor=extractor, extractor_version=version, headings="atx",
+                    warnings=(warning,) if warning else ())
+
+
 class HtmlExtractor:
     name = "html"
     version = "23"  # 2: layout tables are read as blocks, their headings as headings; 3: a
@@ -1163,24 +1193,30 @@ class HtmlExtractor:
         xhtml = path.suffix.lower() == ".xhtml"
         html, warning = decode_html(data, rel, xhtml=xhtml)
         page = read_page(html, rel, xhtml=xhtml, name=path.name)
-        out = TextBuilder()
-        for block in page.blocks:
-            out.add(block, sep="\n\n")
-        text = out.text()
-        if not text.strip():
-            raise ExtractionError(
-                rel, "no text left after dropping scripts, navigation and boilerplate"
-            )
-        return Document(
-            path=rel,
-            title=page.title or path.stem,
-            text=text,
-            media_type="text/html",
-            extractor=self.name,
-            extractor_version=self.version,
-            headings="atx",
-            warnings=(warning,) if warning else (),
-        )
+        return page_document(page, rel, path.stem, self.name, self.version, "text/html",
+                             warning)
 
 
 register(HtmlExtractor())
+
+
+class MhtmlExtractor:
+    """A web page saved as one file (MHTML: Chrome's and Edge's "Webpage, Single File",
+    Internet Explorer's and Word's ``.mht``): its page read as an HTML file is, its
+    pictures and style sheets (the archive's other parts) not."""
+
+    name = "mhtml"
+    version = "1"
+    suffixes = (".mhtml", ".mht")
+
+    def extract(self, path: Path, rel: str) -> Document:
+        blob = html_of_archive(read_bytes(path, rel))
+        if blob is None:
+            raise ExtractionError(rel, "a web archive (MHTML) with no HTML page in it")
+        html, warning = decode_html(blob, rel)
+        page = read_page(html, rel)
+        return page_document(page, rel, path.stem, self.name, self.version,
+                             "multipart/related", warning)
+
+
+register(MhtmlExtractor())
