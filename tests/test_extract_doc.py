@@ -178,9 +178,17 @@ def test_files_named_doc_that_are_other_files_fail_saying_what_they_are(tmp_path
     shutil.copy(REAL / "ferry-timetable.docx", renamed)
     assert _fails(renamed) == ("an Office Open XML package (.docx) under a .doc name: "
                                "rename it .docx")
+    # an RTF document or a web page under a .doc name, which Word opens by its content,
+    # is read by that format's reader, saying so
     rtf = tmp_path / "letter.doc"
     rtf.write_bytes(b"{\\rtf1\\ansi\\deff0 {\\fonttbl {\\f0 Times;}}\\f0 Dear Ana,\\par }")
-    assert _fails(rtf).startswith("an RTF document (Rich Text Format) under a .doc name")
+    letter = word97.DocExtractor().extract(rtf, rtf.name)
+    assert (letter.text, letter.extractor) == ("Dear Ana,", "rtf")
+    assert letter.warnings == ("an RTF document (Rich Text Format) under a .doc name (Word "
+                               "opens it by its content): read as .rtf",)
+    page = tmp_path / "page.doc"
+    page.write_bytes(b"<html><body><h1>Ferry</h1><p>The ferry sails at seven.</p></body></html>")
+    assert word97.DocExtractor().extract(page, page.name).text == "# Ferry\n\nThe ferry sails at seven."
     text = tmp_path / "notes.doc"
     text.write_text("Just some text typed into a file named .doc\n")
     assert _fails(text) == "not a Word 97-2003 document (not an OLE compound file)"

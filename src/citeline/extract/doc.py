@@ -31,7 +31,9 @@ Word leaves them off the page (:func:`hidden_spans`).
 Not read: page headers and footers and comments (as for .docx), text boxes, symbols
 inserted from a symbol font (Word stores a placeholder character for them), a note's
 number format other than the default. Word 95 and older files (another FIB), and
-encrypted ones, fail saying so.
+encrypted ones, fail saying so. An RTF document or a web page saved under a .doc name
+(WordPad's and Word's own "Web Page" did), which Word opens by its content, is read by
+that format's reader, with a warning saying so.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import bisect
 import codecs
 import zipfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -343,6 +346,28 @@ def style_levels(stsh: bytes) -> dict[int, int]:
     return levels
 
 
+def _as_word_opens_it(head: bytes, path: Path, rel: str) -> Document | None:
+    """An RTF document or a web page saved under a .doc name (as WordPad and Word's "Web
+    Page" save did), which Word opens by its content, read by that format's reader with a
+    warning saying so; None when ``head`` is neither."""
+    from citeline.extract import REGISTRY
+
+    lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if lowered.startswith(b"{\\rtf"):
+        kind, suffix = "an RTF document (Rich Text Format)", ".rtf"
+    elif lowered.startswith((b"<html", b"<!doctype html")):
+        kind, suffix = "a web page", ".html"
+    elif lowered.startswith(b"mime-version:") and b"multipart/related" in lowered:
+        kind, suffix = "a web page saved as one file (MHTML)", ".mht"
+    else:
+        return None
+    if suffix not in REGISTRY:  # that format's library is missing
+        return None
+    doc = REGISTRY[suffix].extract(path, rel)
+    return replace(doc, warnings=(*doc.warnings, f"{kind} under a .doc name (Word opens it "
+                                                 f"by its content): read as {suffix}"))
+
+
 def _what_it_is(head: bytes, path: Path) -> str:
     """Why a file named .doc is no compound file, saying what it is when that shows."""
     if head.startswith(b"PK\x03\x04") and zipfile.is_zipfile(path):
@@ -485,6 +510,8 @@ class DocExtractor:
         if not head:
             raise ExtractionError(rel, "empty file (0 bytes), not a Word document")
         if not head.startswith(_OLE2):
+            if (other := _as_word_opens_it(head, path, rel)) is not None:
+                return other
             raise ExtractionError(rel, _what_it_is(head, path))
         try:
             ole = olefile.OleFileIO(str(path))
