@@ -1,0 +1,279 @@
+"""Legacy Excel workbooks (.xls, and templates .xlt): the binary format (BIFF) of Excel
+97-2003, and of Excel 5.0/95 before it, read with xlrd (BSD; 2.x reads exactly these).
+
+The cells are handed to :func:`citeline.extract.sheet.workbook_document` as the .xlsx
+reader hands them, so the same workbook saved as .xls and as .xlsx gives the same
+canonical text, regions, warnings and citations (``Pumps!A2:I2``): one line per non-empty
+row, cells joined by `` | ``, a sheet per section, its first row the header, a hidden
+sheet indexed with a warning. A cell reads as openpyxl reads the same cell of an .xlsx:
+a number its value (not its display: ``0.25``, not ``25%``), a number in a date or time
+format a date, a time of day or a duration as openpyxl converts it (its own function,
+:func:`openpyxl.utils.datetime.from_excel`, on the workbook's 1900 or 1904 date system),
+a boolean ``TRUE``/``FALSE``, an error its code (``#DIV/0!``), a formula its saved result
+(a .xls always stores one), a cell merged away empty. Not read: comments, drawings,
+charts, and VBA macros.
+
+This is its own module, not part of sheet.py, because xlrd is an optional library: when
+it is missing, .xls stays unsupported while .xlsx, .ods and .csv are still read.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import xlrd
+from openpyxl.styles.numbers import is_date_format, is_timedelta_format
+from openpyxl.utils.datetime import MAC_EPOCH, WINDOWS_EPOCH, from_excel
+from xlrd import biffh
+from xlrd.biffh import XLRDError
+from xlrd.compdoc import CompDocError
+
+from citeline.errors import ExtractionError
+from citeline.extract import register
+from citeline.extract.blocks import _ENCRYPTED_PACKAGE, _OLE2, _cfb_directory
+from citeline.extract.sheet import Sheet, SheetState, cell_text, workbook_document
+from citeline.types import Document
+
+XLS_MEDIA_TYPE = "application/vnd.ms-excel"
+# xlrd's Sheet.visibility (BIFF's BOUNDSHEET record), as openpyxl names an .xlsx's states
+_STATES: dict[int, SheetState] = {0: "visible", 1: "hidden", 2: "veryHidden"}
+# What a damaged file makes xlrd raise: its own errors, and Python's where it unpacks
+# records past their end or follows an index a broken file gives (it checks little).
+_XLRD_ERRORS = (XLRDError, CompDocError, struct.error, IndexError, KeyError, ValueError,
+                AssertionError, UnicodeDecodeError, OverflowError)
+# The BOF record a BIFF stream opens with (type 0x0009, 0x0209, 0x0409, 0x0809): Excel
+# 2.x to 4.0 saved a sheet as that bare stream, with no compound file around it.
+_BARE_BIFF = re.compile(rb"[\x09][\x00\x02\x04\x08]")
+# A web page, Excel 2003's XML Spreadsheet, or text, looked for in the file's first bytes.
+SNIFF_BYTES = 4096
+_HTML = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:<!doctype html|<html|<head|<body|<table|<meta|<!--)",
+                   re.I)
+_XML_SPREADSHEET = re.compile(rb"urn:schemas-microsoft-com:office:spreadsheet|"
+                              rb"progid=\"Excel\.Sheet\"", re.I)
+# Other Office files' main streams, named in a compound file's directory (UTF-16LE).
+_OTHER_OLE = (("WordDocument", "a Word document (.doc)"),
+              ("PowerPoint Document", "a PowerPoint presentation (.ppt)"))
+
+
+class XlsExtractor:
+    """Excel 97-2003 workbooks (.xls; a template .xlt is the same format), read with xlrd
+    into the rows an .xlsx with the same cells gives (:class:`~citeline.extract.sheet.Sheet`)."""
+
+    name = "xls"
+    version = "1"
+    suffixes = (".xls", ".xlt")
+
+    def extract(self, path: Path, rel: str) -> Document:
+        if path.stat().st_size == 0:
+            raise ExtractionError(rel, "empty file (0 bytes), not a workbook")
+        _check_binary_workbook(path, rel)
+        try:
+            # formatting_info: each cell's number format, which says whether a number is a
+            # date, a time or a duration (as it does for openpyxl); on_demand: a sheet is
+            # parsed when it is read, and let go after. ignore_workbook_corruption: files
+            # PHPExcel and other libraries write have a sector chain xlrd calls corrupt,
+            # which Excel and LibreOffice open (xlrd issues #149, #285; PR #342)
+            book = xlrd.open_workbook(str(path), logfile=io.StringIO(), formatting_info=True,
+                                      on_demand=True, ragged_rows=True,
+                                      ignore_workbook_corruption=True)
+        except XLRDError as exc:
+            raise ExtractionError(rel, _why_refused(path, exc)) from exc
+        except _XLRD_ERRORS as exc:
+            raise ExtractionError(rel, _damaged(path, exc)) from exc
+        try:
+            return workbook_document(rel, path.stem, XLS_MEDIA_TYPE, self, _sheets(book))
+        except _XLRD_ERRORS as exc:
+            raise ExtractionError(rel, _damaged(path, exc)) from exc
+        finally:
+            book.release_resources()
+
+
+def _damaged(path: Path, exc: BaseException) -> str:
+    """Why xlrd could not read a file that looked like a workbook: cut short
+    (:func:`_cut_short`), as after an interrupted download or copy; else damaged, in
+    xlrd's words."""
+    if _cut_short(path):
+        return ("the workbook is cut short (its compound file has sectors past the file's "
+                "end), as after an interrupted download or copy; fetch or copy it again")
+    return f"the workbook is damaged ({exc or type(exc).__name__})"
+
+
+def _cut_short(path: Path) -> bool:
+    """Whether a compound file ends before its last sector (MS-CFB 2.2-2.3: a header
+    giving the sector size and where the first 109 sectors of its allocation table are,
+    whose entries say which sectors are in use, -1 a free one; sector n starts at byte
+    (n + 1) * size): a size that is no whole number of sectors, or a sector in use past
+    the end."""
+    with path.open("rb") as f:
+        header = f.read(512)
+        if not header.startswith(_OLE2) or len(header) < 512:
+            return False
+        size = 1 << int.from_bytes(header[0x1E:0x20], "little")
+        if size not in (512, 4096):
+            return False
+        whole, rest = divmod(path.stat().st_size, size)
+        whole -= 1  # the header's sector
+        if rest:
+            return True
+        table = [n for n in struct.unpack("<109i", header[0x4C:0x200]) if n >= 0]
+        in_use = -1
+        for k, sector in enumerate(table):
+            if sector >= whole:
+                return True
+            f.seek((sector + 1) * size)
+            entries = struct.unpack(f"<{size // 4}i", f.read(size))
+            used = [i for i, e in enumerate(entries) if e != -1]
+            if used:
+                in_use = k * (size // 4) + used[-1]
+    return in_use >= whole
+
+
+def _sheets(book: xlrd.book.Book) -> Iterator[Sheet]:
+    """Each sheet in the workbook's order, parsed when it is reached and let go after."""
+    for index in range(book.nsheets):
+        ws = book.sheet_by_index(index)
+        yield Sheet(ws.name, _rows(book, ws, index), _STATES.get(ws.visibility, "hidden"))
+
+
+def _rows(book: xlrd.book.Book, ws: xlrd.sheet.Sheet, index: int) -> Iterator[tuple[int, list[str]]]:
+    """``(row number, cell texts)`` from column A, row 1 first (xlrd counts from 0)."""
+    epoch = MAC_EPOCH if book.datemode == 1 else WINDOWS_EPOCH
+    formats: dict[int, str | None] = {}  # number format by XF (cell style) index
+    for r in range(ws.nrows):
+        yield r + 1, [cell_text(_value(book, cell, epoch, formats)) for cell in ws.row(r)]
+    if book.on_demand:  # Excel 2.x-5.0 files are read whole, on_demand or not
+        book.unload_sheet(index)
+
+
+def _value(book: xlrd.book.Book, cell: xlrd.sheet.Cell, epoch, formats: dict[int, str | None]) -> object:  # type: ignore[no-untyped-def]
+    """A cell's value as openpyxl gives the same cell of an .xlsx (values only): a number
+    a float, or a date, time or duration when its format is one (openpyxl's own tests,
+    on the format's code); a boolean a bool; an error its code as Excel shows it."""
+    kind = cell.ctype
+    if kind in (biffh.XL_CELL_NUMBER, biffh.XL_CELL_DATE):
+        if cell.xf_index not in formats:
+            formats[cell.xf_index] = _number_format(book, cell.xf_index)
+        fmt = formats[cell.xf_index]
+        if is_date_format(fmt):
+            try:
+                return from_excel(cell.value, epoch, timedelta=is_timedelta_format(fmt))
+            except (OverflowError, ValueError):  # no date: openpyxl reads it as this error
+                return "#VALUE!"
+        return cell.value
+    if kind == biffh.XL_CELL_TEXT:
+        return cell.value
+    if kind == biffh.XL_CELL_BOOLEAN:
+        return bool(cell.value)
+    if kind == biffh.XL_CELL_ERROR:
+        return biffh.error_text_from_code.get(cell.value, f"#ERROR({cell.value})")
+    return None  # empty, or blank: formatted but empty (a cell merged away is one)
+
+
+def _number_format(book: xlrd.book.Book, xf_index: int | None) -> str | None:
+    """The number format code of cell style ``xf_index`` ("yyyy-mm-dd", "0.00%"), or None."""
+    if xf_index is None or not 0 <= xf_index < len(book.xf_list):
+        return None
+    fmt = book.format_map.get(book.xf_list[xf_index].format_key)
+    return fmt.format_str if fmt is not None else None
+
+
+def _check_binary_workbook(path: Path, rel: str) -> None:
+    """Refuse, naming what it is, a file that is no binary Excel workbook: an .xlsx or
+    .ods renamed (a ZIP package), a web page or text "exported to Excel" (a web
+    application's usual way), Excel 2003's XML, or a password-protected .xlsx (an
+    encrypted package in a compound file)."""
+    with path.open("rb") as f:
+        head = f.read(SNIFF_BYTES)
+        directory = _cfb_directory(f) if head.startswith(_OLE2) else b""
+    suffix = path.suffix.lower() or ".xls"
+    if head.startswith(_OLE2):
+        if _ENCRYPTED_PACKAGE in directory:
+            raise ExtractionError(rel, f"an Office Open XML workbook (.xlsx) under a {suffix} "
+                                       "name, encrypted with a password; save a copy without "
+                                       "the password, as .xlsx, to index it")
+        return
+    if head.startswith(b"PK\x03\x04"):
+        raise ExtractionError(rel, _zip_under_xls_name(path, suffix))
+    if _BARE_BIFF.match(head):
+        return  # Excel 2.x-4.0: xlrd reads or refuses it
+    if _HTML.match(head):
+        raise ExtractionError(rel, f"an HTML page under a {suffix} name (as web applications "
+                                   "export tables \"for Excel\"), not an Excel workbook: rename "
+                                   "it .html to index it as a page")
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<?xml"):
+        if _XML_SPREADSHEET.search(head):
+            raise ExtractionError(rel, f"an Excel 2003 XML Spreadsheet under a {suffix} name, "
+                                       "not a binary workbook: open it in a spreadsheet "
+                                       "program and save it as .xlsx to index it")
+        raise ExtractionError(rel, f"an XML file under a {suffix} name, not an Excel workbook")
+    text = _as_text(head)
+    if text is not None:
+        first = text.splitlines()[0] if text.strip() else ""
+        if "\t" in first:
+            raise ExtractionError(rel, f"tab-separated text under a {suffix} name, not an Excel "
+                                       "workbook: rename it .tsv to index it as a table")
+        if "," in first or ";" in first:
+            raise ExtractionError(rel, f"comma-separated text (CSV) under a {suffix} name, not "
+                                       "an Excel workbook: rename it .csv to index it as a table")
+        raise ExtractionError(rel, f"a text file under a {suffix} name, not an Excel workbook: "
+                                   "rename it .txt to index it as text")
+    raise ExtractionError(rel, "not an Excel workbook: it is no compound file (the container "
+                               "of an Excel 97-2003 workbook) and no BIFF stream")
+
+
+def _zip_under_xls_name(path: Path, suffix: str) -> str:
+    """What a ZIP package saved under a .xls name is, by its parts."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+            mimetype = z.read("mimetype")[:100] if "mimetype" in names else b""
+    except (zipfile.BadZipFile, OSError, EOFError):
+        return (f"a ZIP package (an .xlsx?) under a {suffix} name, and a damaged one: it ends "
+                "early (no central directory), as after an interrupted download or copy")
+    if "xl/workbook.xml" in names:
+        return f"an Office Open XML workbook (.xlsx) under a {suffix} name: rename it .xlsx"
+    if mimetype.startswith(b"application/vnd.oasis.opendocument.spreadsheet"):
+        return f"an OpenDocument spreadsheet (.ods) under a {suffix} name: rename it .ods"
+    return f"a ZIP archive under a {suffix} name, not an Excel workbook"
+
+
+def _as_text(head: bytes) -> str | None:
+    """``head`` as text when it is some (UTF-8, or a legacy single-byte encoding: no NUL
+    and few control characters), else None."""
+    if b"\0" in head:
+        return None
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not only a character cut at the sample's end
+            text = head.decode("latin-1")
+        else:
+            text = head[: exc.start].decode("utf-8")
+    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\r\n\f")
+    return text if controls * 100 <= len(text) else None
+
+
+def _why_refused(path: Path, exc: XLRDError) -> str:
+    """xlrd's refusal of a compound file or BIFF stream, as a reason a person can act on."""
+    message = str(exc)
+    if message == "Workbook is encrypted":
+        return "the workbook is encrypted with a password; save a copy without the password to index it"
+    if message.startswith("Can't find workbook in OLE2"):
+        with path.open("rb") as f:
+            directory = _cfb_directory(f)
+        for stream, what in _OTHER_OLE:
+            if stream.encode("utf-16-le") in directory:
+                return f"{what} under a {path.suffix.lower()} name, not an Excel workbook"
+        return "a compound file with no workbook stream in it, not an Excel workbook"
+    if message.startswith("BIFF version") or "BIFF4W" in message:
+        return (f"{message.removesuffix(' is not supported')}: a workbook format older than "
+                "xlrd reads; open it in a spreadsheet program and save it as .xlsx")
+    return _damaged(path, exc)
+
+
+register(XlsExtractor())
