@@ -97,3 +97,10 @@ def test_an_rtf_hit_cites_its_text(indexed):
     assert hit.document == "tides-world.rtf" and "neap tide | 1.9 m" in hit.content
     assert hit.content == text[hit.start:hit.end]
     assert hit.section.startswith("Tides of the world")
+
+
+def test_a_title_property_that_names_nothing_gives_way_to_the_first_heading(tmp_path: Path):
+    path = tmp_path / "notes.rtf"
+    path.write_bytes(HAND.replace(r"{\title Harbour notes}", r"{\title Document1}")
+                     .encode("latin-1"))
+    assert read(path).title == "Tides"  # Word's name for a file never saved is no title

@@ -55,11 +55,11 @@ from citeline.extract.blocks import (
     MAX_HEADING_LEVEL,
     TextBuilder,
     escape_markdown,
+    metadata_title,
     one_paragraph,
     roman,
     squash,
 )
-from citeline.extract.pdf import metadata_title
 from citeline.types import Document
 
 # FibBase (MS-DOC 2.5.2): Word's identifier and the flags word's bits

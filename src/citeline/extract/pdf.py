@@ -128,6 +128,7 @@ from citeline.extract.blocks import (
     TextBuilder,
     body_size,
     heading_levels,
+    metadata_title,
     names_no_section,
 )
 from citeline.types import Document, Heading, Region, RegionKind
@@ -222,25 +223,6 @@ DIVIDER_MAX_SHARE = 0.5
 _BULLET = re.compile(r"[•◦▪▫●○■□▶►‣⁃–—*-]\s")
 
 # The document's title (document_title; the order of the rules is in the module doc).
-# /Title values that name no document. A Windows print job is named after its window,
-# "Microsoft Word - Q3 draft.docx", and a PDF printer writes that name as the /Title;
-# these are the three prefixes PDFCreator strips by default (pdfforge's PDFCreator,
-# CreateDefaultTitleReplacements). What follows is the file's name as its author typed it.
-_PRINT_JOB = re.compile(r"Microsoft (?:Word|PowerPoint|Excel) - (.+)", re.I | re.S)
-# A title that is a file name: what generators write that copy their input's name (the
-# print job's above; dvips's "%%Title: report.dvi", which ps2pdf keeps; Chromium's for a
-# page without <title>, "notes.html"; "many PDF converters set the PDF's title to the
-# original filename", Thunderstone's Webinator manual, "PDF Title Action"). The suffixes
-# are PDFCreator's (the documents a print job comes from) and TeX's.
-_FILE_NAME = re.compile(r"(.+?)\.(?:docx?|docm|dotx?|dotm|rtf|txt|od[tps]|pptx?|pptm|ppsx?|potx?"
-                        r"|xlsx?|xlsm|xlsb|csv|html?|mhtml?|xps|pdf|tex|dvi|ps|png|jpe?g|tiff?|bmp)",
-                        re.I | re.S)
-# Placeholders: Quartz's (macOS printing) and Google Docs' names for a document nobody
-# named, "Untitled" and "Untitled document", numbered as editors number them ("Untitled-1");
-# the names Word, PowerPoint and Excel give a file never saved ("Microsoft Word -
-# Document1"); PowerPoint's "PowerPoint Presentation" and "Slide 1" for a deck without a title.
-_PLACEHOLDER = re.compile(r"untitled(?: document)?(?:[ -]?\d+)?|(?:document|presentation|book)\d+"
-                          r"|powerpoint presentation|slide \d+", re.I)
 # The title is looked for on the first page with text, or on the second when the first
 # has no text layer (a cover OCR read).
 TITLE_PAGES = 2
@@ -726,42 +708,6 @@ def place_headings(found: list[tuple[int, int, str]], text: str,
         out[m.start()] = Heading(m.start(), level, title, m.end())
         after[page] = m.end()
     return tuple(out[k] for k in sorted(out))
-
-
-def metadata_title(title: str, stem: str) -> tuple[str | None, str | None]:
-    """What a PDF's /Title names, for a PDF saved as ``stem`` (pure): (the title its author
-    set, or None; the name of the file it was made from, or None).
-
-    >>> metadata_title("Microsoft Word - Q3 draft v2.docx", "scan0042")
-    (None, 'Q3 draft v2')
-    >>> metadata_title("Guide for Debian Maintainers", "debmake-doc.en")
-    ('Guide for Debian Maintainers', None)
-    >>> metadata_title("01-about", "01-about")
-    (None, None)
-
-    A print job's name (:data:`_PRINT_JOB`) or a file name (:data:`_FILE_NAME`) is the name
-    of the file the PDF was made from, its suffix dropped: the caller ranks it below the
-    title the first page shows, as a file name. A placeholder (:data:`_PLACEHOLDER`) or the
-    PDF's own file name again (Chromium's title of a page whose <title> was its file's name)
-    names nothing.
-    """
-    title = " ".join(title.split())
-    job = _PRINT_JOB.fullmatch(title)
-    name = job.group(1) if job else title
-    file = _FILE_NAME.fullmatch(name)
-    if file:
-        name = file.group(1).strip()
-    if not name or _PLACEHOLDER.fullmatch(name) or _same_name(name, stem):
-        return None, None
-    return (None, name) if job or file else (name, None)
-
-
-_NAME_GAPS = re.compile(r"[\s_-]+")
-
-
-def _same_name(a: str, b: str) -> bool:
-    """Whether two names are one up to case and the marks file names put for spaces."""
-    return _NAME_GAPS.sub(" ", a.casefold()).strip() == _NAME_GAPS.sub(" ", b.casefold()).strip()
 
 
 def _names_nothing(text: str) -> bool:

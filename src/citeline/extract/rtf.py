@@ -19,8 +19,9 @@ reader (:mod:`citeline.extract.docx`) writes a ``.docx``'s:
 
 Dropped: the font, colour, list and style tables, pictures and objects, headers and
 footers, and every destination marked ignorable (``{\\*\\...}``) that is none of these.
-The title is the document's (``{\\info{\\title ...}}``), else its first heading, else the
-file's name.
+The title is the document's (``{\\info{\\title ...}}``) unless it names nothing (a
+placeholder, a file's name: :func:`~citeline.extract.blocks.metadata_title`), else its
+first heading, else the file's name.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from citeline.extract.blocks import (
     TextBuilder,
     escape_markdown,
     formatted_levels,
+    metadata_title,
     one_paragraph,
     squash,
 )
@@ -335,7 +337,7 @@ def looks_like_rtf(data: bytes) -> bool:
 
 class RtfExtractor:
     name = "rtf"
-    version = "1"
+    version = "2"  # 2: a \title that names nothing (Word's "Document1") is no title
     suffixes = (".rtf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -364,8 +366,9 @@ class RtfExtractor:
         text = out.text()
         if not text.strip():
             raise ExtractionError(rel, "the document has no text in its body")
+        own, named = metadata_title(reader.title, path.stem) if reader.title else (None, None)
         return Document(
-            path=rel, title=reader.title or first_heading or path.stem, text=text,
+            path=rel, title=own or first_heading or named or path.stem, text=text,
             media_type="application/rtf", extractor=self.name, extractor_version=self.version,
             headings="atx",
         )
