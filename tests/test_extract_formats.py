@@ -761,7 +761,7 @@ def test_a_truncated_docx_or_xlsx_is_named_damaged_not_legacy(tmp_path: Path):
         assert "legacy" not in str(exc.value)
     legacy = tmp_path / "old.xlsx"
     legacy.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512)
-    with pytest.raises(ExtractionError, match="a legacy .xls file, not a .xlsx workbook; save it as .xlsx"):
+    with pytest.raises(ExtractionError, match="a legacy .xls file, not a .xlsx workbook: rename it .xls to index it"):
         extract(legacy)
 
 

@@ -258,7 +258,7 @@ _ENCRYPTED_MANIFEST = b"""<?xml version="1.0" encoding="UTF-8"?>
     (lambda p: p.write_bytes(b"Region,Sales\nNorth,12\n"),
      "not a .ods spreadsheet (not a ZIP package); a legacy .xls must be saved as .ods"),
     (lambda p: p.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 1024),
-     "a legacy .xls file, not a .ods spreadsheet; save it as .ods"),
+     "a legacy .xls file, not a .ods spreadsheet: rename it .xls to index it"),
     (lambda p: p.write_bytes(spreadsheet(p, {"S": [["a"]]}).read_bytes()[:300]),
      "a damaged .ods spreadsheet: its ZIP package ends early (no central directory)"),
     (lambda p: p.write_bytes(b'<?xml version="1.0"?>\n<office:document xmlns:office="urn:oasis:'

@@ -357,7 +357,8 @@ def _cfb_directory(f: BinaryIO) -> bytes:
 def not_a_package(path: Path, what: str, legacy: str) -> str:
     """Why ``path``, which zipfile cannot open, is not an Office Open XML package
     (``what``: ".docx file"; ``legacy``: ".doc"): a legacy binary file under the new
-    suffix, a ZIP package cut short (a download or copy that stopped), or neither."""
+    suffix (to rename when a reader reads its own, as .doc's and .xls's; else to save
+    anew), a ZIP package cut short (a download or copy that stopped), or neither."""
     with path.open("rb") as f:
         head = f.read(8)
         directory = _cfb_directory(f) if head.startswith(_OLE2) else b""
@@ -367,6 +368,10 @@ def not_a_package(path: Path, what: str, legacy: str) -> str:
         return (f"the {what.split()[0]} is encrypted with a password; save a copy without "
                 "the password to index it")
     if head.startswith(_OLE2):
+        from citeline.extract import supported  # the registry's, loaded by now
+
+        if supported(Path("file" + legacy)):  # read under its own suffix (.doc, .xls)
+            return f"a legacy {legacy} file, not a {what}: rename it {legacy} to index it"
         return f"a legacy {legacy} file, not a {what}; save it as {what.split()[0]}"
     if head.startswith(b"PK\x03\x04"):
         return (f"a damaged {what}: its ZIP package ends early (no central directory), as "

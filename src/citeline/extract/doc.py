@@ -382,7 +382,7 @@ def _what_it_is(head: bytes, path: Path) -> str:
         return "a ZIP archive, not a Word 97-2003 document"
     if head.lstrip(b"\xef\xbb\xbf").startswith(b"{\\rtf"):
         return ("an RTF document (Rich Text Format) under a .doc name, not a Word 97-2003 "
-                "file; citeline does not read RTF: save it as .docx")
+                "file: rename it .rtf")
     if head[:2] in (b"\xdb\xa5", b"\x31\xbe"):  # Word 2.0's FIB, Word for DOS's header
         return "a Word 95 (or older) file; save it as .docx"
     lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
