@@ -73,3 +73,27 @@ def index(tmp_path: Path, embedder):
     idx = Index(tmp_path / "index", embedder=embedder)
     yield idx
     idx.close()
+
+
+@pytest.fixture(scope="module")
+def index_of(tmp_path_factory: pytest.TempPathFactory, embedder):
+    """Index a folder of ``files`` (its relative path -> text or bytes) with the real model
+    and real SQLite, once per test module: ``index_of(files)`` is (index, report). Each
+    index it made is closed after the module's last test."""
+    from citeline.pipeline import Index
+
+    made: list[Index] = []
+
+    def build(files: dict[str, str | bytes]):  # type: ignore[no-untyped-def]
+        base = tmp_path_factory.mktemp("indexed")
+        for rel, content in files.items():
+            path = base / "docs" / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode() if isinstance(content, str) else content)
+        idx = Index(base / "index", embedder=embedder)
+        made.append(idx)
+        return idx, idx.index(base / "docs")
+
+    yield build
+    for idx in made:
+        idx.close()

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from citeline.extract import extractor_for
-from citeline.pipeline import Index
 
 GUIDE = """= Harbour Gauge Guide
 Ana Ruiz <ana@example.org>
@@ -79,14 +78,8 @@ def test_a_file_without_a_document_title_is_titled_by_its_name(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder):
-    base = tmp_path_factory.mktemp("adoc")
-    (base / "docs").mkdir()
-    (base / "docs" / "guide.adoc").write_text(GUIDE)
-    idx = Index(base / "index", embedder=embedder)
-    report = idx.index(base / "docs")
-    yield idx, report
-    idx.close()
+def indexed(index_of):  # type: ignore[no-untyped-def]
+    return index_of({"guide.adoc": GUIDE})
 
 
 def test_an_asciidoc_hit_cites_the_file_and_its_section(indexed):

@@ -17,7 +17,6 @@ import pytest
 from citeline.errors import ExtractionError
 from citeline.extract import REGISTRY, extractor_for
 from citeline.extract import doc as word97
-from citeline.pipeline import Index
 from citeline.types import Document
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -253,16 +252,9 @@ def test_doc_is_registered_by_its_suffix():
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder):
-    base = tmp_path_factory.mktemp("doc")
-    folder = base / "docs"
-    folder.mkdir()
-    shutil.copy(FERRY, folder / "ferry-timetable.doc")
-    shutil.copy(REAL / "locked-ferry.doc", folder / "locked.doc")
-    idx = Index(base / "index", embedder=embedder)
-    report = idx.index(folder)
-    yield idx, report
-    idx.close()
+def indexed(index_of):  # type: ignore[no-untyped-def]
+    return index_of({"ferry-timetable.doc": FERRY.read_bytes(),
+                     "locked.doc": (REAL / "locked-ferry.doc").read_bytes()})
 
 
 def test_a_doc_is_indexed_and_its_hits_quote_the_stored_text(indexed):

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from citeline.extract import extractor_for
-from citeline.pipeline import Index
 
 PAPER = r"""\documentclass{article}
 \usepackage{listings}
@@ -68,14 +67,8 @@ def test_a_file_without_a_title_is_titled_by_its_name(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder):
-    base = tmp_path_factory.mktemp("latex")
-    (base / "paper").mkdir()
-    (base / "paper" / "gauge.tex").write_text(PAPER)
-    idx = Index(base / "index", embedder=embedder)
-    report = idx.index(base / "paper")
-    yield idx, report
-    idx.close()
+def indexed(index_of):  # type: ignore[no-untyped-def]
+    return index_of({"gauge.tex": PAPER})
 
 
 def test_a_latex_hit_cites_the_file_and_its_section(indexed):

@@ -22,7 +22,6 @@ import pytest
 from citeline.chunk import chunk_document
 from citeline.errors import UnsupportedFormat
 from citeline.extract import extractor_for, type_suffix, why_unsupported
-from citeline.pipeline import Index
 
 # A page as the generators write them: a licence comment, pod2man's preamble (strings set
 # by a condition, macros defined in it), a macro of the page's own, a synopsis in no-fill
@@ -210,17 +209,10 @@ def test_a_latin1_page_is_read_with_a_warning(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder):
-    base = tmp_path_factory.mktemp("man")
-    folder = base / "man"
-    (folder / "man8").mkdir(parents=True)
-    (folder / "man8" / "tidectl.8.gz").write_bytes(gzip.compress(TIDECTL.encode(), mtime=0))
-    (folder / "man8" / "tidestat.8.gz").write_bytes(gzip.compress(b".so man8/tidectl.8\n"))
-    (folder / "man8" / "tidectl.8.log.1").write_text("gauge restarted\n")
-    idx = Index(base / "index", embedder=embedder)
-    report = idx.index(folder)
-    yield idx, report
-    idx.close()
+def indexed(index_of):  # type: ignore[no-untyped-def]
+    return index_of({"man8/tidectl.8.gz": gzip.compress(TIDECTL.encode(), mtime=0),
+                     "man8/tidestat.8.gz": gzip.compress(b".so man8/tidectl.8\n"),
+                     "man8/tidectl.8.log.1": "gauge restarted\n"})
 
 
 def test_a_compressed_page_is_indexed_and_its_option_cited(indexed):

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from citeline.extract import extractor_for
-from citeline.pipeline import Index
 
 NOTES = """#+TITLE: Harbour notes
 #+TODO: TODO WAITING | DONE CANCELLED(c)
@@ -57,14 +56,8 @@ def test_a_file_without_a_title_is_titled_by_its_name(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder):
-    base = tmp_path_factory.mktemp("org")
-    (base / "notes").mkdir()
-    (base / "notes" / "harbour.org").write_text(NOTES)
-    idx = Index(base / "index", embedder=embedder)
-    report = idx.index(base / "notes")
-    yield idx, report
-    idx.close()
+def indexed(index_of):  # type: ignore[no-untyped-def]
+    return index_of({"harbour.org": NOTES})
 
 
 def test_an_org_hit_cites_the_file_and_its_headline(indexed):

@@ -16,7 +16,6 @@ import pytest
 
 from citeline.errors import ExtractionError
 from citeline.extract import extractor_for
-from citeline.pipeline import Index
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 
@@ -79,14 +78,8 @@ def test_a_file_that_is_not_rtf_fails_saying_what_it_is(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder):
-    base = tmp_path_factory.mktemp("rtf")
-    (base / "docs").mkdir()
-    (base / "docs" / "tides-world.rtf").write_bytes((REAL / "tides-world.rtf").read_bytes())
-    idx = Index(base / "index", embedder=embedder)
-    report = idx.index(base / "docs")
-    yield idx, report
-    idx.close()
+def indexed(index_of):  # type: ignore[no-untyped-def]
+    return index_of({"tides-world.rtf": (REAL / "tides-world.rtf").read_bytes()})
 
 
 def test_an_rtf_hit_cites_its_text(indexed):

@@ -20,7 +20,6 @@ from citeline.errors import ExtractionError
 from citeline.extract import extractor_for
 from citeline.extract.sheet import XlsxExtractor
 from citeline.extract.xls import XlsExtractor
-from citeline.pipeline import Index
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 
@@ -169,17 +168,10 @@ def test_a_damaged_workbook_says_so(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder):
-    base = tmp_path_factory.mktemp("xls")
-    folder = base / "docs"
-    folder.mkdir()
-    shutil.copy(REAL / "pump-ledger.xls", folder)
-    (folder / "cut.xls").write_bytes((REAL / "pump-ledger.xls").read_bytes()[:6000])
-    (folder / "notes.md").write_text("# Depot\n\nThe depot opens at seven.\n")
-    idx = Index(base / "index", embedder=embedder)
-    report = idx.index(folder)
-    yield idx, report
-    idx.close()
+def indexed(index_of):  # type: ignore[no-untyped-def]
+    ledger = (REAL / "pump-ledger.xls").read_bytes()
+    return index_of({"pump-ledger.xls": ledger, "cut.xls": ledger[:6000],
+                     "notes.md": "# Depot\n\nThe depot opens at seven.\n"})
 
 
 def test_a_row_found_by_its_key_cites_its_sheet_range(indexed):
