@@ -112,17 +112,6 @@ def _ods(path: Path) -> Path:
     ("renamed.xls", lambda p: _ods(p.with_suffix(".ods")).rename(p),
      "an OpenDocument spreadsheet (.ods) under a .xls name: rename it .ods"),
     ("export.xls", lambda p: p.write_text(
-        "<html><head><meta charset='utf-8'></head><body><table><tr><td>P-101</td>"
-        "</tr></table></body></html>"),
-     'an HTML page under a .xls name (as web applications export tables "for Excel"), not '
-     "an Excel workbook: rename it .html to index it as a page"),
-    ("export.xls", lambda p: p.write_text("Key;Site\r\nP-101;Zürich Süd\r\n", "cp1252"),
-     "comma-separated text (CSV) under a .xls name, not an Excel workbook: rename it .csv "
-     "to index it as a table"),
-    ("export.xls", lambda p: p.write_text("Key\tSite\nP-101\tZürich Süd\n"),
-     "tab-separated text under a .xls name, not an Excel workbook: rename it .tsv to index "
-     "it as a table"),
-    ("export.xls", lambda p: p.write_text(
         '<?xml version="1.0"?>\n<?mso-application progid="Excel.Sheet"?>\n<Workbook '
         'xmlns="urn:schemas-microsoft-com:office:spreadsheet"/>\n'),
      "an Excel 2003 XML Spreadsheet under a .xls name, not a binary workbook: open it in a "
@@ -144,6 +133,25 @@ def test_a_file_that_is_no_binary_workbook_says_what_it_is(
     with pytest.raises(ExtractionError) as err:
         XlsExtractor().extract(path, f"inbox/{name}")
     assert (err.value.path, err.value.reason) == (f"inbox/{name}", reason)
+
+
+@pytest.mark.parametrize(("content", "kind", "text", "extractor"), [
+    ("<html><head><meta charset='utf-8'></head><body><table><tr><td>Key</td><td>Site</td></tr>"
+     "<tr><td>P-101</td><td>Zürich Süd</td></tr></table></body></html>", "an HTML page",
+     "Key | Site\n\nP-101 | Zürich Süd", "html"),
+    ("Key;Site\r\nP-101;Zürich Süd\r\n", "comma-separated text (CSV)",
+     "Key | Site\nP-101 | Zürich Süd", "csv"),
+    ("Key\tSite\nP-101\tZürich Süd\n", "tab-separated text", "Key | Site\nP-101 | Zürich Süd",
+     "csv"),
+])
+def test_an_export_for_excel_that_is_a_page_or_text_is_read_as_excel_opens_it(
+        tmp_path: Path, content: str, kind: str, text: str, extractor: str):
+    path = tmp_path / "export.xls"
+    path.write_text(content, "cp1252" if ";" in content else "utf-8")
+    doc = XlsExtractor().extract(path, "inbox/export.xls")
+    assert (doc.text, doc.extractor) == (text, extractor)
+    assert doc.warnings[-1] == (f"{kind} under a .xls name (Excel opens it by its content): "
+                                f"read as {'.html' if extractor == 'html' else '.csv'}")
 
 
 # On a sector boundary (the directory or allocation table lost) and inside one

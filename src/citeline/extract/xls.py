@@ -11,7 +11,9 @@ format a date, a time of day or a duration as openpyxl converts it (its own func
 :func:`openpyxl.utils.datetime.from_excel`, on the workbook's 1900 or 1904 date system),
 a boolean ``TRUE``/``FALSE``, an error its code (``#DIV/0!``), a formula its saved result
 (a .xls always stores one), a cell merged away empty. Not read: comments, drawings,
-charts, and VBA macros.
+charts, and VBA macros. A web page or a text table saved under a .xls name (web
+applications' "Export to Excel"), which Excel opens by its content, is read by the HTML or
+CSV reader, with a warning saying so.
 
 This is its own module, not part of sheet.py, because xlrd is an optional library: when
 it is missing, .xls stays unsupported while .xlsx, .ods and .csv are still read.
@@ -24,6 +26,7 @@ import re
 import struct
 import zipfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import xlrd
@@ -71,7 +74,8 @@ class XlsExtractor:
     def extract(self, path: Path, rel: str) -> Document:
         if path.stat().st_size == 0:
             raise ExtractionError(rel, "empty file (0 bytes), not a workbook")
-        _check_binary_workbook(path, rel)
+        if (other := _check_binary_workbook(path, rel)) is not None:
+            return _as_excel_opens_it(path, rel, *other)
         try:
             # formatting_info: each cell's number format, which says whether a number is a
             # date, a time or a duration (as it does for openpyxl); on_demand: a sheet is
@@ -182,11 +186,25 @@ def _number_format(book: xlrd.book.Book, xf_index: int | None) -> str | None:
     return fmt.format_str if fmt is not None else None
 
 
-def _check_binary_workbook(path: Path, rel: str) -> None:
-    """Refuse, naming what it is, a file that is no binary Excel workbook: an .xlsx or
-    .ods renamed (a ZIP package), a web page or text "exported to Excel" (a web
-    application's usual way), Excel 2003's XML, or a password-protected .xlsx (an
-    encrypted package in a compound file)."""
+def _as_excel_opens_it(path: Path, rel: str, suffix: str, kind: str) -> Document:
+    """A web page or a text table saved under a .xls name, which Excel opens by its content
+    (web applications' "Export to Excel" writes these), read by the reader of ``suffix``
+    with a warning saying what it is."""
+    from citeline.extract import REGISTRY
+
+    doc = REGISTRY[suffix].extract(path, rel)
+    return replace(doc, warnings=(*doc.warnings, f"{kind} under a {path.suffix.lower()} "
+                                                 f"name (Excel opens it by its content): "
+                                                 f"read as {suffix}"))
+
+
+def _check_binary_workbook(path: Path, rel: str) -> tuple[str, str] | None:
+    """None for a binary Excel workbook; for a web page or a text table "exported to
+    Excel" (a web application's usual way), which Excel opens, the suffix of its reader and
+    what it is; ExtractionError naming what it is for anything else: an .xlsx or .ods
+    renamed (a ZIP package), Excel 2003's XML, or a password-protected .xlsx (an encrypted
+    package in a compound file)."""
+    from citeline.extract import REGISTRY
     with path.open("rb") as f:
         head = f.read(SNIFF_BYTES)
         directory = _cfb_directory(f) if head.startswith(_OLE2) else b""
@@ -196,12 +214,14 @@ def _check_binary_workbook(path: Path, rel: str) -> None:
             raise ExtractionError(rel, f"an Office Open XML workbook (.xlsx) under a {suffix} "
                                        "name, encrypted with a password; save a copy without "
                                        "the password, as .xlsx, to index it")
-        return
+        return None
     if head.startswith(b"PK\x03\x04"):
         raise ExtractionError(rel, _zip_under_xls_name(path, suffix))
     if _BARE_BIFF.match(head):
-        return  # Excel 2.x-4.0: xlrd reads or refuses it
+        return None  # Excel 2.x-4.0: xlrd reads or refuses it
     if _HTML.match(head):
+        if ".html" in REGISTRY:
+            return ".html", "an HTML page"
         raise ExtractionError(rel, f"an HTML page under a {suffix} name (as web applications "
                                    "export tables \"for Excel\"), not an Excel workbook: rename "
                                    "it .html to index it as a page")
@@ -215,11 +235,9 @@ def _check_binary_workbook(path: Path, rel: str) -> None:
     if text is not None:
         first = text.splitlines()[0] if text.strip() else ""
         if "\t" in first:
-            raise ExtractionError(rel, f"tab-separated text under a {suffix} name, not an Excel "
-                                       "workbook: rename it .tsv to index it as a table")
+            return ".csv", "tab-separated text"  # the CSV reader sniffs its delimiter
         if "," in first or ";" in first:
-            raise ExtractionError(rel, f"comma-separated text (CSV) under a {suffix} name, not "
-                                       "an Excel workbook: rename it .csv to index it as a table")
+            return ".csv", "comma-separated text (CSV)"
         raise ExtractionError(rel, f"a text file under a {suffix} name, not an Excel workbook: "
                                    "rename it .txt to index it as text")
     raise ExtractionError(rel, "not an Excel workbook: it is no compound file (the container "
