@@ -1243,7 +1243,7 @@ def test_pptx_that_cannot_be_read_says_why(tmp_path: Path):
     cases = {
         "empty.pptx": (b"", "empty file \\(0 bytes\\), not a PowerPoint deck"),
         "old.pptx": (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512,
-                     "a legacy .ppt file, not a .pptx file; save it as .pptx"),
+                     "a legacy .ppt file, not a .pptx file: rename it .ppt to index it"),
         "text.pptx": (b"slides, honestly", "not a .pptx file \\(not a ZIP package\\)"),
     }
     for name, (data, reason) in cases.items():

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,18 +96,30 @@ class Slide:
     section: str | None = None  # its PowerPoint section's name
 
 
+def paragraph_lines(paragraphs: Iterable[str]) -> str:
+    """A text block of ``paragraphs``, one line each (a line break inside one, a vertical
+    tab or U+2028, is a line too), as every deck reader writes a text box."""
+    return one_paragraph("\n".join(_LINE_BREAK.sub("\n", p) for p in paragraphs))
+
+
+def table_rows(rows: Iterable[Iterable[str]]) -> Iterator[str]:
+    """Each row of cell texts as ``cell | cell`` (a merged cell's covered cells given as
+    ``""``, so it shows once); a row with no text is left out."""
+    for row in rows:
+        cells = [squash(cell) for cell in row]
+        if any(cells):
+            yield " | ".join(cells)
+
+
 def _paragraphs(text_frame) -> str:  # type: ignore[no-untyped-def]
     """A text frame's paragraphs, one line each (a line break inside one is a line too)."""
-    lines = (_LINE_BREAK.sub("\n", p.text) for p in text_frame.paragraphs)
-    return one_paragraph("\n".join(lines))
+    return paragraph_lines(p.text for p in text_frame.paragraphs)
 
 
 def _table_rows(table) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """Each row as ``cell | cell``; a cell covered by a merge is empty (shown once)."""
-    for row in table.rows:
-        cells = ["" if cell.is_spanned else squash(cell.text) for cell in row.cells]
-        if any(cells):
-            yield " | ".join(cells)
+    return table_rows(["" if cell.is_spanned else cell.text for cell in row.cells]
+                      for row in table.rows)
 
 
 def _smartart(frame) -> str:  # type: ignore[no-untyped-def]
