@@ -405,10 +405,19 @@ def _no_word_stream(ole: olefile.OleFileIO) -> str:
 
 
 def _decode_title(raw: object, codepage: object) -> str:
+    """A SummaryInformation title, its bytes in the property set's code page. The code page
+    is a 2-byte signed integer there, which olefile returns as it is: UTF-8's 65001, which
+    LibreOffice writes, reads -535.
+
+    >>> _decode_title("Caf\u00e9".encode(), -535), _decode_title(b"Caf\\xe9", 1252)
+    ('Caf\u00e9', 'Caf\u00e9')
+    """
     if isinstance(raw, str):
         return raw
     if not isinstance(raw, bytes):
         return ""
+    if isinstance(codepage, int):
+        codepage %= 0x10000
     name = "utf-8" if codepage == 65001 else f"cp{codepage}" if isinstance(codepage, int) \
         else "cp1252"
     try:

@@ -517,9 +517,7 @@ class PptExtractor:
         if not ole.exists("\x05SummaryInformation"):
             return None, None
         meta = ole.get_metadata()
-        # a code page is a 2-byte signed integer there: LibreOffice's UTF-8 (65001) reads -535
-        codepage = meta.codepage % 0x10000 if isinstance(meta.codepage, int) else meta.codepage
-        return meta.title, codepage
+        return meta.title, meta.codepage  # _decode_title reads a signed code page right
 
     def _read(self, stream: bytes, user: bytes, rel: str) -> list[Slide]:
         """The deck's slides, each with its notes."""
