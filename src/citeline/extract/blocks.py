@@ -303,7 +303,7 @@ def prose_pre(text: str) -> bool:
     return len(lines) >= PROSE_MIN_LINES and 2 * prose > sum(map(len, lines))
 
 
-_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the container of legacy .doc/.xls files
+OLE2_SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the container of legacy .doc/.xls files
 
 
 # An Office package is a ZIP file: its parts are unpacked in memory to be read, so its
@@ -336,10 +336,10 @@ def check_package(path: Path, rel: str, what: str) -> None:
 
 # The stream a password-protected Office Open XML file keeps its package in (MS-OFFCRYPTO),
 # named in the compound file's directory in UTF-16LE.
-_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
+ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 
 
-def _cfb_directory(f: BinaryIO) -> bytes:
+def cfb_directory(f: BinaryIO) -> bytes:
     """The first sectors of a compound file's directory (MS-CFB 2.2: the header gives
     the sector size and where the directory starts); a file too short gives less."""
     f.seek(0)
@@ -361,13 +361,13 @@ def not_a_package(path: Path, what: str, legacy: str) -> str:
     anew), a ZIP package cut short (a download or copy that stopped), or neither."""
     with path.open("rb") as f:
         head = f.read(8)
-        directory = _cfb_directory(f) if head.startswith(_OLE2) else b""
-    if _ENCRYPTED_PACKAGE in directory:
+        directory = cfb_directory(f) if head.startswith(OLE2_SIGNATURE) else b""
+    if ENCRYPTED_PACKAGE in directory:
         # Office keeps a password-protected .docx/.xlsx as an encrypted package inside
         # the same compound file a legacy one is: saving it again does not help
         return (f"the {what.split()[0]} is encrypted with a password; save a copy without "
                 "the password to index it")
-    if head.startswith(_OLE2):
+    if head.startswith(OLE2_SIGNATURE):
         from citeline.extract import supported  # the registry's, loaded by now
 
         if supported(Path("file" + legacy)):  # read under its own suffix (.doc, .xls)

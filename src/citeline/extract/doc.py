@@ -51,8 +51,8 @@ import olefile
 from citeline.errors import ExtractionError
 from citeline.extract import register
 from citeline.extract.blocks import (
-    _OLE2,
     MAX_HEADING_LEVEL,
+    OLE2_SIGNATURE,
     TextBuilder,
     escape_markdown,
     metadata_title,
@@ -518,7 +518,7 @@ class DocExtractor:
             raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
         if not head:
             raise ExtractionError(rel, "empty file (0 bytes), not a Word document")
-        if not head.startswith(_OLE2):
+        if not head.startswith(OLE2_SIGNATURE):
             if (other := _as_word_opens_it(head, path, rel)) is not None:
                 return other
             raise ExtractionError(rel, _what_it_is(head, path))

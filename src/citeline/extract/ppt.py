@@ -55,7 +55,7 @@ import olefile
 
 from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import register
-from citeline.extract.blocks import _OLE2, metadata_title, squash
+from citeline.extract.blocks import OLE2_SIGNATURE, metadata_title, squash
 from citeline.extract.doc import _decode_title
 from citeline.extract.slides import Slide, deck_document, paragraph_lines, table_rows
 from citeline.types import Document
@@ -479,7 +479,7 @@ class PptExtractor:
             raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
         if not head:
             raise ExtractionError(rel, "empty file (0 bytes), not a PowerPoint presentation")
-        if not head.startswith(_OLE2):
+        if not head.startswith(OLE2_SIGNATURE):
             if path.suffix.lower() == ".pot" and not head.startswith(b"PK\x03\x04"):
                 # gettext's translation templates are .pot files too, and far commoner
                 raise UnsupportedFormat(rel, "unsupported file type '.pot' (not a PowerPoint "

@@ -38,7 +38,7 @@ from xlrd.compdoc import CompDocError
 
 from citeline.errors import ExtractionError
 from citeline.extract import register
-from citeline.extract.blocks import _ENCRYPTED_PACKAGE, _OLE2, _cfb_directory
+from citeline.extract.blocks import ENCRYPTED_PACKAGE, OLE2_SIGNATURE, cfb_directory
 from citeline.extract.sheet import Sheet, SheetState, cell_text, workbook_document
 from citeline.types import Document
 
@@ -115,7 +115,7 @@ def _cut_short(path: Path) -> bool:
     the end."""
     with path.open("rb") as f:
         header = f.read(512)
-        if not header.startswith(_OLE2) or len(header) < 512:
+        if not header.startswith(OLE2_SIGNATURE) or len(header) < 512:
             return False
         size = 1 << int.from_bytes(header[0x1E:0x20], "little")
         if size not in (512, 4096):
@@ -207,10 +207,10 @@ def _check_binary_workbook(path: Path, rel: str) -> tuple[str, str] | None:
     from citeline.extract import REGISTRY
     with path.open("rb") as f:
         head = f.read(SNIFF_BYTES)
-        directory = _cfb_directory(f) if head.startswith(_OLE2) else b""
+        directory = cfb_directory(f) if head.startswith(OLE2_SIGNATURE) else b""
     suffix = path.suffix.lower() or ".xls"
-    if head.startswith(_OLE2):
-        if _ENCRYPTED_PACKAGE in directory:
+    if head.startswith(OLE2_SIGNATURE):
+        if ENCRYPTED_PACKAGE in directory:
             raise ExtractionError(rel, f"an Office Open XML workbook (.xlsx) under a {suffix} "
                                        "name, encrypted with a password; save a copy without "
                                        "the password, as .xlsx, to index it")
@@ -283,7 +283,7 @@ def _why_refused(path: Path, exc: XLRDError) -> str:
         return "the workbook is encrypted with a password; save a copy without the password to index it"
     if message.startswith("Can't find workbook in OLE2"):
         with path.open("rb") as f:
-            directory = _cfb_directory(f)
+            directory = cfb_directory(f)
         for stream, what in _OTHER_OLE:
             if stream.encode("utf-16-le") in directory:
                 return f"{what} under a {path.suffix.lower()} name, not an Excel workbook"
