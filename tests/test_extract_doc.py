@@ -190,7 +190,13 @@ def test_files_named_doc_that_are_other_files_fail_saying_what_they_are(tmp_path
     assert word97.DocExtractor().extract(page, page.name).text == "# Ferry\n\nThe ferry sails at seven."
     text = tmp_path / "notes.doc"
     text.write_text("Just some text typed into a file named .doc\n")
-    assert _fails(text) == "not a Word 97-2003 document (not an OLE compound file)"
+    notes = word97.DocExtractor().extract(text, text.name)
+    assert (notes.text, notes.extractor) == ("Just some text typed into a file named .doc\n",
+                                             "text")
+    assert notes.warnings[-1].startswith("a plain text file under a .doc name")
+    noise = tmp_path / "noise.doc"
+    noise.write_bytes(bytes(range(1, 256)) * 4)
+    assert _fails(noise) == "not a Word 97-2003 document (not an OLE compound file)"
     empty = tmp_path / "empty.doc"
     empty.write_bytes(b"")
     assert _fails(empty) == "empty file (0 bytes), not a Word document"

@@ -241,6 +241,27 @@ def fingerprint(path: Path) -> str:
 FINGERPRINT_BLOCK = 1 << 20
 
 
+def read_as(path: Path, rel: str, suffix: str, why: str) -> Document:
+    """``path`` read by ``suffix``'s extractor as a file of that suffix (through a link to
+    it so named), the document warned ``why``: a file saved under another format's name,
+    which the program of that name opens by its content (an RTF ``letter.doc``, a web
+    page ``report.xls``)."""
+    import os
+    import shutil
+    import tempfile
+    from dataclasses import replace
+
+    _load_builtin()
+    with tempfile.TemporaryDirectory(prefix="citeline-") as tmp:
+        named = Path(tmp) / (path.stem + suffix)
+        try:
+            os.symlink(path.resolve(), named)
+        except OSError:  # no symbolic links here (some Windows setups): a copy
+            shutil.copyfile(path, named)
+        doc = REGISTRY[suffix].extract(named, rel)
+    return replace(doc, warnings=(*doc.warnings, why))
+
+
 def supported(path: Path) -> bool:
     """Whether an extractor reads ``path`` (:func:`why_unsupported` says why not)."""
     return why_unsupported(path) is None

@@ -31,25 +31,25 @@ Word leaves them off the page (:func:`hidden_spans`).
 Not read: page headers and footers and comments (as for .docx), text boxes, symbols
 inserted from a symbol font (Word stores a placeholder character for them), a note's
 number format other than the default. Word 95 and older files (another FIB), and
-encrypted ones, fail saying so. An RTF document or a web page saved under a .doc name
-(WordPad's and Word's own "Web Page" did), which Word opens by its content, is read by
-that format's reader, with a warning saying so.
+encrypted ones, fail saying so. An RTF document, a web page or plain text saved under a
+.doc name (WordPad's and Word's own "Web Page" did), which Word opens by its content, is
+read by that format's reader, with a warning saying so.
 """
 
 from __future__ import annotations
 
 import bisect
 import codecs
+import re
 import zipfile
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
 import olefile
 
 from citeline.errors import ExtractionError
-from citeline.extract import register
+from citeline.extract import read_as, register
 from citeline.extract.blocks import (
     MAX_HEADING_LEVEL,
     OLE2_SIGNATURE,
@@ -346,10 +346,15 @@ def style_levels(stsh: bytes) -> dict[int, int]:
     return levels
 
 
+# Bytes no text file holds (controls other than tab, line ends and form feed): a file
+# with one in its first bytes is no plain text Word would open as such
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+
+
 def _as_word_opens_it(head: bytes, path: Path, rel: str) -> Document | None:
-    """An RTF document or a web page saved under a .doc name (as WordPad and Word's "Web
-    Page" save did), which Word opens by its content, read by that format's reader with a
-    warning saying so; None when ``head`` is neither."""
+    """An RTF document, a web page or plain text saved under a .doc name (as WordPad,
+    Word's "Web Page" save and many a README did), which Word opens by its content, read
+    by that format's reader with a warning saying so; None when ``head`` is none of them."""
     from citeline.extract import REGISTRY
 
     lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
@@ -359,13 +364,14 @@ def _as_word_opens_it(head: bytes, path: Path, rel: str) -> Document | None:
         kind, suffix = "a web page", ".html"
     elif lowered.startswith(b"mime-version:") and b"multipart/related" in lowered:
         kind, suffix = "a web page saved as one file (MHTML)", ".mht"
+    elif head.strip() and not _CONTROL_BYTES.search(head):
+        kind, suffix = "a plain text file", ".txt"  # Python 2's own pdb.doc, an old README
     else:
         return None
     if suffix not in REGISTRY:  # that format's library is missing
         return None
-    doc = REGISTRY[suffix].extract(path, rel)
-    return replace(doc, warnings=(*doc.warnings, f"{kind} under a .doc name (Word opens it "
-                                                 f"by its content): read as {suffix}"))
+    return read_as(path, rel, suffix, f"{kind} under a .doc name (Word opens it by its "
+                                      f"content): read as {suffix}")
 
 
 def _what_it_is(head: bytes, path: Path) -> str:

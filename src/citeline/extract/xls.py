@@ -26,7 +26,6 @@ import re
 import struct
 import zipfile
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import xlrd
@@ -37,7 +36,7 @@ from xlrd.biffh import XLRDError
 from xlrd.compdoc import CompDocError
 
 from citeline.errors import ExtractionError
-from citeline.extract import register
+from citeline.extract import read_as, register
 from citeline.extract.blocks import ENCRYPTED_PACKAGE, OLE2_SIGNATURE, cfb_directory
 from citeline.extract.sheet import Sheet, SheetState, cell_text, workbook_document
 from citeline.types import Document
@@ -190,12 +189,8 @@ def _as_excel_opens_it(path: Path, rel: str, suffix: str, kind: str) -> Document
     """A web page or a text table saved under a .xls name, which Excel opens by its content
     (web applications' "Export to Excel" writes these), read by the reader of ``suffix``
     with a warning saying what it is."""
-    from citeline.extract import REGISTRY
-
-    doc = REGISTRY[suffix].extract(path, rel)
-    return replace(doc, warnings=(*doc.warnings, f"{kind} under a {path.suffix.lower()} "
-                                                 f"name (Excel opens it by its content): "
-                                                 f"read as {suffix}"))
+    return read_as(path, rel, suffix, f"{kind} under a {path.suffix.lower()} name (Excel "
+                                      f"opens it by its content): read as {suffix}")
 
 
 def _check_binary_workbook(path: Path, rel: str) -> tuple[str, str] | None:
