@@ -204,6 +204,10 @@ def test_files_named_doc_that_are_other_files_fail_saying_what_they_are(tmp_path
     locked_xlsx = tmp_path / "budget.doc"
     shutil.copy(REAL / "locked-budget.xlsx", locked_xlsx)
     assert _fails(locked_xlsx).startswith("a password-protected Office Open XML document")
+    workbook = tmp_path / "ledger.doc"  # another program's compound file
+    shutil.copy(REAL / "pump-ledger.xls", workbook)
+    assert _fails(workbook) == ("an Excel workbook, not a Word document (it has no WordDocument "
+                                "stream)")
 
 
 def _patched(src: Path, dst: Path, at: int, value: bytes) -> Path:

@@ -337,6 +337,23 @@ def check_package(path: Path, rel: str, what: str) -> None:
 # The stream a password-protected Office Open XML file keeps its package in (MS-OFFCRYPTO),
 # named in the compound file's directory in UTF-16LE.
 ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
+# The main stream of each Office program's compound file, and what the file then is
+OFFICE_STREAMS = (("WordDocument", "a Word document"), ("Workbook", "an Excel workbook"),
+                  ("Book", "an Excel workbook"), ("PowerPoint Document", "a PowerPoint presentation"))
+
+
+def missing_stream(streams: set[str], stream: str, what: str, legacy: str, modern: str) -> str:
+    """Why a compound file whose streams are ``streams`` and has no ``stream`` (its program's
+    main one: "WordDocument") is no ``what`` ("a Word document"): a password-protected
+    ``modern`` file (an encrypted package; ``legacy`` the name it was saved under), another
+    Office program's file, or neither."""
+    if "EncryptedPackage" in streams:
+        return (f"a password-protected Office Open XML document under a {legacy} name; save a "
+                f"copy without the password as {modern}")
+    for other, kind in OFFICE_STREAMS:
+        if other != stream and other in streams:
+            return f"{kind}, not {what} (it has no {stream} stream)"
+    return f"not {what}: the compound file has no {stream} stream"
 
 
 def cfb_directory(f: BinaryIO) -> bytes:

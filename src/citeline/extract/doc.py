@@ -56,6 +56,7 @@ from citeline.extract.blocks import (
     TextBuilder,
     escape_markdown,
     metadata_title,
+    missing_stream,
     one_paragraph,
     roman,
     squash,
@@ -397,19 +398,6 @@ def _what_it_is(head: bytes, path: Path) -> str:
     return "not a Word 97-2003 document (not an OLE compound file)"
 
 
-def _no_word_stream(ole: olefile.OleFileIO) -> str:
-    """Why a compound file with no WordDocument stream is no Word document."""
-    streams = {"/".join(e) for e in ole.listdir()}
-    if "EncryptedPackage" in streams:
-        return ("a password-protected Office Open XML document under a .doc name; save a copy "
-                "without the password as .docx")
-    for stream, what in (("Workbook", "an Excel workbook"), ("Book", "an Excel workbook"),
-                         ("PowerPoint Document", "a PowerPoint presentation")):
-        if stream in streams:
-            return f"{what}, not a Word document (it has no WordDocument stream)"
-    return "not a Word document: the compound file has no WordDocument stream"
-
-
 def _decode_title(raw: object, codepage: object) -> str:
     """A SummaryInformation title, its bytes in the property set's code page. The code page
     is a 2-byte signed integer there, which olefile returns as it is: UTF-8's 65001, which
@@ -535,7 +523,9 @@ class DocExtractor:
                                        f"read ({exc})") from exc
         with ole:
             if not ole.exists("WordDocument"):
-                raise ExtractionError(rel, _no_word_stream(ole))
+                raise ExtractionError(rel, missing_stream(
+                    {"/".join(e) for e in ole.listdir()}, "WordDocument", "a Word document",
+                    ".doc", ".docx"))
             try:
                 word = ole.openstream("WordDocument").read()
                 if len(word) < RG_FC_LCB or _u16(word, 0) != W_IDENT:

@@ -55,7 +55,7 @@ import olefile
 
 from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import register
-from citeline.extract.blocks import OLE2_SIGNATURE, metadata_title, squash
+from citeline.extract.blocks import OLE2_SIGNATURE, metadata_title, missing_stream, squash
 from citeline.extract.doc import _decode_title
 from citeline.extract.slides import Slide, deck_document, paragraph_lines, table_rows
 from citeline.types import Document
@@ -448,18 +448,13 @@ def _what_it_is(head: bytes, path: Path) -> str:
 
 
 def _no_powerpoint_stream(ole: olefile.OleFileIO) -> str:
-    """Why a compound file with no PowerPoint Document stream is no presentation."""
+    """Why a compound file with no PowerPoint Document stream is no presentation: PowerPoint
+    95's (its PP40 stream), else as :func:`~citeline.extract.blocks.missing_stream` says."""
     streams = {"/".join(e) for e in ole.listdir()}
-    if "EncryptedPackage" in streams:
-        return ("a password-protected Office Open XML document under a .ppt name; save a copy "
-                "without the password as .pptx")
-    if "PP40" in streams:
-        return "a PowerPoint 95 (or older) file; save it as .pptx"
-    for stream, what in (("WordDocument", "a Word document"), ("Workbook", "an Excel workbook"),
-                         ("Book", "an Excel workbook")):
-        if stream in streams:
-            return f"{what}, not a PowerPoint presentation (it has no PowerPoint Document stream)"
-    return "not a PowerPoint presentation: the compound file has no PowerPoint Document stream"
+    if "PP40" in streams and "EncryptedPackage" not in streams:
+        return OLD
+    return missing_stream(streams, "PowerPoint Document", "a PowerPoint presentation", ".ppt",
+                          ".pptx")
 
 
 ENCRYPTED = "encrypted with a password; save a copy without the password"
