@@ -228,6 +228,12 @@ def copy_mode(arg: str) -> str:
     return arg.replace("\\\\", "\\")
 
 
+# A macro's argument: quoted (to its closing quote, a doubled one a quote; to the line's
+# end when unclosed) or a run of characters up to a space or tab (roff's only separators);
+# an escape (a backslash and what follows) whole
+_ARGUMENT = re.compile(r'"((?:[^"\\]|\\.?|"")*)(?:"|$)|((?:[^ \t\\]|\\.?)+)', re.S)
+
+
 def arguments(rest: str) -> list[str]:
     """A macro call's arguments as roff splits them: at spaces, a quoted argument whole
     (``""`` in it is one ``"``), an escaped space (``\\ ``) inside an argument.
@@ -235,40 +241,8 @@ def arguments(rest: str) -> list[str]:
     >>> arguments('"-o, --output" FILE\\\\ NAME "say ""hi"" twice"')
     ['-o, --output', 'FILE\\\\ NAME', 'say "hi" twice']
     """
-    args: list[str] = []
-    i, n = 0, len(rest)
-    while i < n:
-        while i < n and rest[i] in " \t":
-            i += 1
-        if i >= n:
-            break
-        buf: list[str] = []
-        if rest[i] == '"':
-            i += 1
-            while i < n:
-                if rest[i] == '"':
-                    if i + 1 < n and rest[i + 1] == '"':
-                        buf.append('"')
-                        i += 2
-                        continue
-                    i += 1
-                    break
-                if rest[i] == "\\" and i + 1 < n:
-                    buf.append(rest[i:i + 2])
-                    i += 2
-                    continue
-                buf.append(rest[i])
-                i += 1
-        else:
-            while i < n and rest[i] not in " \t":
-                if rest[i] == "\\" and i + 1 < n:
-                    buf.append(rest[i:i + 2])
-                    i += 2
-                    continue
-                buf.append(rest[i])
-                i += 1
-        args.append("".join(buf))
-    return args
+    return [m.group(1).replace('""', '"') if m.group(1) is not None else m.group(2)
+            for m in _ARGUMENT.finditer(rest)]
 
 
 # the fonts' macros: one font (arguments joined by spaces) or two alternating (joined)
