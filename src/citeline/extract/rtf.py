@@ -84,9 +84,11 @@ class _Reader:
         self.rel = rel
         self.codepage = 1252
         self.fonts: dict[int, int] = {}  # font number -> code page
+        self.font_entry = 0  # the font table's entry being read (its \\fN)
         self.styles: dict[int, int] = {}  # paragraph style -> heading level
         self.style_names: dict[int, str] = {}
         self.title = ""
+        self.title_parts: list[str] = []  # {\\info{\\title ...}}'s text, as it is read
         # (heading level or None, text, its runs: (characters, size, bold); None when not
         # a paragraph of the body, a table row or a note)
         self.blocks: list[tuple[int | None, str, list[tuple[int, float, bool]] | None]] = []
@@ -114,8 +116,10 @@ class _Reader:
             return self.para
         if group.dest == "footnote":
             return self.note
-        if group.dest in ("title", "stylesheet-entry"):
-            return self.entry[1] if group.dest == "stylesheet-entry" else self._title
+        if group.dest == "title":
+            return self.title_parts
+        if group.dest == "stylesheet-entry":
+            return self.entry[1]
         return None
 
     def flush(self, group: _Group) -> None:
@@ -186,12 +190,7 @@ class _Reader:
                 self.styles[number] = min(int(m.group(1)), MAX_LEVEL)
         self.entry = (None, [], None)
 
-    @property
-    def _title(self) -> list[str]:
-        return self._title_parts
-
     def read(self, data: str) -> None:  # noqa: C901 (one case a token)
-        self._title_parts: list[str] = []
         stack: list[_Group] = []
         group = _Group(dest="root")
         pos = 0
@@ -217,7 +216,7 @@ class _Reader:
                 if group.dest == "stylesheet-entry" and stack and stack[-1].dest == "stylesheet":
                     self.end_style()
                 if group.dest == "title" and (not stack or stack[-1].dest != "title"):
-                    self.title = squash("".join(self._title_parts))
+                    self.title = squash("".join(self.title_parts))
                 group = stack.pop() if stack else group
                 continue
             if hexa is not None:
@@ -271,9 +270,9 @@ class _Reader:
                 continue
             if group.dest == "fonttbl":
                 if word == "f" and value is not None:
-                    self._font = value
+                    self.font_entry = value
                 elif word == "fcharset" and value is not None and value in CHARSETS:
-                    self.fonts[getattr(self, "_font", 0)] = CHARSETS[value]
+                    self.fonts[self.font_entry] = CHARSETS[value]
                 continue
             if group.dest == "stylesheet-entry":
                 if word == "s" and value is not None:
