@@ -103,10 +103,8 @@ quote matches what a reader sees on the page.
 from __future__ import annotations
 
 import ctypes
-import functools
 import math
 import re
-import shutil
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -131,6 +129,7 @@ from citeline.extract.blocks import (
     metadata_title,
     names_no_section,
 )
+from citeline.extract.ocr import mean_confidence, ocr_status, read_lines
 from citeline.types import Document, Heading, Region, RegionKind
 
 # A header/footer sits in the first or last lines of a page; two covers a
@@ -259,8 +258,6 @@ COLUMN_GAP_EM = 1.2
 CELL_ALIGN_EM = 0.3
 # 300 dpi is Tesseract's recommended input resolution; lower loses small print.
 OCR_DPI = 300
-# Debian's tesseract-ocr package ships English ("eng") as its default model.
-OCR_LANG = "eng"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufeff\ufffd]")
 _TRAILING_WS = re.compile(r"[ \t]+\n")
@@ -326,23 +323,6 @@ def _why_unreadable(path: Path) -> str:
 # PDFium is not thread-safe (pypdfium2 says so): a server indexing uploads on
 # several threads must not call into it concurrently.
 _PDFIUM_LOCK = threading.Lock()
-
-
-@functools.cache
-def _probe_ocr() -> str | None:
-    try:
-        import PIL  # noqa: F401
-        import pytesseract  # noqa: F401
-    except ImportError:
-        return "pytesseract is not installed: pip install 'citeline[ocr]'"
-    if shutil.which("tesseract") is None:
-        return "the tesseract program is not installed: apt-get install tesseract-ocr"
-    return None
-
-
-def ocr_status() -> str | None:
-    """None when OCR can run, else why not (shown in warnings and failures)."""
-    return _probe_ocr()
 
 
 def clean_page_text(raw: str) -> str:
@@ -1128,29 +1108,13 @@ def _flattened(pdf: pdfium.PdfDocument, index: int) -> pdfium.PdfPage:
 
 def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
     """Render one page and read it with Tesseract: (text, mean word confidence)."""
-    import pytesseract
-
-    image = page.render(scale=OCR_DPI / 72).to_pil()
-    data = pytesseract.image_to_data(image, lang=OCR_LANG, output_type=pytesseract.Output.DICT)
-    lines: dict[tuple[int, int, int], list[str]] = {}
-    confs: list[float] = []
-    for i, word in enumerate(data["text"]):
-        word = word.strip()
-        conf = float(data["conf"][i])
-        if not word or conf < 0:  # conf -1 marks layout boxes, not words
-            continue
-        key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
-        lines.setdefault(key, []).append(word)
-        confs.append(conf)
+    lines = read_lines(page.render(scale=OCR_DPI / 72).to_pil())
     parts: list[str] = []
-    last_par: tuple[int, int] | None = None
-    for (block, par, _), words in sorted(lines.items()):
-        if last_par is not None and (block, par) != last_par:
+    for i, line in enumerate(lines):
+        if i and line.paragraph != lines[i - 1].paragraph:
             parts.append("")  # a blank line between OCR paragraphs
-        parts.append(" ".join(words))
-        last_par = (block, par)
-    text = "\n".join(parts)
-    return text, (round(sum(confs) / len(confs), 1) if confs else None)
+        parts.append(line.text)
+    return "\n".join(parts), mean_confidence(lines)
 
 
 def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
