@@ -638,6 +638,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
     conf: float | None = None
     labels: dict[int, str] = {}  # page -> its printed number, where the PDF labels it
     printed: list[str] = []  # an e-book's printed pages, in reading order
+    boxes: list[tuple[int | None, tuple[int, int, int, int]]] = []  # an image's lines read
     for i in range(bisect.bisect_right(regions, start, key=_region_end), len(regions)):
         r = regions[i]
         if r.start >= end:
@@ -660,6 +661,14 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
         elif r.kind is RegionKind.PRINTED and r.label is not None and \
                 (not printed or printed[-1] != r.label):
             printed.append(r.label)
+        elif r.kind is RegionKind.LINE and r.box is not None:
+            boxes.append((r.page, r.box))
+            if r.confidence is not None:
+                conf = r.confidence if conf is None else min(conf, r.confidence)
+    xywh = None
+    if boxes:  # the pages of a multi-page image, and the box around the lines on the first
+        pages = [page for page, _ in boxes if page is not None]
+        xywh = _around([box for page, box in boxes if page == boxes[0][0]])
     return Locator(
         start=start,
         end=end,
@@ -671,7 +680,21 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
         sheet_range=_a1_range(rows) if rows else None,
         ocr_confidence=conf,
         slides=tuple(sorted(set(slides))),
+        xywh=xywh,
     )
+
+
+def _around(boxes: Sequence[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+    """The smallest box holding every (x, y, width, height) of ``boxes``.
+
+    >>> _around([(10, 20, 100, 15), (12, 40, 50, 15)])
+    (10, 20, 100, 35)
+    """
+    left = min(x for x, _, _, _ in boxes)
+    top = min(y for _, y, _, _ in boxes)
+    right = max(x + w for x, _, w, _ in boxes)
+    bottom = max(y + h for _, y, _, h in boxes)
+    return left, top, right - left, bottom - top
 
 
 def _region_end(r: Region) -> int:

@@ -49,6 +49,9 @@ class RegionKind(StrEnum):
     # an e-book's printed page (its number in ``label``), from its page list: the
     # locator stays #char=, and names the printed pages its range spans
     PRINTED = "printed"
+    # a line of an image read by OCR: its pixel box in ``box``, its page in ``page`` when
+    # the image has more than one (a multi-page TIFF): locator #xywh=x,y,w,h
+    LINE = "line"
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class Region:
     # a PDF page's printed number (its /PageLabels label: "xii", "A-3"), when it is not
     # the page's position in the file; an e-book's printed page's number; None otherwise
     label: str | None = None
+    # an image's LINE: (x, y, width, height) in the image's pixels, from its top left
+    box: tuple[int, int, int, int] | None = None
 
 
 class Heading(NamedTuple):
@@ -144,11 +149,24 @@ class Locator:
     # e-book's (no ``pages``: its fragment is #char=) are the printed pages its range
     # spans, in reading order, from the book's page list; () for text before the first
     page_labels: tuple[str, ...] = ()
+    # the part of an image the range was read from by OCR: (x, y, width, height) in its
+    # pixels, the box around its lines (on the first of ``pages`` in a multi-page image)
+    xywh: tuple[int, int, int, int] | None = None
 
     @property
     def fragment(self) -> str:
-        """The URL fragment: ``#page=N``, ``#slide=N``, ``#t=s,e``, a sheet range, else
-        ``#char=s,e``."""
+        """The URL fragment: ``#page=N``, ``#slide=N``, ``#t=s,e``, a sheet range, an
+        image's area (``#xywh=x,y,w,h``, W3C Media Fragments' spatial dimension, after
+        ``page=N&`` in a multi-page image), else ``#char=s,e``.
+
+        >>> Locator(0, 9, xywh=(40, 12, 300, 25)).fragment
+        '#xywh=40,12,300,25'
+        >>> Locator(0, 9, pages=(2,), xywh=(40, 12, 300, 25)).fragment
+        '#page=2&xywh=40,12,300,25'
+        """
+        if self.xywh is not None:
+            area = "xywh=" + ",".join(map(str, self.xywh))
+            return f"#page={self.pages[0]}&{area}" if self.pages else f"#{area}"
         if self.pages:
             return f"#page={self.pages[0]}"
         if self.slides:
@@ -190,6 +208,8 @@ class Locator:
             out["sheet_range"] = self.sheet_range
         if self.ocr_confidence is not None:
             out["ocr_confidence"] = self.ocr_confidence
+        if self.xywh is not None:
+            out["xywh"] = list(self.xywh)
         return out
 
 

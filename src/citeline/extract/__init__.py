@@ -287,7 +287,7 @@ def _load_builtin() -> None:
     _loaded = True
     import importlib
 
-    from citeline.extract import asciidoc, info, latex, man, notebook, org, rtf, text  # noqa: F401
+    from citeline.extract import asciidoc, image, info, latex, man, notebook, org, rtf, text  # noqa: F401, E501
 
     for mod in BUILTIN_OPTIONAL:
         try:

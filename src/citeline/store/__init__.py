@@ -93,10 +93,11 @@ def document_row(record: DocRecord, text: str, indexed_at: str,
 
 # A region as a JSON array: kind, then these fields of :class:`Region` (a sheet's
 # header text is left out: it is for the embedded text, not for locating). ``cells``
-# came last, later, and ``label`` after it: a map written before has one or two fields
-# fewer.
+# came last, later, then ``label`` and ``box``: a map written before has up to three
+# fields fewer.
 _REGION_FIELDS = ("start", "end", "page", "t_start", "t_end", "sheet", "row", "first_col",
-                  "last_col", "confidence", "cells", "label")  # label: a PDF page's printed number
+                  "last_col", "confidence", "cells", "label",  # label: a PDF page's printed number
+                  "box")  # box: an image's line, x, y, width, height
 
 
 def regions_json(regions: Sequence[Region]) -> str:
@@ -118,9 +119,11 @@ def regions_from_json(raw: str | None) -> list[Region] | None:
     out = []
     for kind, *rest in json.loads(raw):
         fields = dict(zip(_REGION_FIELDS, rest, strict=False))
-        if not len(_REGION_FIELDS) - 2 <= len(rest) <= len(_REGION_FIELDS):
+        if not len(_REGION_FIELDS) - 3 <= len(rest) <= len(_REGION_FIELDS):
             raise ValueError(f"a region with {len(rest)} fields: {rest!r}")
         fields["cells"] = tuple(fields.get("cells") or ())
+        if fields.get("box") is not None:
+            fields["box"] = tuple(fields["box"])
         out.append(Region(RegionKind(kind), **fields))
     return out
 
@@ -132,6 +135,7 @@ def locator_json(loc: Locator) -> dict[str, object]:
         "start": loc.start, "end": loc.end, "pages": list(loc.pages), "t_start": loc.t_start,
         "t_end": loc.t_end, "sheet_range": loc.sheet_range, "ocr_confidence": loc.ocr_confidence,
         "slides": list(loc.slides), "page_labels": list(loc.page_labels),
+        "xywh": list(loc.xywh) if loc.xywh is not None else None,
     }
 
 
@@ -142,6 +146,7 @@ def locator_from(d: dict[str, Any]) -> Locator:
         t_start=d.get("t_start"), t_end=d.get("t_end"), sheet_range=d.get("sheet_range"),
         ocr_confidence=d.get("ocr_confidence"), slides=tuple(d.get("slides") or ()),
         page_labels=tuple(d.get("page_labels") or ()),
+        xywh=tuple(d["xywh"]) if d.get("xywh") is not None else None,
     )
 
 

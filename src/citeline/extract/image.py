@@ -1,0 +1,196 @@
+"""Images of text (a scanned page, a photographed notice, a screenshot), read by OCR.
+
+Canonical text = the lines Tesseract reads (:mod:`citeline.extract.ocr`), in its reading
+order, a blank line between its paragraphs, and between the pages of a multi-page TIFF
+(what scanners and fax software write). Each line is a :class:`Region` of kind LINE
+holding its box in the picture, so a chunk's locator is the area its lines take,
+``#xywh=x,y,width,height`` in the image's pixels (W3C Media Fragments' spatial
+dimension; ``#page=N&xywh=...`` in a multi-page TIFF), with the page's mean word
+confidence, as a scanned PDF page's citation carries its page's. The image is read as a
+viewer shows it: turned by its EXIF orientation (a phone's photo), transparency on
+white (a screenshot's text on a transparent background is not black on black).
+
+An image is a document when OCR finds text in it: at least :data:`MIN_TEXT_WORDS` words
+read with confidence :data:`~citeline.extract.blocks.LOW_OCR_CONFIDENCE` or more, and at
+least half of its words. Anything else (a photo, an icon, a chart whose few labels
+Tesseract misreads) is skipped, saying how many words OCR read: it would add nothing but
+noise to a search. Only the first frame of an animated GIF, PNG or WebP is read.
+
+Without OCR installed an image is skipped, saying what to install.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings as py_warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citeline.errors import ExtractionError, UnsupportedFormat
+from citeline.extract import read_bytes, register
+from citeline.extract.blocks import LOW_OCR_CONFIDENCE, metadata_title
+from citeline.extract.ocr import Line, mean_confidence, ocr_status, read_lines
+from citeline.types import Document, Region, RegionKind
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+SUFFIXES = (".png", ".jpg", ".jpeg", ".jpe", ".jfif", ".tif", ".tiff", ".gif", ".bmp", ".webp")
+# Fewer words read with confidence than this is no text: a logo's name, an icon's "~".
+MIN_TEXT_WORDS = 3
+# Pillow's own guard against decompression bombs warns from 89.5 megapixels (a 1 kB PNG
+# can claim 50,000 x 50,000 pixels: 7.5 GB to decode); a phone's 48-megapixel photo is
+# well under it, a scan of an A0 drawing at 300 dpi (140 megapixels) is not.
+MAX_PIXELS = 89_478_485
+# Files saved under an image's name that are something else, by their first bytes.
+_NOT_IMAGE = (
+    (b"%PDF-", "a PDF document; give it its .pdf suffix"),
+    (b"<svg", "an SVG drawing, which citeline does not read"),
+    (b"<?xml", "an XML file (an SVG drawing?), which citeline does not read"),
+    (b"<!doctype html", "an HTML page (a link that answered with a web page); download the "
+                        "image itself"),
+    (b"<html", "an HTML page (a link that answered with a web page); download the image itself"),
+    (b"PK\x03\x04", "a ZIP archive or an Office document"),
+)
+
+
+class ImageExtractor:
+    name = "image"
+    version = "1"
+    suffixes = SUFFIXES
+
+    def extract(self, path: Path, rel: str) -> Document:
+        missing = ocr_status()
+        if missing is not None:
+            raise UnsupportedFormat(rel, f"an image, whose text only OCR can read: {missing}")
+        from PIL import Image as PILImage
+        from PIL import UnidentifiedImageError
+
+        data = read_bytes(path, rel)
+        warnings: list[str] = []
+        try:
+            with py_warnings.catch_warnings():  # over MAX_PIXELS is refused below, with its size
+                py_warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+                img = PILImage.open(io.BytesIO(data))
+            with img:
+                pages = _pages(img, rel, warnings)
+                title = _metadata_title(img)
+                media_type = PILImage.MIME.get(img.format or "", "image/" + path.suffix[1:].lower())
+        except PILImage.DecompressionBombError as exc:  # twice Pillow's limit, refused at open
+            raise ExtractionError(rel, f"the image is too large to read ({exc})") from exc
+        except UnidentifiedImageError as exc:
+            raise ExtractionError(rel, _why_not_an_image(data)) from exc
+        except (OSError, SyntaxError, ValueError) as exc:  # Pillow's words for a damaged file
+            raise ExtractionError(rel, f"a damaged image, cut short or corrupt ({exc})") from exc
+        words = [c for lines in pages for line in lines for c in line.confidences]
+        sure = sum(c >= LOW_OCR_CONFIDENCE for c in words)
+        if sure < MIN_TEXT_WORDS or sure * 2 < len(words):
+            raise UnsupportedFormat(rel, (
+                f"no text found in the image: OCR read {sure} of {len(words)} words with "
+                f"confidence {LOW_OCR_CONFIDENCE:g} or more (a photo or a drawing is not indexed)"
+                if words else "no text found in the image (a photo or a drawing is not indexed)"))
+        text, regions = _text(pages)
+        low = [(n, c) for n, lines in enumerate(pages, 1)
+               if (c := mean_confidence(lines)) is not None and c < LOW_OCR_CONFIDENCE]
+        if low:
+            where = (", ".join(f"page {n} ({c:g})" for n, c in low) if len(pages) > 1
+                     else f"mean word confidence {low[0][1]:g}")
+            warnings.append(f"low OCR confidence (under {LOW_OCR_CONFIDENCE:g}): {where}; "
+                            "citations from it are flagged")
+        own, named = metadata_title(title, path.stem) if title else (None, None)
+        return Document(
+            path=rel,
+            title=own or named or path.stem,
+            text=text,
+            media_type=media_type,
+            extractor=self.name,
+            extractor_version=self.version,
+            regions=tuple(regions),
+            warnings=tuple(warnings),
+            headings="none",
+        )
+
+
+def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
+    """The lines OCR reads on each page: a multi-page TIFF's every page, else the image
+    (an animation's first frame)."""
+    if img.width * img.height > MAX_PIXELS:
+        raise ExtractionError(rel, (
+            f"the image is {img.width} x {img.height} pixels "
+            f"({img.width * img.height / 1e6:.0f} megapixels), over the "
+            f"{MAX_PIXELS / 1e6:.0f} citeline reads (a decompression bomb, or a huge scan: "
+            "scale it down)"))
+    frames = getattr(img, "n_frames", 1)
+    if frames > 1 and img.format != "TIFF":
+        warnings.append(f"an animated image of {frames} frames: only the first is read")
+        frames = 1
+    pages = []
+    for n in range(frames):
+        img.seek(n)
+        pages.append(read_lines(_as_shown(img)))
+    return pages
+
+
+def _as_shown(img: Image) -> Image:
+    """The image as a viewer shows it, in a mode Tesseract reads: turned by its EXIF
+    orientation, and anything transparent laid on white."""
+    from PIL import Image as PILImage
+    from PIL import ImageOps
+
+    with py_warnings.catch_warnings():  # a broken EXIF block is no reason to stop
+        py_warnings.simplefilter("ignore")
+        shown = ImageOps.exif_transpose(img)
+    if shown.mode in ("1", "L", "RGB"):
+        return shown
+    if shown.mode in ("I;16", "I;16B", "I;16L", "I", "F"):  # 16-bit or float greys (scans)
+        return ImageOps.autocontrast(shown.convert("I")).convert("L") if shown.mode != "F" \
+            else shown.convert("L")
+    if shown.mode in ("RGBA", "LA", "PA", "P", "RGBa", "La") or "transparency" in shown.info:
+        rgba = shown.convert("RGBA")
+        return PILImage.alpha_composite(PILImage.new("RGBA", rgba.size, "white"), rgba).convert("RGB")
+    return shown.convert("RGB")  # CMYK, YCbCr ...
+
+
+def _text(pages: list[list[Line]]) -> tuple[str, list[Region]]:
+    """The canonical text of the pages' lines, and a LINE region for each line."""
+    parts: list[str] = []
+    regions: list[Region] = []
+    at = 0
+    for n, lines in enumerate(pages, 1):
+        confidence = mean_confidence(lines)
+        for i, line in enumerate(lines):
+            if parts:
+                gap = "\n" if i and line.paragraph == lines[i - 1].paragraph else "\n\n"
+                parts.append(gap)
+                at += len(gap)
+            parts.append(line.text)
+            regions.append(Region(RegionKind.LINE, at, at + len(line.text),
+                                  page=n if len(pages) > 1 else None,
+                                  confidence=confidence, box=line.box))
+            at += len(line.text)
+    return "".join(parts), regions
+
+
+def _metadata_title(img: Image) -> str:
+    """The title the image's metadata gives: a PNG's Title text, else the TIFF or EXIF
+    ImageDescription; "" when none."""
+    title = img.info.get("Title")
+    if isinstance(title, str) and title.strip():
+        return title
+    try:
+        description = img.getexif().get(270)  # ImageDescription
+    except Exception:  # noqa: BLE001 - a damaged EXIF block names nothing
+        return ""
+    return description if isinstance(description, str) else ""
+
+
+def _why_not_an_image(data: bytes) -> str:
+    """Why Pillow does not know ``data`` as an image: what it is, when its first bytes say."""
+    head = data[:512].lstrip().lower()
+    for magic, what in _NOT_IMAGE:
+        if head.startswith(magic.lower()):
+            return f"not an image: it is {what}"
+    return "not a readable image: the file is corrupt or in a format Pillow does not read"
+
+
+register(ImageExtractor())
