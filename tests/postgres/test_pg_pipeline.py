@@ -455,6 +455,30 @@ def test_a_deck_s_slide_locators_are_the_same_on_both_backends(pg_url, memo_embe
     assert hits[0].locator.slides == (3,) and hits[0].locator.fragment == "#slide=3"
 
 
+def test_an_image_s_line_boxes_are_the_same_on_both_backends(pg_url, memo_embedder, tmp_path):
+    """A screenshot's ``#xywh=`` locators and its line boxes (the region map an answer's
+    sentence is located by) come back alike from SQLite's text and PostgreSQL's jsonb."""
+
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    shutil.copy(Path(__file__).parent.parent / "fixtures" / "real" / "irrigation-handset.png",
+                folder / "handset.png")
+    lite = Index(tmp_path / "ix", embedder=memo_embedder)
+    pg = Index(pg_url + "?exact=1", embedder=memo_embedder)
+    for ix in (lite, pg):
+        assert ix.index(folder).indexed == ["handset.png"]
+    assert pg.store.document_regions("handset.png") == lite.store.document_regions("handset.png")
+    question = "how do I stop the water in a burst"
+    a, b = lite.ask(question), pg.ask(question)
+    assert [c.locator for c in a.citations] == [c.locator for c in b.citations]
+    assert [s.locator for s in a.spans] == [s.locator for s in b.spans]
+    span = next(s for s in b.spans if "red main valve" in s.text)
+    assert span.locator.xywh is not None and span.locator.fragment.startswith("#xywh=")
+    assert span.locator.xywh != b.citations[span.citation - 1].locator.xywh  # its own line
+    pg.close()
+    lite.close()
+
+
 def test_a_nul_in_a_pdf_title_is_dropped_not_a_stopped_run(pg_url, memo_embedder, tmp_path):
     """A PDF's metadata may hold a NUL (PostgreSQL refuses it in text): the title loses it
     on both backends, and a value PostgreSQL still refuses fails that document alone (it
