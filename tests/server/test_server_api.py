@@ -912,6 +912,122 @@ def test_a_compressed_document_s_file_is_served_decompressed(live, embedder, tmp
         assert list(scratch.iterdir()) == []
 
 
+
+def _pixels(data: bytes | Path, page: int = 1) -> tuple[tuple[int, int], bytes]:
+    """An image's size and grey pixels (page ``page`` of a TIFF), as Pillow reads them."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data) if isinstance(data, bytes) else data) as img:
+        img.seek(page - 1)
+        return img.size, img.convert("L").tobytes()
+
+
+def test_an_image_is_served_inline_and_a_tiff_s_page_as_png(live, embedder, tmp_path):
+    """The page shows an image citation as the image with the cited box over it: /file
+    serves a PNG inline as image/png (an SVG never as image/svg+xml, whose script would
+    run), and /image a page of a TIFF, which no browser shows, as a PNG of its size."""
+    import gzip
+
+    real = FIXTURES / "real"
+    data = tmp_path / "data"
+    data.mkdir()
+    srv = live(data_dir=data, embedder=embedder)
+    url = "/api/collections/pictures/documents"
+    with srv.client() as c:
+        assert c.post("/api/collections", json={"name": "pictures"}).status_code == 201
+        r = c.post(url, files=[
+            ("files", ("irrigation-handset.png", (real / "irrigation-handset.png").read_bytes())),
+            ("files", ("water-budget.tiff", (real / "water-budget.tiff").read_bytes()))])
+        assert r.status_code == 202
+        docs = wait_settled(c, "pictures")
+        assert {d["state"] for d in docs.values()} == {"indexed"}, docs
+
+        png = c.get(f"{url}/irrigation-handset.png/file")
+        assert png.status_code == 200 and png.content == (real / "irrigation-handset.png").read_bytes()
+        assert png.headers["content-type"] == "image/png"
+        assert png.headers["content-disposition"].startswith("inline;")
+        assert png.headers["content-security-policy"] == "sandbox"
+        assert png.headers["x-content-type-options"] == "nosniff"
+        # a TIFF is no image a browser shows: its file is a download, its pages are /image's
+        tiff = c.get(f"{url}/water-budget.tiff/file")
+        assert tiff.headers["content-type"] == "application/octet-stream"
+        assert tiff.headers["content-disposition"].startswith("attachment;")
+
+        # the answer's sentence on the TIFF's second page: its box is on that page's PNG
+        answer = c.post("/api/collections/pictures/ask",
+                        json={"question": "What is the consumption by site?"}).json()
+        span = next(s for s in answer["spans"] if s["document"] == "water-budget.tiff")
+        assert span["location"]["pages"] == [2]
+        x, y, w, h = span["location"]["xywh"]
+        page2 = c.get(f"{url}/water-budget.tiff/image", params={"page": 2})
+        assert page2.status_code == 200 and page2.headers["content-type"] == "image/png"
+        assert page2.headers["content-security-policy"] == "sandbox"
+        assert page2.headers["content-disposition"] == \
+            "inline; filename*=utf-8''water-budget-page2.png"
+        size, pixels = _pixels(page2.content)
+        assert page2.content.startswith(b"\x89PNG") and size == (2667, 1500)
+        assert (size, pixels) == _pixels(real / "water-budget.tiff", page=2)
+        assert 0 <= x < x + w <= size[0] and 0 <= y < y + h <= size[1]
+        first = c.get(f"{url}/water-budget.tiff/image")  # page 1 unless asked
+        assert _pixels(first.content) == _pixels(real / "water-budget.tiff", page=1)
+        # a page the file does not have, or none at all: the error names the field
+        err = assert_error(c.get(f"{url}/water-budget.tiff/image", params={"page": 3}),
+                           404, "not_found")
+        assert err["detail"] == {"field": "page", "pages": 2}
+        assert err["message"] == "page: water-budget.tiff has 2 page(s), no page 3"
+        for bad in ("0", "two"):
+            err = assert_error(c.get(f"{url}/water-budget.tiff/image", params={"page": bad}),
+                               422, "validation_error")
+            assert [d["field"] for d in err["detail"]] == ["page"], bad
+        # any other image has one page: the image itself, as PNG
+        one = c.get(f"{url}/irrigation-handset.png/image")
+        assert _pixels(one.content) == _pixels(real / "irrigation-handset.png")
+        assert assert_error(c.get(f"{url}/irrigation-handset.png/image?page=2"), 404,
+                            "not_found")["detail"] == {"field": "page", "pages": 1}
+        err = assert_error(c.get(f"{url}/nothing.tiff/image"), 404, "not_found")
+        assert err["message"] == "no original file for 'nothing.tiff' in collection 'pictures'"
+
+        files = data / "pictures" / "files"
+        # an SVG (no document, but a file /file serves) is a download, never an image
+        (files / "logo.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg">'
+                                        "<script>alert(1)</script></svg>")
+        svg = c.get(f"{url}/logo.svg/file")
+        assert svg.headers["content-type"] == "application/octet-stream"
+        assert svg.headers["content-disposition"].startswith("attachment;")
+        err = assert_error(c.get(f"{url}/logo.svg/image"), 422, "not_an_image")
+        assert err["message"].startswith("logo.svg is not an image (one of PNG, JPEG, GIF, ")
+        # compressed: served as the image it holds; cut short: a 422 saying so
+        (files / "scan.tiff.gz").write_bytes(gzip.compress((real / "water-budget.tiff").read_bytes()))
+        (files / "shot.png.gz").write_bytes(gzip.compress((real / "irrigation-handset.png").read_bytes()))
+        assert _pixels(c.get(f"{url}/scan.tiff.gz/image?page=2").content) == \
+            _pixels(real / "water-budget.tiff", page=2)
+        shot = c.get(f"{url}/shot.png.gz/file")
+        assert shot.headers["content-type"] == "image/png"
+        assert shot.content == (real / "irrigation-handset.png").read_bytes()
+        (files / "cut.png").write_bytes((real / "irrigation-handset.png").read_bytes()[:4000])
+        err = assert_error(c.get(f"{url}/cut.png/image"), 422, "unreadable_file")
+        assert err["message"].startswith("cut.png: a damaged image, cut short or corrupt (")
+
+        spec = c.get("/openapi.json").json()
+        op = spec["paths"]["/api/collections/{name}/documents/{document}/image"]["get"]
+        assert op["tags"] == ["documents"] and "image/png" in op["responses"]["200"]["content"]
+        (param,) = [p for p in op["parameters"] if p["name"] == "page"]
+        assert param["in"] == "query" and param["schema"]["minimum"] == 1
+
+
+def test_an_image_page_takes_a_read_key_and_is_no_page_of_a_text(env):
+    with env["server"].client(env["reader"]) as reader:
+        assert_error(reader.get("/api/collections/other/documents/kettle.md/image"),
+                     403, "forbidden")
+        err = assert_error(reader.get("/api/collections/kb/documents/kettle.md/image"),
+                           422, "not_an_image")
+        assert err["detail"] == {"document": "kettle.md"}
+    with env["server"].client() as anon:
+        assert_error(anon.get("/api/collections/kb/documents/kettle.md/image"),
+                     401, "unauthorized")
+
 def test_serve_refuses_network_address_without_keys(tmp_path, capsys):
     code = cli.main(["serve", "--data", str(tmp_path / "d"), "--host", "0.0.0.0", "--port", "1"])
     err = capsys.readouterr().err

@@ -1002,3 +1002,93 @@ def test_the_only_in_field_limits_a_question_and_a_search_to_some_documents(page
     err = pg.locator("#error")
     err.wait_for()
     assert "no indexed document matches 'nope/*'" in err.text_content()
+
+
+# The viewer's image and the cited area's highlight as drawn: their boxes on screen, the
+# image's natural size (its own pixels, the ones a citation's xywh counts) and its source.
+DRAWN_IMAGE = """() => {
+  const img = document.querySelector('#viewer-body .image-box img');
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; };
+  return { natural: [img.naturalWidth, img.naturalHeight], img: box(img), src: img.src,
+           alt: img.alt, mark: box(document.querySelector('#image-highlight')) };
+}"""
+
+
+def xywh_of(locator: str) -> list[int]:
+    """The box of a locator such as ``#xywh=8,13,782,152`` or ``#page=2&xywh=184,1003,1429,84``."""
+    return [int(v) for v in locator.split("xywh=")[1].split()[0].split(",")]
+
+
+def assert_highlight_over(drawn: dict, xywh: list[int]) -> None:
+    """The highlight covers the cited box, scaled to the image's displayed size (2 px slack)."""
+    (nat_w, nat_h), (left, top, width, height) = drawn["natural"], drawn["img"]
+    x, y, w, h = xywh
+    sx, sy = width / nat_w, height / nat_h
+    want = [left + x * sx, top + y * sy, w * sx, h * sy]
+    assert all(abs(a - b) <= 2 for a, b in zip(drawn["mark"], want, strict=True)), (drawn, want)
+
+
+def test_a_screenshot_s_citation_shows_the_image_with_the_cited_lines_outlined(page, tmp_path):
+    pg = page
+    shot = (FIXTURES / "real" / "irrigation-handset.png").read_bytes()
+    pg.set_input_files("#file-input", files=[{"name": "irrigation-handset.png",
+                                              "mimeType": "image/png", "buffer": shot}])
+    wait_indexed(pg, "irrigation-handset.png")
+    pg.fill("#only-in", "irrigation-handset.png")
+    row = cited_row(pg, "What is the frost thermostat setting?", "five degrees")
+    locator = row.locator("td.loc").text_content()
+    assert locator.startswith("#xywh=")
+    quote = row.locator("td.quote").text_content()
+    with pg.expect_response(lambda r: r.url.endswith("/irrigation-handset.png/file")) as resp:
+        row.click()
+    assert resp.value.headers["content-type"] == "image/png" and resp.value.body() == shot
+    pg.locator("#image-highlight").wait_for()
+    drawn = pg.evaluate(DRAWN_IMAGE)
+    assert drawn["natural"] == [900, 700] and drawn["src"].startswith("blob:")
+    assert drawn["alt"] == "image of irrigation-handset.png"
+    assert_highlight_over(drawn, xywh_of(locator))
+    x, y, w, h = xywh_of(locator)
+    assert pg.get_by_role("img", name=f"the cited area: {w} × {h} pixels at x {x}, y {y}; "
+                          "its text is marked below").is_visible()
+    # under it, what OCR read, the cited range marked as a text citation's is
+    mark = pg.locator("#doc-text mark#highlight")
+    assert mark.text_content() == quote and "five degrees" in quote
+    assert pg.locator("#ocr-note").text_content().startswith("The text OCR read from the image")
+    pg.screenshot(path=str(tmp_path / "image-citation.png"))
+    # a narrower window shows the image smaller: the highlight stays on its lines
+    pg.set_viewport_size({"width": 700, "height": 900})
+    pg.wait_for_timeout(100)
+    narrow = pg.evaluate(DRAWN_IMAGE)
+    assert narrow["img"][2] < drawn["img"][2]
+    assert_highlight_over(narrow, xywh_of(locator))
+    # closing frees the image's memory, as it does a recording's
+    probe = ("new Promise((done) => { const i = new Image(); i.onload = () => done('read'); "
+             f"i.onerror = () => done('gone'); i.src = {json.dumps(drawn['src'])}; }})")
+    assert pg.evaluate(probe) == "read"
+    pg.click("#viewer-close")
+    assert pg.evaluate(probe) == "gone"
+
+
+def test_a_tiff_s_citation_shows_its_cited_page_as_png(page, tmp_path):
+    """No browser shows a TIFF: the page fetches the cited page as the server's PNG."""
+    pg = page
+    pg.set_input_files("#file-input", files=[{
+        "name": "water-budget.tiff", "mimeType": "image/tiff",
+        "buffer": (FIXTURES / "real" / "water-budget.tiff").read_bytes()}])
+    wait_indexed(pg, "water-budget.tiff")
+    pg.fill("#only-in", "water-budget.tiff")
+    pg.fill("#question", "What is the consumption by site?")
+    pg.click("#ask-btn")
+    pg.locator('#answer[data-state="done"]').wait_for()
+    # the answer's sentence is on the second page: its marker opens that page
+    with pg.expect_response(lambda r: r.url.endswith("/water-budget.tiff/image?page=2")) as resp:
+        pg.locator("#answer a.cite-ref").first.click()
+    assert resp.value.status == 200 and resp.value.headers["content-type"] == "image/png"
+    pg.locator("#image-highlight").wait_for()
+    where = pg.locator("#viewer-where").text_content()
+    assert where.startswith("water-budget.tiff #page=2&xywh=")
+    drawn = pg.evaluate(DRAWN_IMAGE)
+    assert drawn["natural"] == [2667, 1500] and drawn["alt"] == "image of water-budget.tiff, page 2"
+    assert_highlight_over(drawn, xywh_of(where))
+    assert pg.locator("#doc-text mark#highlight").text_content() == "CONSUMPTION BY SITE"
+    pg.screenshot(path=str(tmp_path / "tiff-citation.png"))

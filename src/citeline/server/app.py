@@ -16,6 +16,7 @@ answer object). The OpenAPI document is at ``/openapi.json``.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 import mimetypes
@@ -27,6 +28,7 @@ import shutil
 import sqlite3
 import tempfile
 import threading
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
@@ -279,6 +281,18 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
 }}}}}
 FILE_ANY = {200: {"description": "the file, as its own type",
                   "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}}}
+PAGE_PNG = {200: {"description": "the page as a PNG image",
+                  "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}}}
+# Images every browser shows, by the suffix of the name a file is served under: /file
+# serves them inline, as their own type. Never SVG, whose script would run on the
+# server's origin. Any other image (a TIFF) is shown as /image's PNG of one page.
+BROWSER_IMAGES = {
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".jpe": "image/jpeg",
+    ".jfif": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp", ".bmp": "image/bmp",
+}
+# What /image opens, by Pillow's names: the image reader's formats (its JPEG opens an MPO
+# too), and none of the others Pillow has: its EPS reader runs Ghostscript on the file.
+IMAGE_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF")
 # One event, as OpenAPI 3.2's itemSchema for text/event-stream has it; data is JSON.
 SSE_EVENT = {"type": "object", "required": ["event", "data"], "properties": {
     "event": {"enum": ["citations", "answer", "done", "error"]},
@@ -586,7 +600,7 @@ def create_app(
         except ApiError as denied:
             return await _api_error(request, denied)
         detail = [_invalid_json(e) if e.get("type") == "json_invalid" else
-                  {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
+                  {"field": _field_name(e.get("loc", ())),
                    "message": e.get("msg", ""), "type": e.get("type", "")}
                   for e in exc.errors()]
         fields = ", ".join(d["field"] or "body" for d in detail)
@@ -826,8 +840,10 @@ def create_app(
         # manual.pdf.gz a PDF: its gzip bytes sent so would open as a broken PDF)
         plain = compressed.inner(f)
         shown = plain.name if plain is not None else f.name
-        ctype = mimetypes.guess_type(shown)[0] or "application/octet-stream"
-        inline = ctype == "application/pdf" or ctype.split("/")[0] in ("audio", "video", "text")
+        ctype = (BROWSER_IMAGES.get(Path(shown).suffix.lower()) or mimetypes.guess_type(shown)[0]
+                 or "application/octet-stream")
+        inline = (ctype == "application/pdf" or ctype in BROWSER_IMAGES.values()
+                  or ctype.split("/")[0] in ("audio", "video", "text"))
         if ctype.startswith("text/"):
             ctype = "text/plain; charset=utf-8"  # never render an uploaded HTML/SVG as a page
         served, response = ((f, FileResponse) if plain is None
@@ -837,6 +853,29 @@ def create_app(
             filename=shown, content_disposition_type="inline" if inline else "attachment",
             headers={"Content-Security-Policy": "sandbox"},
         )
+
+    @app.get("/api/collections/{name}/documents/{document:path}/image", tags=["documents"],
+             responses=PAGE_PNG, summary="one page of an image document as PNG (a TIFF's page "
+                                         "N, where its #page=N&xywh= box is), as browsers show it")
+    def document_image(name: str, document: str, request: Request,
+                       page: Annotated[int, Query(ge=1, description="1-based page: of a "
+                                                  "multi-page TIFF; any other image has one")] = 1,
+                       ) -> Response:
+        c = collection(request, name, "read")
+        f = c.file_of(document)
+        if f is None:
+            raise ApiError(404, f"no original file for '{document}' in collection '{name}'")
+        plain = compressed.inner(f)
+        opened = f if plain is None else _decompressed_copy(f, document)
+        try:
+            png = _page_png(opened, document, page)
+        finally:
+            if opened is not f:
+                opened.unlink(missing_ok=True)
+        shown = f"{Path((plain or f).name).stem}-page{page}.png"
+        return Response(png, media_type="image/png", headers={
+            "Content-Security-Policy": "sandbox",
+            "Content-Disposition": f"inline; filename*=utf-8''{quote(shown, safe='')}"})
 
     @app.post("/api/collections/{name}/documents/{document:path}/retry", status_code=202,
               tags=["documents"], summary="index one document again from its file")
@@ -934,6 +973,14 @@ _EMPTY_DOC: dict[str, Any] = {
 }
 
 
+def _field_name(loc: tuple) -> str:
+    """A failing field as the client sends it: pydantic's ``("body", "k")`` is ``k``,
+    ``("query", "page")`` is ``page``; a body's field named ``query`` stays ``query``."""
+    if loc and loc[0] in ("body", "query"):
+        loc = loc[1:]
+    return ".".join(str(p) for p in loc if p != "body")
+
+
 def _invalid_json(e: dict) -> dict[str, str]:
     """A body that is not JSON: pydantic puts the character position where a field
     name goes (loc ``("body", 1)``); name the body and say where it broke instead."""
@@ -986,6 +1033,67 @@ def _decompressed_copy(f: Path, document: str) -> Path:
         raise ApiError(422, f"{document}: {exc.reason}", {"document": document},
                        code="unreadable_file") from exc
     return tmp
+
+
+def _page_png(f: Path, document: str, page: int) -> bytes:
+    """Page ``page`` (1-based) of image file ``f`` (document ``document``) as PNG bytes,
+    as a browser shows the image and as its reader read it: turned by its EXIF
+    orientation, so a citation's ``xywh`` box falls where it did. Each page of a
+    multi-page TIFF is a page; any other image has one (an animation's first frame, the
+    one OCR read). ApiError: 404 naming ``page`` past the last, 422 for a file that is not
+    an image of :data:`IMAGE_FORMATS` or is damaged or too big to decode."""
+    try:
+        from PIL import Image, ImageOps, UnidentifiedImageError
+    except ImportError as exc:
+        raise ApiError(501, "showing an image needs Pillow: pip install 'citeline[ocr]'",
+                       code="not_installed") from exc
+    try:
+        with warnings.catch_warnings():  # past MAX_IMAGE_PIXELS is refused below, saying so
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(f, formats=IMAGE_FORMATS)
+        with img:
+            # Pillow's guard against decompression bombs, the most the image reader reads
+            limit = Image.MAX_IMAGE_PIXELS
+            if limit is not None and img.width * img.height > limit:
+                raise ApiError(422, f"{document}: the image is {img.width} x {img.height} "
+                               f"pixels, more than the {limit} shown", {"document": document},
+                               code="unreadable_file")
+            pages = getattr(img, "n_frames", 1) if img.format == "TIFF" else 1
+            if page > pages:
+                raise ApiError(404, f"page: {document} has {pages} page(s), no page {page}",
+                               {"field": "page", "pages": pages})
+            img.seek(page - 1)
+            with warnings.catch_warnings():  # a broken EXIF block is no reason to stop
+                warnings.simplefilter("ignore")
+                shown = ImageOps.exif_transpose(img)
+            out = io.BytesIO()
+            _png_mode(shown).save(out, "PNG")
+    except Image.DecompressionBombError as exc:  # twice the limit: refused by open itself
+        raise ApiError(422, f"{document}: the image is too big to show ({exc})",
+                       {"document": document}, code="unreadable_file") from exc
+    except UnidentifiedImageError as exc:
+        raise ApiError(422, f"{document} is not an image (one of "
+                       f"{', '.join(IMAGE_FORMATS)}): only an image's pages are shown; its "
+                       "file is at /file", {"document": document}, code="not_an_image") from exc
+    except (OSError, SyntaxError, ValueError) as exc:  # Pillow's words for a damaged file
+        raise ApiError(422, f"{document}: a damaged image, cut short or corrupt ({exc})",
+                       {"document": document}, code="unreadable_file") from exc
+    return out.getvalue()
+
+
+def _png_mode(img: Any) -> Any:
+    """``img`` in a mode a PNG holds and every browser shows: 1-bit, grey, palette and
+    RGB(A) as they are; 16- and 32-bit greys and floats (scans, microscopy) stretched to
+    8 bits between their darkest and lightest pixel (a 12-bit scan in a 16-bit file
+    would show nearly black otherwise); anything else (CMYK, YCbCr) as RGB, or RGBA
+    when it is transparent."""
+    if img.mode in ("1", "L", "LA", "P", "RGB", "RGBA"):
+        return img
+    if img.mode.startswith("I") or img.mode == "F":
+        lo, hi = img.getextrema()
+        scale = 255 / (hi - lo) if hi > lo else 1.0
+        return img.convert("F").point(lambda v: (v - lo) * scale).convert("L")
+    return img.convert("RGBA" if img.has_transparency_data else "RGB")
 
 
 def _writable(folder: Path) -> bool:

@@ -600,7 +600,7 @@ let viewing = 0; // the latest view asked for: a slower, earlier one that arrive
 let viewUrl = null; // the blob: URL of the file shown, freed once the viewer shows anything else
 
 function showView(nodes, url = null) {
-  if (viewUrl) URL.revokeObjectURL(viewUrl);
+  if (viewUrl && viewUrl !== url) URL.revokeObjectURL(viewUrl);
   viewUrl = url;
   $("#viewer-body").replaceChildren(...nodes);
 }
@@ -612,8 +612,10 @@ function closeViewer() {
   $("#viewer").hidden = true;
 }
 
-async function fetchBlob(doc, allowed) {
-  const res = await send(colUrl(current) + "/documents/" + docPath(doc) + "/file", { headers: headers() });
+// The document's file (`what`: "/file"; "/image?page=N", a page of an image as PNG) as a
+// blob: URL, if the server sends it as a type `allowed` takes.
+async function fetchBlob(doc, allowed, what = "/file") {
+  const res = await send(colUrl(current) + "/documents/" + docPath(doc) + what, { headers: headers() });
   if (!res.ok) throw new Error(`cannot open ${doc} (HTTP ${res.status})`);
   const type = (res.headers.get("content-type") || "").split(";")[0];
   if (!allowed(type)) throw new Error(`${doc}: unexpected file type ${type}`);
@@ -623,6 +625,10 @@ async function fetchBlob(doc, allowed) {
 }
 
 const MEDIA = /\.(mp3|wav|m4a|aac|flac|ogg|oga|opus|weba|mp4|m4v|webm|ogv|mkv|mov|avi)$/i;
+// Images a browser shows as they are (the server's /file sends them as their own type);
+// any other image (a TIFF) is shown as the server's PNG of the cited page.
+const BROWSER_IMAGE = /\.(png|jpe?g|jpe|jfif|gif|webp|bmp)(\.(gz|bz2|xz))?$/i;
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"];
 
 function openCitation(c) {
   openDocument(c.document, c);
@@ -654,6 +660,10 @@ async function openDocument(doc, c) {
   showView([el("p", { class: "muted" }, "loading…")]);
   const loc = c ? c.location : null;
   try {
+    if (loc && loc.xywh) {
+      await showImage(doc, loc, stale);  // it brings the cited area into view itself
+      return;
+    }
     if (loc && loc.pages) {
       const url = await fetchBlob(doc, (t) => t === "application/pdf");
       if (stale(url)) return;
@@ -668,24 +678,66 @@ async function openDocument(doc, c) {
     } else {
       const data = await api(colUrl(current) + "/documents/" + docPath(doc) + "/text");
       if (stale(null)) return;
-      const pre = el("pre", { id: "doc-text" });
-      if (loc && loc.char) {
-        const s = utf16Index(data.text, loc.char[0], 0, 0);
-        const e = utf16Index(data.text, loc.char[1], loc.char[0], s);
-        const mark = el("mark", { id: "highlight" }, data.text.slice(s, e));
-        pre.append(document.createTextNode(data.text.slice(0, s)), mark,
-          document.createTextNode(data.text.slice(e)));
-        showView([pre]);
-        mark.scrollIntoView({ block: "center" });
-      } else {
-        pre.textContent = data.text;
-        showView([pre]);
-      }
+      const { pre, mark } = markedText(data.text, loc);
+      showView([pre]);
+      if (mark) mark.scrollIntoView({ block: "center" });
     }
     viewer.scrollIntoView({ block: "nearest" });
   } catch (e) {
     if (!stale(null)) showView([el("p", { class: "error" }, e.message)]);
   }
+}
+
+// The document's text as a <pre>, the cited range (`loc.char`, in code points) in a <mark>;
+// `mark` is null when there is no range.
+function markedText(text, loc) {
+  const pre = el("pre", { id: "doc-text" });
+  if (!(loc && loc.char)) {
+    pre.textContent = text;
+    return { pre, mark: null };
+  }
+  const s = utf16Index(text, loc.char[0], 0, 0);
+  const e = utf16Index(text, loc.char[1], loc.char[0], s);
+  const mark = el("mark", { id: "highlight" }, text.slice(s, e));
+  pre.append(document.createTextNode(text.slice(0, s)), mark, document.createTextNode(text.slice(e)));
+  return { pre, mark };
+}
+
+// A citation of text read from an image by OCR: the image (the cited page of a TIFF),
+// the box its lines take (`loc.xywh`, in the image's own pixels) outlined over it, and
+// under it the text OCR read with the cited range marked. The box is placed in percent
+// of the image's natural size, so it stays on its lines at any displayed size.
+async function showImage(doc, loc, stale) {
+  const page = loc.pages ? loc.pages[0] : null;
+  const shown = BROWSER_IMAGE.test(doc) && !page;
+  const url = await fetchBlob(doc, (t) => IMAGE_TYPES.includes(t),
+    shown ? "/file" : "/image?page=" + (page || 1));
+  if (stale(url)) return;
+  showView([el("p", { class: "muted" }, "loading…")], url);  // the viewer frees it from here
+  const img = el("img", { src: url, alt: `image of ${doc}${page ? `, page ${page}` : ""}` });
+  const [data] = await Promise.all([
+    api(colUrl(current) + "/documents/" + docPath(doc) + "/text"),
+    img.decode().catch(() => { throw new Error(`${doc}: the browser cannot show this image`); }),
+  ]);
+  if (stale(null)) return;
+  const [x, y, w, h] = loc.xywh;
+  const pct = (v, of) => `${(100 * v) / of}%`;
+  const { pre, mark } = markedText(data.text, loc);
+  const box = el("div", { class: "image-mark", id: "image-highlight", role: "img",
+    "aria-label": `the cited area: ${w} × ${h} pixels at x ${x}, y ${y}`
+      + `${page ? ` of page ${page}` : ""}; its text is marked below` });
+  if (mark) box.setAttribute("aria-describedby", "highlight");
+  Object.assign(box.style, { left: pct(x, img.naturalWidth), top: pct(y, img.naturalHeight),
+    width: pct(w, img.naturalWidth), height: pct(h, img.naturalHeight) });
+  const confidence = loc.ocr_confidence === null || loc.ocr_confidence === undefined ? ""
+    : ` (mean word confidence ${loc.ocr_confidence})`;
+  showView([el("div", { class: "image-scroll" }, el("div", { class: "image-box" }, img, box)),
+    el("p", { class: "muted", id: "ocr-note" }, `The text OCR read from the image${confidence}, the cited lines marked:`),
+    pre], url);
+  // each in its own scroll box (both fit in the window under the viewer's title)
+  if (mark) mark.scrollIntoView({ block: "nearest" });
+  box.scrollIntoView({ block: "center" });
+  $("#viewer").scrollIntoView({ block: "start" });
 }
 
 // --- start ----------------------------------------------------------------------------------
