@@ -15,6 +15,7 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+import doc_builders as b
 from citeline import cli
 from citeline.chunk import locate
 from citeline.errors import ExtractionError, UnsupportedFormat
@@ -142,6 +143,27 @@ def test_an_image_is_read_as_a_viewer_shows_it(tmp_path: Path):
                                font=ImageFont.load_default(size=44))
     clear.save(tmp_path / "clear.png")
     assert extract(tmp_path / "clear.png").text == LINES[0]
+
+
+def test_a_page_scanned_upside_down_is_read_turned(tmp_path: Path):
+    """Fed into a scanner the wrong way up, a page reads as noise; it is read turned,
+    with a warning, and its lines' boxes are still where they are in the stored image."""
+    path, drawn = notice(tmp_path)
+    width, height = Image.open(path).size
+    Image.open(path).rotate(180).save(tmp_path / "upside-down.png")
+    doc = extract(tmp_path / "upside-down.png")
+    assert [doc.text[r.start:r.end] for r in doc.regions] == LINES
+    assert doc.warnings == ("the image read turned 180\u00b0 clockwise: its text does not stand "
+                            "the way up it is stored (scanned upside down or sideways)",)
+    for region, (x, y, w, h) in zip(doc.regions, drawn, strict=True):
+        assert region.box is not None and overlap(region.box, (width - x - w, height - y - h, w, h)) > 0.6
+    # a PDF's scanned page too: its text is read, the warning names the page
+    scan = b.scanned_image()
+    pdf = tmp_path / "upside-down.pdf"
+    scan.rotate(180).save(pdf, "PDF", resolution=150)
+    doc = extract(pdf)
+    assert all(line in doc.text for line in b.SCANNED_LINES), doc.text
+    assert any(w.startswith("page 1 read turned 180\u00b0") for w in doc.warnings), doc.warnings
 
 
 def test_a_picture_with_no_text_is_skipped_saying_what_ocr_read(tmp_path: Path):

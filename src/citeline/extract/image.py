@@ -10,9 +10,11 @@ confidence, as a scanned PDF page's citation carries its page's. The image is re
 viewer shows it: turned by its EXIF orientation (a phone's photo), transparency on
 white (a screenshot's text on a transparent background is not black on black).
 
-An image is a document when OCR finds text in it: at least :data:`MIN_TEXT_WORDS` words
-read with confidence :data:`~citeline.extract.blocks.LOW_OCR_CONFIDENCE` or more, and at
-least half of its words. Anything else (a photo, an icon, a chart whose few labels
+An image is a document when OCR finds text in it: at least
+:data:`~citeline.extract.ocr.MIN_TEXT_WORDS` words read with confidence
+:data:`~citeline.extract.blocks.LOW_OCR_CONFIDENCE` or more, and at least half of its
+words; one whose text does not read upright is read turned (a page scanned upside down,
+:func:`~citeline.extract.ocr.read_upright`), with a warning. Anything else (a photo, an icon, a chart whose few labels
 Tesseract misreads) is skipped, saying how many words OCR read: it would add nothing but
 noise to a search. Only the first frame of an animated GIF, PNG or WebP is read.
 
@@ -29,15 +31,21 @@ from typing import TYPE_CHECKING
 from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import read_bytes, register
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE, metadata_title
-from citeline.extract.ocr import Line, mean_confidence, ocr_status, read_lines
+from citeline.extract.ocr import (
+    Line,
+    holds_text,
+    mean_confidence,
+    ocr_status,
+    read_upright,
+    sure_words,
+    turned_warning,
+)
 from citeline.types import Document, Region, RegionKind
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
 SUFFIXES = (".png", ".jpg", ".jpeg", ".jpe", ".jfif", ".tif", ".tiff", ".gif", ".bmp", ".webp")
-# Fewer words read with confidence than this is no text: a logo's name, an icon's "~".
-MIN_TEXT_WORDS = 3
 # Pillow's own guard against decompression bombs warns from 89.5 megapixels (a 1 kB PNG
 # can claim 50,000 x 50,000 pixels: 7.5 GB to decode); a phone's 48-megapixel photo is
 # well under it, a scan of an A0 drawing at 300 dpi (140 megapixels) is not.
@@ -82,11 +90,11 @@ class ImageExtractor:
             raise ExtractionError(rel, _why_not_an_image(data)) from exc
         except (OSError, SyntaxError, ValueError) as exc:  # Pillow's words for a damaged file
             raise ExtractionError(rel, f"a damaged image, cut short or corrupt ({exc})") from exc
-        words = [c for lines in pages for line in lines for c in line.confidences]
-        sure = sum(c >= LOW_OCR_CONFIDENCE for c in words)
-        if sure < MIN_TEXT_WORDS or sure * 2 < len(words):
+        every = [line for lines in pages for line in lines]
+        if not holds_text(every):
+            words, sure = sum(len(line.words) for line in every), sure_words(every)
             raise UnsupportedFormat(rel, (
-                f"no text found in the image: OCR read {sure} of {len(words)} words with "
+                f"no text found in the image: OCR read {sure} of {words} words with "
                 f"confidence {LOW_OCR_CONFIDENCE:g} or more (a photo or a drawing is not indexed)"
                 if words else "no text found in the image (a photo or a drawing is not indexed)"))
         text, regions = _text(pages)
@@ -127,7 +135,10 @@ def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
     pages = []
     for n in range(frames):
         img.seek(n)
-        pages.append(read_lines(_as_shown(img)))
+        lines, turn = read_upright(_as_shown(img))
+        if turn:
+            warnings.append(turned_warning(f"page {n + 1}" if frames > 1 else "the image", turn))
+        pages.append(lines)
     return pages
 
 

@@ -12,11 +12,19 @@ import re
 import shutil
 from typing import TYPE_CHECKING, NamedTuple
 
+from citeline.extract.blocks import LOW_OCR_CONFIDENCE
+
 if TYPE_CHECKING:
     from PIL.Image import Image
 
 # Debian's tesseract-ocr package ships English ("eng") as its default model.
 OCR_LANG = "eng"
+# A picture holds text when at least this many of its words, and half of them, are read
+# with confidence LOW_OCR_CONFIDENCE or more: fewer is a logo's name, an icon's "~".
+MIN_TEXT_WORDS = 3
+# The turns (clockwise, in degrees) tried on a picture whose text does not read upright:
+# a page fed into a scanner upside down, a sideways photo without an EXIF orientation.
+TURNS = (180, 90, 270)
 
 # What Tesseract may put in a word that is no text: control characters, and the
 # replacement character of a byte it could not decode.
@@ -77,6 +85,65 @@ def read_lines(image: Image) -> list[Line]:
             box=(left, top, right - left, bottom - top),
         ))
     return lines
+
+
+def sure_words(lines: list[Line]) -> int:
+    """How many of the lines' words were read with confidence LOW_OCR_CONFIDENCE or more."""
+    return sum(c >= LOW_OCR_CONFIDENCE for line in lines for c in line.confidences)
+
+
+def holds_text(lines: list[Line]) -> bool:
+    """Whether the lines are text (:data:`MIN_TEXT_WORDS`), not guesses at a picture."""
+    sure = sure_words(lines)
+    return sure >= MIN_TEXT_WORDS and 2 * sure >= sum(len(line.words) for line in lines)
+
+
+def read_upright(image: Image) -> tuple[list[Line], int]:
+    """The lines of ``image`` read the way up its text stands, and the clockwise turn (0,
+    90, 180 or 270 degrees) that stood it up. A picture whose first reading holds no
+    text, or text read with low confidence, is read again turned each way (:data:`TURNS`);
+    a turn is kept when it holds text and reads at least twice the confident words. Boxes
+    are in ``image``'s own pixels whichever way it was read."""
+    lines = read_lines(image)
+    if holds_text(lines) and (mean_confidence(lines) or 0) >= LOW_OCR_CONFIDENCE:
+        return lines, 0
+    best, turn = lines, 0
+    for angle in TURNS:
+        turned = read_lines(image.rotate(-angle, expand=True))  # Pillow turns anticlockwise
+        if holds_text(turned) and sure_words(turned) >= 2 * max(1, sure_words(best)):
+            best, turn = turned, angle
+    if turn:
+        best = [line._replace(box=unturned(line.box, turn, image.size)) for line in best]
+    return best, turn
+
+
+def turned_warning(where: str, turn: int) -> str:
+    """The warning for ``where`` (``page 3``, ``the image``) read turned by ``turn``."""
+    return (f"{where} read turned {turn}\u00b0 clockwise: its text does not stand the way "
+            "up it is stored (scanned upside down or sideways)")
+
+
+def unturned(box: tuple[int, int, int, int], turn: int,
+             size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """``box`` (x, y, width, height) found in a picture of ``size`` (width, height) turned
+    clockwise by ``turn`` degrees, in the picture as it is.
+
+    >>> unturned((10, 20, 30, 5), 180, (100, 50))
+    (60, 25, 30, 5)
+    >>> unturned((10, 20, 30, 5), 90, (100, 50))
+    (20, 10, 5, 30)
+    >>> unturned((10, 20, 30, 5), 270, (100, 50))
+    (75, 10, 5, 30)
+    """
+    x, y, w, h = box
+    width, height = size
+    if turn == 180:
+        return width - x - w, height - y - h, w, h
+    if turn == 90:  # the picture's left edge became the top
+        return y, height - x - w, h, w
+    if turn == 270:  # its right edge became the top
+        return width - y - h, x, h, w
+    return box
 
 
 def mean_confidence(lines: list[Line]) -> float | None:

@@ -129,7 +129,7 @@ from citeline.extract.blocks import (
     metadata_title,
     names_no_section,
 )
-from citeline.extract.ocr import mean_confidence, ocr_status, read_lines
+from citeline.extract.ocr import mean_confidence, ocr_status, read_upright, turned_warning
 from citeline.types import Document, Heading, Region, RegionKind
 
 # A header/footer sits in the first or last lines of a page; two covers a
@@ -1106,15 +1106,16 @@ def _flattened(pdf: pdfium.PdfDocument, index: int) -> pdfium.PdfPage:
     return page
 
 
-def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None]:
-    """Render one page and read it with Tesseract: (text, mean word confidence)."""
-    lines = read_lines(page.render(scale=OCR_DPI / 72).to_pil())
+def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None, int]:
+    """Render one page and read it with Tesseract: (text, mean word confidence, the
+    clockwise turn that stood its text up: a page scanned upside down is read turned)."""
+    lines, turn = read_upright(page.render(scale=OCR_DPI / 72).to_pil())
     parts: list[str] = []
     for i, line in enumerate(lines):
         if i and line.paragraph != lines[i - 1].paragraph:
             parts.append("")  # a blank line between OCR paragraphs
         parts.append(line.text)
-    return "\n".join(parts), mean_confidence(lines)
+    return "\n".join(parts), mean_confidence(lines), turn
 
 
 def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
@@ -1128,7 +1129,7 @@ def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
 
 class PdfExtractor:
     name = "pdf"
-    version = "12"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "13"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -1149,7 +1150,8 @@ class PdfExtractor:
     # title, when /Title gives none or names nothing (a placeholder, the file's own name, a
     # print job's "Microsoft Word - X.docx"), is the largest print atop the first page (a
     # deck's first slide's title), else a top-level bookmark's line on it, else the name in
-    # the print job's title, else the file's name
+    # the print job's title, else the file's name; 13: a scanned page whose text does not
+    # read upright (fed into the scanner upside down) is read turned, with a warning
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -1270,10 +1272,12 @@ class PdfExtractor:
         import pytesseract
 
         try:
-            text, confidence = _ocr_page(page)
+            text, confidence, turn = _ocr_page(page)
         except (pytesseract.TesseractError, RuntimeError, OSError) as exc:
             warnings.append(f"page {number}: OCR failed ({exc}); the page is not indexed")
             return "", None
+        if turn:
+            warnings.append(turned_warning(f"page {number}", turn))
         return clean_page_text(text), confidence
 
     @staticmethod
