@@ -292,3 +292,32 @@ def test_the_worked_examples_hold():
 
     for mod in (chunk, imagemod):  # chunk: the box around a range's lines
         assert doctest.testmod(mod).failed == 0, mod.__name__
+
+
+def test_a_picture_skipped_for_its_content_is_not_read_again(indexed, monkeypatch):
+    """Telling a photo has no text takes seconds of OCR: the next run skips the same
+    content for the same reason unread, until the image reader's version changes. A skip
+    that can go away (OCR not installed) is not remembered."""
+    idx, _ = indexed
+    docs = Path(idx.location).parent / "docs"
+    read = []
+    real = imagemod.read_upright
+    monkeypatch.setattr(imagemod, "read_upright", lambda img: read.append(img.size) or real(img))
+    report = idx.index(docs)
+    assert dict(report.skipped)["photos/greenhouse.jpg"].startswith("no text found in the image")
+    assert read == [] and sorted(report.unchanged) == ["scans/budget.tiff", "screens/handset.png"]
+    # a copy of the photo under another name is the same content
+    (docs / "photos" / "copy.jpg").write_bytes((docs / "photos" / "greenhouse.jpg").read_bytes())
+    notice(docs / "photos", "notice.png")
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "the tesseract program is not installed")
+    report = idx.index(docs)
+    skipped = dict(report.skipped)
+    assert skipped["photos/copy.jpg"] == skipped["photos/greenhouse.jpg"] and read == []
+    assert "whose text only OCR can read" in skipped["photos/notice.png"]
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: None)
+    report = idx.index(docs)
+    assert report.indexed == ["photos/notice.png"] and read == [(1100, 420)]
+    # a new version of the reader looks again
+    monkeypatch.setattr(extractor_for(docs / "photos" / "copy.jpg"), "version", "1+test")
+    report = idx.index(docs)
+    assert (640, 480) in read and "photos/greenhouse.jpg" in dict(report.skipped)

@@ -276,7 +276,7 @@ def test_old_index_migrates_searches_and_reindex_stale_adds_sentences(
 
     idx = Index(folder, embedder=embedder)  # migrations 2 to 7 run on open
     con = sqlite3.connect(folder / DB_NAME)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 7
+    assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 8
     assert con.execute("SELECT COUNT(*) FROM chunk_log").fetchone()[0] == 0
     log_from, generation = (con.execute("SELECT value FROM settings WHERE key = ?", (k,)
                                         ).fetchone()[0] for k in ("log_from", "generation"))

@@ -294,6 +294,7 @@ def _downgrade_to_schema_4(db: Path) -> None:
         c.execute("DROP INDEX chunks_text_hash")
         c.execute("DROP TABLE chunk_log")
         c.execute("DELETE FROM settings WHERE key IN ('log_from', 'index_id')")
+        c.execute("DROP TABLE skipped_content")
         c.execute("PRAGMA user_version = 4")
     c.close()
 

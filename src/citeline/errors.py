@@ -54,7 +54,16 @@ class ExtractionError(CiteError):
 
 
 class UnsupportedFormat(ExtractionError):
-    """No extractor handles this file type; it is skipped and listed, not failed."""
+    """No extractor handles this file type; it is skipped and listed, not failed.
+
+    ``lasting``: the file's content alone decided it (an image with no text), so the
+    same content is skipped for the same reason without being read again, until the
+    extractor's version changes; not for a reason that can go away (OCR not installed).
+    """
+
+    def __init__(self, path: str, reason: str, lasting: bool = False) -> None:
+        super().__init__(path, reason)
+        self.lasting = lasting
 
 
 class IndexError_(CiteError):  # noqa: N801 - trailing underscore avoids the builtin

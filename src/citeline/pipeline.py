@@ -799,8 +799,15 @@ class Index:
             return
         self.store.check_writable(rel)  # before the document is read and embedded
         config = self.chunk_config
+        extractor = None
         try:
-            doc = extractor_for(f).extract(f, rel)
+            extractor = extractor_for(f)
+            # content an extractor skipped for good before (an image with no text) is
+            # not read again: telling took it seconds of OCR
+            known = self.store.skip_reason(digest, extractor.name, extractor.version)
+            if known is not None:
+                raise UnsupportedFormat(rel, known)
+            doc = extractor.extract(f, rel)
             if "\x00" in doc.text:  # whatever the format: no store keeps it as text
                 raise ExtractionError(rel, "the extracted text holds NUL characters (binary "
                                            "data), not text")
@@ -810,6 +817,8 @@ class Index:
                 raise ExtractionError(rel, "no text to index after extraction")
         except UnsupportedFormat as exc:
             report.skipped.append((rel, exc.reason))
+            if exc.lasting and extractor is not None:
+                self.store.remember_skip(digest, extractor.name, extractor.version, exc.reason)
             # e.g. a transcript whose recording appeared: its words are indexed as the
             # recording's, so its own document goes, but only once the recording's is
             # in (else when that is written, below): if the recording fails, they stay

@@ -13,6 +13,7 @@ import psycopg
 import pytest
 
 from citeline.errors import StoreUnavailable
+from citeline.extract import fingerprint
 from citeline.pipeline import Index
 from citeline.store.postgres import MIGRATIONS, PostgresStore
 from citeline.store.sqlite import DB_NAME
@@ -463,11 +464,18 @@ def test_an_image_s_line_boxes_are_the_same_on_both_backends(pg_url, memo_embedd
     folder.mkdir()
     shutil.copy(Path(__file__).parent.parent / "fixtures" / "real" / "irrigation-handset.png",
                 folder / "handset.png")
+    shutil.copy(Path(__file__).parent.parent / "fixtures" / "real" / "board-photo.jpeg",
+                folder / "board.jpeg")
     lite = Index(tmp_path / "ix", embedder=memo_embedder)
     pg = Index(pg_url + "?exact=1", embedder=memo_embedder)
     for ix in (lite, pg):
         assert ix.index(folder).indexed == ["handset.png"]
     assert pg.store.document_regions("handset.png") == lite.store.document_regions("handset.png")
+    # the photograph's skip is kept by its content: the next run does not read it again
+    digest = fingerprint(folder / "board.jpeg")
+    reason = pg.store.skip_reason(digest, "image", "1")
+    assert reason is not None and reason == lite.store.skip_reason(digest, "image", "1")
+    assert dict(pg.index(folder).skipped)["board.jpeg"] == reason
     question = "how do I stop the water in a burst"
     a, b = lite.ask(question), pg.ask(question)
     assert [c.locator for c in a.citations] == [c.locator for c in b.citations]

@@ -451,7 +451,7 @@ def test_migration_5_indexes_the_sentences_of_an_older_store(pg_url: str):
         c.execute(f"DROP INDEX {name}")
         c.execute("DELETE FROM schema_migrations WHERE version >= 5")
     s = PostgresStore(pg_url)  # 5, and 6 and 7 again (no-ops on a table with their columns)
-    assert s.schema_version == len(MIGRATIONS) == 10
+    assert s.schema_version == len(MIGRATIONS) == 11
     with psycopg.connect(pg_url, autocommit=True) as c:
         (defn,) = c.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
                             (name,)).fetchone()
@@ -519,7 +519,7 @@ def test_migration_6_gives_an_older_store_header_less_vectors(pg_url: str):
         c.execute(f"ALTER TABLE {table} DROP COLUMN bare_embedding")  # drops its index too
         c.execute("DELETE FROM schema_migrations WHERE version >= 6")
     s = PostgresStore(pg_url)
-    assert s.schema_version == len(MIGRATIONS) == 10
+    assert s.schema_version == len(MIGRATIONS) == 11
     q = _chunks(["a"])[0].vector
     assert s.dense(q, 3, _key(), bare=True) == [] and len(s.dense(q, 3, _key())) == 3
     s.write_document(_record("b.md"), "x", _with_bare(_chunks(["d", "e"], seed=4), seed=5))
@@ -663,7 +663,7 @@ def test_migration_7_gives_an_older_store_token_vectors(pg_url: str):
         c.execute("DROP INDEX chunks_text_hash")
         c.execute("DELETE FROM schema_migrations WHERE version >= 7")
     s = PostgresStore(pg_url)
-    assert s.schema_version == len(MIGRATIONS) == 10
+    assert s.schema_version == len(MIGRATIONS) == 11
     ids = [r.id for r in s.all_chunks()]
     assert s.token_vectors(ids, _key()) == {}  # the old chunks have none
     b = _with_tokens(_chunks(["d", "e"], seed=4), seed=5)
@@ -693,7 +693,7 @@ def test_a_document_s_region_map_round_trips_and_migration_8_adds_it(pg_url: str
         c.execute("ALTER TABLE documents DROP COLUMN regions")
         c.execute("DELETE FROM schema_migrations WHERE version >= 8")
     s = PostgresStore(pg_url)
-    assert s.schema_version == len(MIGRATIONS) == 10
+    assert s.schema_version == len(MIGRATIONS) == 11
     assert s.document_regions("a.pdf") is None  # written before: located as its chunk
     s.write_document(_record("a.pdf"), "x" * 52, _chunks(["a"]), regions[:2])
     assert s.document_regions("a.pdf") == regions[:2]

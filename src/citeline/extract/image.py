@@ -96,7 +96,8 @@ class ImageExtractor:
             raise UnsupportedFormat(rel, (
                 f"no text found in the image: OCR read {sure} of {words} words with "
                 f"confidence {LOW_OCR_CONFIDENCE:g} or more (a photo or a drawing is not indexed)"
-                if words else "no text found in the image (a photo or a drawing is not indexed)"))
+                if words else "no text found in the image (a photo or a drawing is not indexed)"),
+                lasting=True)
         text, regions = _text(pages)
         low = [(n, c) for n, lines in enumerate(pages, 1)
                if (c := mean_confidence(lines)) is not None and c < LOW_OCR_CONFIDENCE]

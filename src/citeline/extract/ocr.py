@@ -105,6 +105,8 @@ def read_upright(image: Image) -> tuple[list[Line], int]:
     a turn is kept when it holds text and reads at least twice the confident words. Boxes
     are in ``image``'s own pixels whichever way it was read."""
     lines = read_lines(image)
+    if sum(len(line.words) for line in lines) < MIN_TEXT_WORDS:
+        return lines, 0  # nothing to stand up: an icon, a blank page, a photo of a wall
     if holds_text(lines) and (mean_confidence(lines) or 0) >= LOW_OCR_CONFIDENCE:
         return lines, 0
     best, turn = lines, 0

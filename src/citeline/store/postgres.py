@@ -353,6 +353,14 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX IF EXISTS jobs_path;
     CREATE INDEX IF NOT EXISTS jobs_path ON jobs USING hash (path);
     """,
+    # 11: what an extractor skipped a file's content for (an image with no text, which took
+    # seconds of OCR to tell): the next run skips the same content for the same reason
+    # without reading it again, until that extractor's version changes.
+    """
+    CREATE TABLE IF NOT EXISTS skipped_content (content_hash text NOT NULL,
+        extractor text NOT NULL, extractor_version text NOT NULL, reason text NOT NULL,
+        PRIMARY KEY (content_hash, extractor));
+    """,
 )
 
 _OPTION_KEYS = ("exact", "ef_search")
@@ -580,6 +588,22 @@ class PostgresStore:
             "INSERT INTO settings (key, value) VALUES (%s, %s) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
+        )
+
+    @_db
+    def skip_reason(self, content_hash: str, extractor: str, version: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT reason FROM skipped_content WHERE content_hash = %s AND extractor = %s "
+            "AND extractor_version = %s", (content_hash, extractor, version)).fetchone()
+        return row[0] if row else None
+
+    @_db
+    def remember_skip(self, content_hash: str, extractor: str, version: str, reason: str) -> None:
+        self.conn.execute(
+            "INSERT INTO skipped_content (content_hash, extractor, extractor_version, reason) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (content_hash, extractor) DO UPDATE SET "
+            "extractor_version = excluded.extractor_version, reason = excluded.reason",
+            (content_hash, extractor, version, reason),
         )
 
     # --- documents --------------------------------------------------------------------

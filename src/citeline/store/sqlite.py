@@ -167,6 +167,14 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE key = 'generation';
     INSERT INTO settings (key, value) VALUES ('index_id', lower(hex(randomblob(16))));
     """,
+    # 8: what an extractor skipped a file's content for (an image with no text, which took
+    # seconds of OCR to tell): the next run skips the same content for the same reason
+    # without reading it again, until that extractor's version changes.
+    """
+    CREATE TABLE skipped_content (content_hash TEXT NOT NULL, extractor TEXT NOT NULL,
+        extractor_version TEXT NOT NULL, reason TEXT NOT NULL,
+        PRIMARY KEY (content_hash, extractor));
+    """,
 )
 
 # Damaged pages SQLite's check names before it stops: the first few say where; a whole
@@ -558,6 +566,23 @@ class SQLiteStore:
 
     def generation(self) -> int:
         return int(self.get_setting("generation", "0") or 0)
+
+    def skip_reason(self, content_hash: str, extractor: str, version: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT reason FROM skipped_content WHERE content_hash = ? AND extractor = ? "
+            "AND extractor_version = ?", (content_hash, extractor, version)).fetchone()
+        return row[0] if row else None
+
+    def remember_skip(self, content_hash: str, extractor: str, version: str, reason: str) -> None:
+        try:
+            self.conn.execute(
+                "INSERT INTO skipped_content (content_hash, extractor, extractor_version, reason) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT(content_hash, extractor) DO UPDATE SET "
+                "extractor_version = excluded.extractor_version, reason = excluded.reason",
+                (content_hash, extractor, version, reason),
+            )
+        except sqlite3.DatabaseError as exc:
+            _unwritten(self.path, exc, "a skipped file's reason")
 
     # --- documents --------------------------------------------------------------------
 
