@@ -199,6 +199,19 @@ def test_a_file_that_is_no_image_fails_saying_what_it_is(tmp_path: Path):
         extract(tmp_path / "empty.jpg")
 
 
+def test_tesseract_stopping_fails_the_image_saying_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import pytesseract
+
+    path, _ = notice(tmp_path)
+
+    def stops(image):  # type: ignore[no-untyped-def]
+        raise pytesseract.TesseractError(1, "Error in pixReadMem: Unknown format")
+
+    monkeypatch.setattr(imagemod, "read_upright", stops)
+    with pytest.raises(ExtractionError, match=r"OCR failed \(\(1, 'Error in pixReadMem"):
+        extract(path)
+
+
 def test_a_huge_image_is_refused_before_it_is_decoded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path, _ = notice(tmp_path)
     monkeypatch.setattr(imagemod, "MAX_PIXELS", 1000 * 400)

@@ -71,6 +71,7 @@ class ImageExtractor:
         missing = ocr_status()
         if missing is not None:
             raise UnsupportedFormat(rel, f"an image, whose text only OCR can read: {missing}")
+        import pytesseract
         from PIL import Image as PILImage
         from PIL import UnidentifiedImageError
 
@@ -88,6 +89,8 @@ class ImageExtractor:
             raise ExtractionError(rel, f"the image is too large to read ({exc})") from exc
         except UnidentifiedImageError as exc:
             raise ExtractionError(rel, _why_not_an_image(data)) from exc
+        except pytesseract.TesseractError as exc:  # Tesseract itself stopped on the picture
+            raise ExtractionError(rel, f"OCR failed ({exc})") from exc
         except (OSError, SyntaxError, ValueError) as exc:  # Pillow's words for a damaged file
             raise ExtractionError(rel, f"a damaged image, cut short or corrupt ({exc})") from exc
         every = [line for lines in pages for line in lines]
