@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw, ImageFont
 import doc_builders as b
 from citeline import cli
 from citeline.chunk import locate
-from citeline.errors import ExtractionError, UnsupportedFormat
+from citeline.errors import ConfigError, ExtractionError, UnsupportedFormat
 from citeline.extract import extractor_for
 from citeline.extract import image as imagemod
 from citeline.types import Document, RegionKind
@@ -334,3 +334,34 @@ def test_a_picture_skipped_for_its_content_is_not_read_again(indexed, monkeypatc
     monkeypatch.setattr(extractor_for(docs / "photos" / "copy.jpg"), "version", "1+test")
     report = idx.index(docs)
     assert (640, 480) in read and "photos/greenhouse.jpg" in dict(report.skipped)
+
+
+def test_a_scan_in_german_is_read_in_the_languages_the_index_names(index_of, capsys):
+    """A notice in German (Chromium's screenshot of a page) read with English alone loses
+    its umlauts and ß ("StraRe", "fiir"); with the index's ``ocr_languages`` set to
+    deu+eng it reads as the page, and the change re-reads the documents OCR read."""
+    page = extract(REAL / "hafen-aushang.html").text
+    idx, report = index_of({"aushang.png": (REAL / "hafen-aushang.png").read_bytes()})
+    assert report.indexed == ["aushang.png"] and idx.ocr_languages == "eng"
+    assert "Straße" not in idx.document_text("aushang.png")
+    english, _ = share_read(page, idx.document_text("aushang.png") or "")
+    docs = Path(idx.location).parent / "docs"
+    with pytest.raises(ConfigError, match=r"ocr_languages: Tesseract has no tlh language pack "
+                                          r"\(it has .*deu.*\); Debian: apt-get install "
+                                          r"tesseract-ocr-tlh"):
+        idx.index(docs, ocr_languages="deu+tlh")
+    assert idx.ocr_languages == "eng"  # a refused run changes no setting
+    idx.set_ocr_languages("deu + eng")
+    assert idx.ocr_languages == "deu+eng"
+    (status,) = idx.status()
+    assert status.state == "stale" and "|ocr:deu+eng|" in status.stale_reasons[0]
+    report = idx.index(docs)
+    assert report.indexed == ["aushang.png"]
+    text = idx.document_text("aushang.png") or ""
+    german, extra = share_read(page, text)
+    assert german == 1.0 and extra == 0.0 and english < 0.9, (english, german, extra)
+    assert "Die Straße zum Fähranleger ist wegen Bauarbeiten für Fußgänger gesperrt" in text
+    hit = idx.search("Ist die Straße für Fußgänger gesperrt?", k=1).hits[0]
+    assert hit.document == "aushang.png" and "Fußgänger" in hit.content
+    assert cli.main(["status", "--index", idx.location, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ocr_languages"] == "deu+eng"

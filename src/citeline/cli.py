@@ -183,7 +183,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     idx = _open(args, create=True)
     try:
         report = idx.index(args.path, strategy=args.strategy, progress=not args.quiet,
-                           budget=args.budget, sentences=args.sentences)
+                           budget=args.budget, sentences=args.sentences,
+                           ocr_languages=args.ocr_languages)
     except CiteError:
         # refused before any document (a --budget out of range, a model folder that is
         # not there): the index this run created goes with it, as if never named
@@ -499,6 +500,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 "index": _shown(idx.location),
                 "strategy": idx.strategy,
                 "budget": idx.budget,
+                "ocr_languages": idx.ocr_languages,
                 "threshold": idx.threshold,
                 "model": idx.identity.key,
                 "model_path": idx.model_path,  # None: the bundled model
@@ -514,7 +516,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     print(
         f"index {_shown(idx.location)}: strategy {idx.strategy}, budget {idx.budget}, "
-        f"threshold {idx.threshold:g}, "
+        f"OCR languages {idx.ocr_languages}, threshold {idx.threshold:g}, "
         f"model {idx.identity.key}" + (f" ({idx.model_path})" if idx.model_path else "")
     )
     print(f"{len(docs)} documents, {stats.chunks} chunks ({stats.over_window} over the window)")
@@ -1043,6 +1045,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--budget", type=int, default=None, metavar="CHARS",
                     help="characters per chunk, kept as the index's setting (default 512; "
                          "768 measured in docs/retrieval-experiments.md)")
+    sp.add_argument("--ocr-languages", default=None, metavar="LANGS",
+                    help="Tesseract language packs scanned pages and images are read with, "
+                         "joined by '+' (eng+deu), kept as the index's setting (default eng; "
+                         "each must be installed: Debian's tesseract-ocr-deu ...); changing it "
+                         "reads the index's documents again")
     sp.add_argument("--sentences", action=argparse.BooleanOptionalAction, default=None,
                     help="store sentence vectors, the third list of the default fusion, "
                          "each chunk's header-less vector, its dense list, and each chunk's "

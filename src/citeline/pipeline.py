@@ -53,7 +53,7 @@ from citeline.errors import (
     UnmatchedDocuments,
     UnsupportedFormat,
 )
-from citeline.extract import extractor_for, extractor_versions, fingerprint, why_unsupported
+from citeline.extract import extractor_for, extractor_versions, fingerprint, ocr, why_unsupported
 from citeline.extract.transcript import (
     MEDIA_SUFFIXES,
     companion,
@@ -362,6 +362,18 @@ class Index:
         except ValueError as exc:
             raise ConfigError(f"{self.location}: setting budget: not an integer: {raw!r}") from exc
 
+    @property
+    def ocr_languages(self) -> str:
+        """The Tesseract language packs this index reads scanned pages and images with
+        (its ``ocr_languages`` setting, "+"-joined; default English, ``eng``)."""
+        return self.store.get_setting("ocr_languages") or ocr.DEFAULT_LANGUAGES
+
+    def set_ocr_languages(self, languages: str) -> None:
+        """Read pictures with other language packs (each checked to be installed);
+        documents then show as stale (the pipeline version names the languages) until
+        re-indexed, which reads them again (their unchanged chunks keep their vectors)."""
+        self.store.set_setting("ocr_languages", ocr.checked_languages(languages))
+
     def set_budget(self, budget: int) -> None:
         """Change the chunk budget; documents chunked with another budget then
         show as stale (the chunk signature names the budget) until re-indexed."""
@@ -479,6 +491,8 @@ class Index:
 
     def pipeline_version(self) -> str:
         version = f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
+        if self.ocr_languages != ocr.DEFAULT_LANGUAGES:  # indexes reading English stay as they were
+            version += f"|ocr:{self.ocr_languages}"
         return (f"{version}|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}|{TOKENS_SIGNATURE}"
                 if self.sentence_vectors else version)
 
@@ -507,11 +521,12 @@ class Index:
     def index(
         self, path: str | Path, strategy: str | None = None, progress: bool = False,
         budget: int | None = None, sentences: bool | None = None,
-        stop: Callable[[], None] | None = None,
+        stop: Callable[[], None] | None = None, ocr_languages: str | None = None,
     ) -> IndexReport:
         """Index a folder (recursively) or one file; see :class:`IndexReport`.
-        ``budget`` (characters per chunk) and ``sentences`` (store sentence vectors
-        for ``fusion="sentence"``) are stored as the index's settings. ``stop`` is
+        ``budget`` (characters per chunk), ``sentences`` (store sentence vectors
+        for ``fusion="sentence"``) and ``ocr_languages`` (the Tesseract language packs
+        pictures are read with, "eng+deu") are stored as the index's settings. ``stop`` is
         called before each file and each group of texts embedded: one that raises
         (:class:`~citeline.errors.IndexingCancelled`) ends the run there, the file
         being read unwritten (a server deleting the collection being indexed)."""
@@ -522,6 +537,8 @@ class Index:
             _check_strategy(strategy)
         if budget is not None:
             _check_budget(budget)
+        if ocr_languages is not None:
+            ocr_languages = ocr.checked_languages(ocr_languages)
         if strategy is not None and strategy != self.strategy:
             self.set_strategy(strategy)
         if budget is not None and budget != self.budget:
@@ -530,6 +547,8 @@ class Index:
             sentences != self.sentence_vectors or self.store.get_setting("sentences") is None
         ):
             self.set_sentence_vectors(sentences)
+        if ocr_languages is not None and ocr_languages != self.ocr_languages:
+            self.set_ocr_languages(ocr_languages)
         # a file is named as given (a link keeps its own name, as a folder's walk names it)
         root = root.resolve() if root.is_dir() else root.parent.resolve() / root.name
         report = IndexReport()
@@ -757,7 +776,7 @@ class Index:
         # is interrupted, and holds one document in memory, not the whole folder's
         bar = _progress(len(files), progress)
         try:
-            with stopped_between_groups(stop):
+            with stopped_between_groups(stop), ocr.reading_in(self.ocr_languages):
                 for f, rel in files:
                     if stop is not None:
                         stop()
@@ -799,12 +818,15 @@ class Index:
             return
         self.store.check_writable(rel)  # before the document is read and embedded
         config = self.chunk_config
-        extractor = None
+        extractor, reader = None, ""
         try:
             extractor = extractor_for(f)
             # content an extractor skipped for good before (an image with no text) is
             # not read again: telling took it seconds of OCR
-            known = self.store.skip_reason(digest, extractor.name, extractor.version)
+            # (what OCR did not find in one language may be text in another)
+            reader = extractor.version + ("" if ocr.languages() == ocr.DEFAULT_LANGUAGES
+                                          else f"|ocr:{ocr.languages()}")
+            known = self.store.skip_reason(digest, extractor.name, reader)
             if known is not None:
                 raise UnsupportedFormat(rel, known)
             doc = extractor.extract(f, rel)
@@ -818,7 +840,7 @@ class Index:
         except UnsupportedFormat as exc:
             report.skipped.append((rel, exc.reason))
             if exc.lasting and extractor is not None:
-                self.store.remember_skip(digest, extractor.name, extractor.version, exc.reason)
+                self.store.remember_skip(digest, extractor.name, reader, exc.reason)
             # e.g. a transcript whose recording appeared: its words are indexed as the
             # recording's, so its own document goes, but only once the recording's is
             # in (else when that is written, below): if the recording fails, they stay

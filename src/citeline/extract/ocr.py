@@ -10,15 +10,25 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, NamedTuple
 
+from citeline.errors import ConfigError
 from citeline.extract.blocks import LOW_OCR_CONFIDENCE
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-# Debian's tesseract-ocr package ships English ("eng") as its default model.
-OCR_LANG = "eng"
+# The Tesseract language packs a picture is read with, "+"-joined as Tesseract takes
+# them: an index's ``ocr_languages`` setting, which the pipeline sets around each file
+# it reads (:func:`reading_in`). Debian's tesseract-ocr ships English ("eng").
+DEFAULT_LANGUAGES = "eng"
+_languages: ContextVar[str] = ContextVar("ocr_languages", default=DEFAULT_LANGUAGES)
+# Tesseract's pack names: ISO 639-2 codes, some with a script or variant ("chi_sim",
+# "deu_latf"), and whole scripts ("script/Latin" is not offered: a pack file's name).
+_LANGUAGE = re.compile(r"[a-z]{3}(?:_[a-z]+)?")
 # A picture holds text when at least this many of its words, and half of them, are read
 # with confidence LOW_OCR_CONFIDENCE or more: fewer is a logo's name, an icon's "~".
 MIN_TEXT_WORDS = 3
@@ -48,6 +58,60 @@ def ocr_status() -> str | None:
     return _probe()
 
 
+@functools.cache
+def installed_languages() -> frozenset[str]:
+    """The language packs the tesseract program has (``tesseract --list-langs``)."""
+    import pytesseract
+
+    return frozenset(pytesseract.get_languages(config=""))
+
+
+def checked_languages(languages: str) -> str:
+    """``languages`` ("eng+deu", "deu, eng") as Tesseract takes them, each pack checked
+    to be one it has (when OCR is installed at all); ConfigError naming the setting,
+    the pack and how to install it otherwise.
+
+    >>> checked_languages(" eng ")
+    'eng'
+    >>> checked_languages("English")
+    Traceback (most recent call last):
+    ...
+    citeline.errors.ConfigError: ocr_languages: 'English' is no Tesseract language pack name (three lower-case letters, as eng, deu, fra, or a pack such as chi_sim), joined by '+'
+    """
+    packs = [p for p in re.split(r"[+,\s]+", languages.strip()) if p]
+    for pack in packs:
+        if not _LANGUAGE.fullmatch(pack):
+            raise ConfigError(
+                f"ocr_languages: {pack!r} is no Tesseract language pack name (three lower-case "
+                "letters, as eng, deu, fra, or a pack such as chi_sim), joined by '+'")
+    if not packs:
+        raise ConfigError("ocr_languages: empty; name at least one language pack, as eng")
+    if ocr_status() is None:
+        have = installed_languages()
+        missing = [p for p in packs if p not in have]
+        if missing:
+            debian = " ".join("tesseract-ocr-" + p.replace("_", "-") for p in missing)
+            raise ConfigError(
+                f"ocr_languages: Tesseract has no {', '.join(missing)} language pack (it has "
+                f"{', '.join(sorted(have))}); Debian: apt-get install {debian}")
+    return "+".join(dict.fromkeys(packs))
+
+
+def languages() -> str:
+    """The language packs pictures are read with here (:func:`reading_in`)."""
+    return _languages.get()
+
+
+@contextmanager
+def reading_in(languages: str) -> Iterator[None]:
+    """Read pictures with ``languages`` (an index's ``ocr_languages``) inside the block."""
+    token = _languages.set(languages)
+    try:
+        yield
+    finally:
+        _languages.reset(token)
+
+
 class Line(NamedTuple):
     """One line Tesseract read: its words, their confidences (0..100), and where it is."""
 
@@ -65,7 +129,8 @@ def read_lines(image: Image) -> list[Line]:
     """The lines of text Tesseract finds in ``image``, in its reading order."""
     import pytesseract
 
-    data = pytesseract.image_to_data(image, lang=OCR_LANG, output_type=pytesseract.Output.DICT)
+    data = pytesseract.image_to_data(image, lang=_languages.get(),
+                                     output_type=pytesseract.Output.DICT)
     found: dict[tuple[int, int, int], list[int]] = {}
     for i, word in enumerate(data["text"]):
         # conf -1 marks a layout box (a block, a line), not a word
