@@ -239,6 +239,109 @@ def test_without_ocr_an_image_is_skipped_saying_what_to_install(tmp_path: Path,
         extract(path)
 
 
+# --- HEIC (an iPhone's photos) and AVIF ----------------------------------------------------
+
+
+def test_an_iphone_s_heic_reads_as_the_png_it_was_made_from():
+    """The page's screenshot saved as HEIC by pillow-heif (libheif, x265, its default
+    quality: make_heic.py) reads word for word as the PNG does, each line's box within a
+    pixel of the PNG's (measured: the same text, boxes equal); stored sideways with the
+    rotation an iPhone writes (HEIF's irot box and EXIF orientation 6), it reads upright,
+    its boxes in the picture as shown (900 x 700), not as stored (700 x 900)."""
+    png = extract(REAL / "irrigation-handset.png")
+    for name in ("irrigation-handset.heic", "irrigation-handset-rotated.heic"):
+        doc = extract(REAL / name)
+        assert doc.text == png.text, name
+        assert doc.media_type == "image/heic" and doc.title == Path(name).stem
+        assert not doc.warnings, (name, doc.warnings)  # not read turned: it stood upright
+        assert len(doc.regions) == len(png.regions) == 18
+        for ours, theirs in zip(doc.regions, png.regions, strict=True):
+            assert ours.box is not None and theirs.box is not None
+            assert max(abs(a - b) for a, b in zip(ours.box, theirs.box)) <= 2, (name, ours, theirs)
+    stored = (REAL / "irrigation-handset-rotated.heic").read_bytes()
+    assert b"irot" in stored and Image.open(REAL / "irrigation-handset-rotated.heic").size == (900, 700)
+
+
+def test_a_heic_s_exif_orientation_without_irot_is_not_obeyed(tmp_path: Path):
+    """HEIF turns a picture by its own irot box; an EXIF orientation is information only
+    (the HEIF standard; libheif, Safari and macOS 14 ignore it, and pillow-heif sets it to
+    1). A sideways picture whose only rotation is its EXIF tag is read as stored, so it
+    is read turned, with a warning, its boxes in the stored picture, where /image shows
+    them too."""
+    assert imagemod.heif_status() is None  # pillow-heif's opener and saver registered
+    upright, drawn = notice(tmp_path)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90 degrees clockwise to show"
+    path = tmp_path / "exif-only.heic"
+    # pillow-heif writes irot from EXIF given as bytes; from an Exif object, the tag alone
+    Image.open(upright).rotate(90, expand=True).save(path, exif=exif)
+    assert b"irot" not in path.read_bytes()
+    doc = extract(path)
+    assert [doc.text[r.start:r.end] for r in doc.regions] == LINES
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith("the image read turned ")
+    for region, (x, y, w, h) in zip(doc.regions, drawn, strict=True):  # stored: 420 x 1100
+        assert region.box is not None and overlap(region.box, (y, 1100 - x - w, h, w)) > 0.6
+
+
+def test_a_heif_file_s_primary_image_is_read_not_its_first(tmp_path: Path):
+    """A HEIF file may hold several images (a burst, an edit and its original); the one
+    it shows, its primary, need not be the first."""
+    assert imagemod.heif_status() is None
+    shown, _ = notice(tmp_path)
+    path = tmp_path / "burst.heic"
+    Image.new("RGB", (600, 300), "white").save(path, save_all=True,
+                                               append_images=[Image.open(shown)], primary_index=1)
+    doc = extract(path)
+    assert doc.text.splitlines()[0] == LINES[0]
+    assert doc.warnings == ("a HEIF file of 2 images: only its primary image is read",)
+
+
+def test_a_heic_that_is_no_heic_says_what_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A JPEG under a .heic name is read as the JPEG it is, as a JPEG named .png is (Pillow
+    knows a file by its bytes); bytes that are no image, or a HEIC cut short, fail saying
+    so; without pillow-heif a HEIC is skipped saying what to install, and not remembered
+    (installing it reads the file)."""
+    jpeg = tmp_path / "IMG_0001.heic"
+    jpeg.write_bytes((REAL / "irrigation-handset.jpg").read_bytes())
+    doc = extract(jpeg)
+    assert doc.media_type == "image/jpeg" and doc.text == extract(REAL / "irrigation-handset.jpg").text
+    (tmp_path / "noise.heic").write_bytes(bytes(range(256)) * 64)
+    with pytest.raises(ExtractionError, match=r"not a readable image: the file is corrupt or in "
+                                              r"a format Pillow does not read"):
+        extract(tmp_path / "noise.heic")
+    heic = (REAL / "irrigation-handset.heic").read_bytes()
+    for cut, why in ((200, r"a damaged HEIF image, cut short or corrupt \(libheif cannot read "
+                           r"it\)$"),
+                     (20_000, r"a damaged image, cut short or corrupt \(Invalid input: "
+                              r"Unexpected end of file: .*\)$")):
+        (tmp_path / "cut.heic").write_bytes(heic[:cut])
+        with pytest.raises(ExtractionError, match=why):
+            extract(tmp_path / "cut.heic")
+    missing = "pillow-heif is not installed: pip install 'citeline[ocr]'"
+    monkeypatch.setattr(imagemod, "heif_status", lambda: missing)
+    with pytest.raises(UnsupportedFormat, match=r"a HEIF image \(an iPhone's photo\): "
+                                                r"pillow-heif is not installed") as info:
+        extract(REAL / "irrigation-handset.heic")
+    assert not info.value.lasting
+    # a HEIC under another name: Pillow cannot tell it without pillow-heif, its bytes can
+    assert imagemod._why_not_an_image(heic, missing) == f"a HEIF image, not read: {missing}"
+
+
+def test_an_avif_is_read_when_pillow_reads_avif(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Pillow 11.3 and later read AVIF themselves (libavif in their wheels); an older
+    Pillow, or one built without libavif, skips it saying so."""
+    assert imagemod.avif_readable()
+    path, _ = notice(tmp_path)
+    Image.open(path).save(tmp_path / "notice.avif", quality=90)
+    doc = extract(tmp_path / "notice.avif")
+    assert [doc.text[r.start:r.end] for r in doc.regions] == LINES
+    assert doc.media_type == "image/avif"
+    monkeypatch.setattr(imagemod, "avif_readable", lambda: False)
+    with pytest.raises(UnsupportedFormat, match=r"an AVIF image, which this Pillow does not "
+                                                r"read \(Pillow 11.3 or later does\)"):
+        extract(tmp_path / "notice.avif")
+
+
 # --- through the pipeline ------------------------------------------------------------------
 
 

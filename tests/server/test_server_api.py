@@ -969,6 +969,7 @@ def test_an_image_is_served_inline_and_a_tiff_s_page_as_png(live, embedder, tmp_
         size, pixels = _pixels(page2.content)
         assert page2.content.startswith(b"\x89PNG") and size == (2667, 1500)
         assert (size, pixels) == _pixels(real / "water-budget.tiff", page=2)
+        assert page2.headers["x-page-count"] == "2"  # the viewer's pager counts on it
         assert 0 <= x < x + w <= size[0] and 0 <= y < y + h <= size[1]
         first = c.get(f"{url}/water-budget.tiff/image")  # page 1 unless asked
         assert _pixels(first.content) == _pixels(real / "water-budget.tiff", page=1)
@@ -998,6 +999,14 @@ def test_an_image_is_served_inline_and_a_tiff_s_page_as_png(live, embedder, tmp_
         assert svg.headers["content-disposition"].startswith("attachment;")
         err = assert_error(c.get(f"{url}/logo.svg/image"), 422, "not_an_image")
         assert err["message"].startswith("logo.svg is not an image (one of PNG, JPEG, GIF, ")
+        # AVIF: every current browser shows it, as its own type; /image reads it too
+        from PIL import Image
+
+        Image.open(real / "irrigation-handset.png").save(files / "shot.avif")
+        avif = c.get(f"{url}/shot.avif/file")
+        assert avif.headers["content-type"] == "image/avif"
+        assert avif.headers["content-disposition"].startswith("inline;")
+        assert _pixels(c.get(f"{url}/shot.avif/image").content)[0] == (900, 700)
         # compressed: served as the image it holds; cut short: a 422 saying so
         (files / "scan.tiff.gz").write_bytes(gzip.compress((real / "water-budget.tiff").read_bytes()))
         (files / "shot.png.gz").write_bytes(gzip.compress((real / "irrigation-handset.png").read_bytes()))
@@ -1013,6 +1022,7 @@ def test_an_image_is_served_inline_and_a_tiff_s_page_as_png(live, embedder, tmp_
         spec = c.get("/openapi.json").json()
         op = spec["paths"]["/api/collections/{name}/documents/{document}/image"]["get"]
         assert op["tags"] == ["documents"] and "image/png" in op["responses"]["200"]["content"]
+        assert "X-Page-Count" in op["responses"]["200"]["headers"]
         (param,) = [p for p in op["parameters"] if p["name"] == "page"]
         assert param["in"] == "query" and param["schema"]["minimum"] == 1
 
@@ -1027,6 +1037,51 @@ def test_an_image_page_takes_a_read_key_and_is_no_page_of_a_text(env):
     with env["server"].client() as anon:
         assert_error(anon.get("/api/collections/kb/documents/kettle.md/image"),
                      401, "unauthorized")
+
+def test_a_heic_is_a_download_and_its_page_a_png_as_shown(live, embedder, tmp_path,
+                                                          monkeypatch):
+    """No browser but Safari shows HEIC, an iPhone's photos: /file sends it as a download,
+    /image as a PNG of the picture as it is shown, turned by the HEIF file's own rotation
+    (the fixture stored sideways, 700 x 900, is 900 x 700), where its citations' boxes
+    are. Without pillow-heif, /image says what to install."""
+    real = FIXTURES / "real"
+    data = tmp_path / "data"
+    data.mkdir()
+    srv = live(data_dir=data, embedder=embedder)
+    url = "/api/collections/photos/documents"
+    names = ("irrigation-handset.heic", "irrigation-handset-rotated.heic")
+    with srv.client() as c:
+        assert c.post("/api/collections", json={"name": "photos"}).status_code == 201
+        r = c.post(url, files=[("files", (n, (real / n).read_bytes())) for n in names])
+        assert r.status_code == 202
+        docs = wait_settled(c, "photos")
+        assert {d["state"] for d in docs.values()} == {"indexed"}, docs
+        assert {d["media_type"] for d in docs.values()} == {"image/heic"}
+        assert {d["extractor"] for d in docs.values()} == {"image"}
+        shown = _pixels(real / "irrigation-handset.png")
+        for name in names:
+            f = c.get(f"{url}/{name}/file")
+            assert f.status_code == 200 and f.content == (real / name).read_bytes()
+            assert f.headers["content-type"] == "application/octet-stream"
+            assert f.headers["content-disposition"].startswith("attachment;")
+            page = c.get(f"{url}/{name}/image")
+            assert page.status_code == 200 and page.headers["content-type"] == "image/png"
+            assert page.headers["x-page-count"] == "1"
+            size, pixels = _pixels(page.content)
+            assert size == (900, 700), name
+            # HEVC is lossy: the screenshot it was made from, within a few grey levels
+            assert sum(abs(a - b) for a, b in zip(pixels, shown[1], strict=True)) / len(pixels) < 3
+            assert assert_error(c.get(f"{url}/{name}/image?page=2"), 404,
+                                "not_found")["detail"] == {"field": "page", "pages": 1}
+        hit = c.post("/api/collections/photos/search",
+                     json={"query": "frost thermostat setting", "k": 1}).json()["hits"][0]
+        x, y, w, h = hit["location"]["xywh"]
+        assert 0 <= x < x + w <= 900 and 0 <= y < y + h <= 700
+        monkeypatch.setattr("citeline.server.app.heif_status",
+                            lambda: "pillow-heif is not installed")
+        err = assert_error(c.get(f"{url}/{names[0]}/image"), 501, "not_installed")
+        assert err["message"] == "showing a HEIF image needs pillow-heif: pillow-heif is not installed"
+
 
 def test_serve_refuses_network_address_without_keys(tmp_path, capsys):
     code = cli.main(["serve", "--data", str(tmp_path / "d"), "--host", "0.0.0.0", "--port", "1"])

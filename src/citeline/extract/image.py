@@ -10,6 +10,14 @@ confidence, as a scanned PDF page's citation carries its page's. The image is re
 viewer shows it: turned by its EXIF orientation (a phone's photo), transparency on
 white (a screenshot's text on a transparent background is not black on black).
 
+An iPhone saves its photos as HEIC (HEIF holding HEVC), which Pillow reads through the
+pillow-heif plugin (:func:`heif_status` registers it on first use). libheif turns the
+picture by the container's own rotation and mirroring (``irot``, ``imir``), as Safari
+and macOS show it, and pillow-heif sets the EXIF orientation to 1 so that it is not
+applied twice; an EXIF orientation with no ``irot`` is ignored, as the HEIF standard
+says (such a sideways picture is read turned, below). AVIF is read by Pillow itself
+(11.3 or later, built with libavif).
+
 An image is a document when OCR finds text in it: at least
 :data:`~citeline.extract.ocr.MIN_TEXT_WORDS` words read with confidence
 :data:`~citeline.extract.blocks.LOW_OCR_CONFIDENCE` or more, and at least half of its
@@ -23,6 +31,7 @@ Without OCR installed an image is skipped, saying what to install.
 
 from __future__ import annotations
 
+import functools
 import io
 import warnings as py_warnings
 from pathlib import Path
@@ -45,7 +54,10 @@ from citeline.types import Document, Region, RegionKind
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-SUFFIXES = (".png", ".jpg", ".jpeg", ".jpe", ".jfif", ".tif", ".tiff", ".gif", ".bmp", ".webp")
+# HEIF: an iPhone's photos (.heic: HEVC inside); read once pillow-heif is installed
+HEIF_SUFFIXES = (".heic", ".heif")
+SUFFIXES = (".png", ".jpg", ".jpeg", ".jpe", ".jfif", ".tif", ".tiff", ".gif", ".bmp", ".webp",
+            ".avif", *HEIF_SUFFIXES)
 # Pillow's own guard against decompression bombs warns from 89.5 megapixels (a 1 kB PNG
 # can claim 50,000 x 50,000 pixels: 7.5 GB to decode); a phone's 48-megapixel photo is
 # well under it, a scan of an A0 drawing at 300 dpi (140 megapixels) is not.
@@ -60,6 +72,8 @@ _NOT_IMAGE = (
     (b"<html", "an HTML page (a link that answered with a web page); download the image itself"),
     (b"PK\x03\x04", "a ZIP archive or an Office document"),
 )
+# A HEIF file's major brand, after "ftyp", the name of an ISO base media file's first box
+_HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
 
 
 class ImageExtractor:
@@ -71,6 +85,13 @@ class ImageExtractor:
         missing = ocr_status()
         if missing is not None:
             raise UnsupportedFormat(rel, f"an image, whose text only OCR can read: {missing}")
+        suffix = path.suffix.lower()
+        heif = heif_status()  # registers the HEIF opener, for a HEIC under any name
+        if suffix in HEIF_SUFFIXES and heif is not None:
+            raise UnsupportedFormat(rel, f"a HEIF image (an iPhone's photo): {heif}")
+        if suffix == ".avif" and not avif_readable():
+            raise UnsupportedFormat(rel, "an AVIF image, which this Pillow does not read "
+                                         "(Pillow 11.3 or later does): pip install -U pillow")
         import pytesseract
         from PIL import Image as PILImage
         from PIL import UnidentifiedImageError
@@ -84,15 +105,18 @@ class ImageExtractor:
             with img:
                 pages = _pages(img, rel, warnings)
                 title = _metadata_title(img)
-                media_type = PILImage.MIME.get(img.format or "", "image/" + path.suffix[1:].lower())
+                # its own type (a HEIC's image/heic; Pillow's format names HEIF at large)
+                media_type = img.get_format_mimetype() or "image/" + suffix[1:]
         except PILImage.DecompressionBombError as exc:  # twice Pillow's limit, refused at open
             raise ExtractionError(rel, f"the image is too large to read ({exc})") from exc
         except UnidentifiedImageError as exc:
-            raise ExtractionError(rel, _why_not_an_image(data)) from exc
+            raise ExtractionError(rel, _why_not_an_image(data, heif)) from exc
         except pytesseract.TesseractError as exc:  # Tesseract itself stopped on the picture
             raise ExtractionError(rel, f"OCR failed ({exc})") from exc
         except (OSError, SyntaxError, ValueError) as exc:  # Pillow's words for a damaged file
-            raise ExtractionError(rel, f"a damaged image, cut short or corrupt ({exc})") from exc
+            # (libheif's messages end in a newline)
+            raise ExtractionError(rel, "a damaged image, cut short or corrupt "
+                                       f"({str(exc).strip()})") from exc
         every = [line for lines in pages for line in lines]
         if not holds_text(every):
             words, sure = sum(len(line.words) for line in every), sure_words(every)
@@ -125,7 +149,8 @@ class ImageExtractor:
 
 def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
     """The lines OCR reads on each page: a multi-page TIFF's every page, else the image
-    (an animation's first frame)."""
+    as opened (an animation's first frame; a HEIF file's primary image, which need not
+    be its first)."""
     if img.width * img.height > MAX_PIXELS:
         raise ExtractionError(rel, (
             f"the image is {img.width} x {img.height} pixels "
@@ -133,12 +158,16 @@ def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
             f"{MAX_PIXELS / 1e6:.0f} citeline reads (a decompression bomb, or a huge scan: "
             "scale it down)"))
     frames = getattr(img, "n_frames", 1)
-    if frames > 1 and img.format != "TIFF":
+    if frames > 1 and img.format == "HEIF":
+        warnings.append(f"a HEIF file of {frames} images: only its primary image is read")
+    elif frames > 1 and img.format != "TIFF":
         warnings.append(f"an animated image of {frames} frames: only the first is read")
+    if img.format != "TIFF":
         frames = 1
     pages = []
     for n in range(frames):
-        img.seek(n)
+        if frames > 1:
+            img.seek(n)
         lines, turn = read_upright(_as_shown(img))
         if turn:
             warnings.append(turned_warning(f"page {n + 1}" if frames > 1 else "the image", turn))
@@ -199,13 +228,37 @@ def _metadata_title(img: Image) -> str:
     return description if isinstance(description, str) else ""
 
 
-def _why_not_an_image(data: bytes) -> str:
-    """Why Pillow does not know ``data`` as an image: what it is, when its first bytes say."""
+def _why_not_an_image(data: bytes, heif: str | None) -> str:
+    """Why Pillow does not know ``data`` as an image: what it is, when its first bytes say.
+    ``heif``: why HEIF is not read (:func:`heif_status`), None when it is."""
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        return (f"a HEIF image, not read: {heif}" if heif is not None
+                else "a damaged HEIF image, cut short or corrupt (libheif cannot read it)")
     head = data[:512].lstrip().lower()
     for magic, what in _NOT_IMAGE:
         if head.startswith(magic.lower()):
             return f"not an image: it is {what}"
     return "not a readable image: the file is corrupt or in a format Pillow does not read"
+
+
+@functools.cache
+def heif_status() -> str | None:
+    """None once Pillow opens HEIF images (pillow-heif's opener, registered on the first
+    call), else why it cannot. Lazy: importing pillow-heif loads libheif, which a
+    collection without a HEIC never needs."""
+    try:
+        import pillow_heif
+    except ImportError:
+        return "pillow-heif is not installed: pip install 'citeline[ocr]'"
+    pillow_heif.register_heif_opener()
+    return None
+
+
+def avif_readable() -> bool:
+    """Whether this Pillow reads AVIF (11.3 or later, built with libavif)."""
+    from PIL import features
+
+    return "avif" in features.modules and bool(features.check_module("avif"))
 
 
 register(ImageExtractor())

@@ -63,6 +63,7 @@ from citeline.errors import (
     UnmatchedDocuments,
 )
 from citeline.extract import compressed, why_unsupported
+from citeline.extract.image import HEIF_SUFFIXES, heif_status
 from citeline.extract.transcript import MEDIA_SUFFIXES, companion, sidecar_for
 from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
 from citeline.server.collections import (
@@ -281,18 +282,26 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
 }}}}}
 FILE_ANY = {200: {"description": "the file, as its own type",
                   "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}}}
+# The count of pages /image has for a document, sent with each page: the web page's
+# viewer offers the next page of a multi-page TIFF by it.
+PAGE_COUNT = "X-Page-Count"
 PAGE_PNG = {200: {"description": "the page as a PNG image",
+                  "headers": {PAGE_COUNT: {"description": "how many pages the image has",
+                                           "schema": {"type": "integer", "minimum": 1}}},
                   "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}}}
 # Images every browser shows, by the suffix of the name a file is served under: /file
 # serves them inline, as their own type. Never SVG, whose script would run on the
-# server's origin. Any other image (a TIFF) is shown as /image's PNG of one page.
+# server's origin. Any other image (a TIFF; a HEIC, which only Safari shows) is shown as
+# /image's PNG of one page.
 BROWSER_IMAGES = {
     ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".jpe": "image/jpeg",
     ".jfif": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp", ".bmp": "image/bmp",
+    ".avif": "image/avif",
 }
 # What /image opens, by Pillow's names: the image reader's formats (its JPEG opens an MPO
-# too), and none of the others Pillow has: its EPS reader runs Ghostscript on the file.
-IMAGE_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF")
+# too; HEIF once pillow-heif's opener is registered), and none of the others Pillow has:
+# its EPS reader runs Ghostscript on the file.
+IMAGE_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF", "AVIF", "HEIF")
 # One event, as OpenAPI 3.2's itemSchema for text/event-stream has it; data is JSON.
 SSE_EVENT = {"type": "object", "required": ["event", "data"], "properties": {
     "event": {"enum": ["citations", "answer", "done", "error"]},
@@ -553,7 +562,7 @@ def create_app(
     # cross-site requests, in identify). Outermost: its errors are readable there too.
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST", "DELETE"],
                        allow_headers=["Authorization", "X-API-Key", "Content-Type"],
-                       max_age=600)
+                       expose_headers=[PAGE_COUNT], max_age=600)
 
     # --- errors ------------------------------------------------------------------------
 
@@ -868,13 +877,14 @@ def create_app(
         plain = compressed.inner(f)
         opened = f if plain is None else _decompressed_copy(f, document)
         try:
-            png = _page_png(opened, document, page)
+            png, pages = _page_png(opened, document, page, heif=(plain or f).suffix.lower()
+                                   in HEIF_SUFFIXES)
         finally:
             if opened is not f:
                 opened.unlink(missing_ok=True)
         shown = f"{Path((plain or f).name).stem}-page{page}.png"
         return Response(png, media_type="image/png", headers={
-            "Content-Security-Policy": "sandbox",
+            "Content-Security-Policy": "sandbox", PAGE_COUNT: str(pages),
             "Content-Disposition": f"inline; filename*=utf-8''{quote(shown, safe='')}"})
 
     @app.post("/api/collections/{name}/documents/{document:path}/retry", status_code=202,
@@ -1035,18 +1045,25 @@ def _decompressed_copy(f: Path, document: str) -> Path:
     return tmp
 
 
-def _page_png(f: Path, document: str, page: int) -> bytes:
+def _page_png(f: Path, document: str, page: int, heif: bool = False) -> tuple[bytes, int]:
     """Page ``page`` (1-based) of image file ``f`` (document ``document``) as PNG bytes,
-    as a browser shows the image and as its reader read it: turned by its EXIF
-    orientation, so a citation's ``xywh`` box falls where it did. Each page of a
-    multi-page TIFF is a page; any other image has one (an animation's first frame, the
-    one OCR read). ApiError: 404 naming ``page`` past the last, 422 for a file that is not
-    an image of :data:`IMAGE_FORMATS` or is damaged or too big to decode."""
+    and the count of its pages, as a browser shows the image and as its reader read it:
+    turned by its EXIF orientation (a HEIF file by its own rotation, which libheif
+    applies), so a citation's ``xywh`` box falls where it did. Each page of a multi-page
+    TIFF is a page; any other image has one (an animation's first frame, a HEIF file's
+    primary image: the one OCR read). ``heif``: the file is named a HEIF image.
+    ApiError: 404 naming ``page`` past the last, 422 for a file that is not an image of
+    :data:`IMAGE_FORMATS` or is damaged or too big to decode, 501 for a HEIF image when
+    pillow-heif is not installed."""
     try:
         from PIL import Image, ImageOps, UnidentifiedImageError
     except ImportError as exc:
         raise ApiError(501, "showing an image needs Pillow: pip install 'citeline[ocr]'",
                        code="not_installed") from exc
+    missing = heif_status()  # Pillow opens HEIF from here on, when pillow-heif is installed
+    if heif and missing is not None:
+        raise ApiError(501, f"showing a HEIF image needs pillow-heif: {missing}",
+                       code="not_installed")
     try:
         with warnings.catch_warnings():  # past MAX_IMAGE_PIXELS is refused below, saying so
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -1062,7 +1079,8 @@ def _page_png(f: Path, document: str, page: int) -> bytes:
             if page > pages:
                 raise ApiError(404, f"page: {document} has {pages} page(s), no page {page}",
                                {"field": "page", "pages": pages})
-            img.seek(page - 1)
+            if pages > 1:
+                img.seek(page - 1)
             with warnings.catch_warnings():  # a broken EXIF block is no reason to stop
                 warnings.simplefilter("ignore")
                 shown = ImageOps.exif_transpose(img)
@@ -1078,7 +1096,7 @@ def _page_png(f: Path, document: str, page: int) -> bytes:
     except (OSError, SyntaxError, ValueError) as exc:  # Pillow's words for a damaged file
         raise ApiError(422, f"{document}: a damaged image, cut short or corrupt ({exc})",
                        {"document": document}, code="unreadable_file") from exc
-    return out.getvalue()
+    return out.getvalue(), pages
 
 
 def _png_mode(img: Any) -> Any:
