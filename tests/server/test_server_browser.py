@@ -1092,3 +1092,79 @@ def test_a_tiff_s_citation_shows_its_cited_page_as_png(page, tmp_path):
     assert_highlight_over(drawn, xywh_of(where))
     assert pg.locator("#doc-text mark#highlight").text_content() == "CONSUMPTION BY SITE"
     pg.screenshot(path=str(tmp_path / "tiff-citation.png"))
+    # the other page is a button away: the box is on its own page only, the quote stays marked
+    assert pg.locator("#image-page").text_content() == "page 2 of 2"
+    with pg.expect_response(lambda r: r.url.endswith("/water-budget.tiff/image?page=1")):
+        pg.get_by_role("button", name="previous page").click()
+    pg.locator("#image-page").filter(has_text="page 1 of 2").wait_for()
+    assert pg.locator("#image-highlight").count() == 0
+    assert pg.evaluate(DRAWN_IMAGE_ALT) == "image of water-budget.tiff, page 1"
+    assert pg.locator("#doc-text mark#highlight").text_content() == "CONSUMPTION BY SITE"
+    # on the first page "previous" is off: the keyboard's focus is on "next"
+    assert pg.get_by_role("button", name="previous page").is_disabled()
+    assert pg.evaluate("document.activeElement.getAttribute('aria-label')") == "next page"
+    pg.keyboard.press("Enter")
+    pg.locator("#image-highlight").wait_for()
+    assert_highlight_over(pg.evaluate(DRAWN_IMAGE), xywh_of(where))
+
+
+# The alt text of the viewer's image (which page it is).
+DRAWN_IMAGE_ALT = "document.querySelector('#viewer-body .image-box img').alt"
+
+
+def test_an_image_opened_from_the_list_shows_the_image_and_the_text_read(page, tmp_path):
+    """A name in the document list opens an image as the picture itself, the text OCR
+    read under it, nothing marked: a HEIC (which Chromium does not show) as the server's
+    PNG of it, turned as the phone stored it to be shown; a screenshot as its file; a
+    scan of two pages at its first, a button away from the second."""
+    pg = page
+    real = FIXTURES / "real"
+    pg.set_input_files("#file-input", files=[
+        {"name": "phone-photo.heic", "mimeType": "image/heic",
+         "buffer": (real / "irrigation-handset-rotated.heic").read_bytes()},
+        {"name": "water-budget.tiff", "mimeType": "image/tiff",
+         "buffer": (real / "water-budget.tiff").read_bytes()},
+        {"name": "irrigation-handset.png", "mimeType": "image/png",
+         "buffer": (real / "irrigation-handset.png").read_bytes()}])
+    for name in ("phone-photo.heic", "water-budget.tiff", "irrigation-handset.png"):
+        wait_indexed(pg, name)
+    opener = pg.get_by_role("button", name="phone-photo.heic", exact=True)
+    assert opener.get_attribute("title") == "show the image and its text"
+    with pg.expect_response(lambda r: r.url.endswith("/phone-photo.heic/image?page=1")) as resp:
+        opener.click()
+    assert resp.value.status == 200 and resp.value.headers["content-type"] == "image/png"
+    pg.locator("#ocr-note").wait_for()
+    drawn = pg.evaluate(DRAWN_IMAGE.replace(
+        "mark: box(document.querySelector('#image-highlight'))", "mark: null"))
+    assert drawn["natural"] == [900, 700] and drawn["alt"] == "image of phone-photo.heic"
+    assert drawn["src"].startswith("blob:") and drawn["img"][2] > 0
+    assert pg.locator("#image-highlight").count() == 0 and pg.locator(".image-pages").count() == 0
+    assert pg.locator("#ocr-note").text_content() == "The text OCR read from the image:"
+    text = pg.locator("#doc-text").text_content()
+    assert "Cut the old emitter off flush with the pipe" in text
+    assert pg.locator("#doc-text mark").count() == 0
+    assert pg.locator("#viewer-title").text_content() == "phone-photo.heic"
+    pg.screenshot(path=str(tmp_path / "heic-from-the-list.png"))
+
+    with pg.expect_response(lambda r: r.url.endswith("/irrigation-handset.png/file")):
+        pg.get_by_role("button", name="irrigation-handset.png", exact=True).click()
+    pg.locator("#doc-text").filter(has_text="Cut the old emitter").wait_for()
+    assert pg.evaluate(DRAWN_IMAGE_ALT) == "image of irrigation-handset.png"
+
+    with pg.expect_response(lambda r: r.url.endswith("/water-budget.tiff/image?page=1")):
+        pg.get_by_role("button", name="water-budget.tiff", exact=True).click()
+    pg.locator("#image-page").filter(has_text="page 1 of 2").wait_for()
+    assert pg.locator("#ocr-note").text_content() == "The text OCR read from the image, every page:"
+    assert "CONSUMPTION BY SITE" in pg.locator("#doc-text").text_content()
+    with pg.expect_response(lambda r: r.url.endswith("/water-budget.tiff/image?page=2")):
+        pg.get_by_role("button", name="next page").click()
+    pg.locator("#image-page").filter(has_text="page 2 of 2").wait_for()
+    assert pg.evaluate("[document.querySelector('#viewer-body .image-box img').naturalWidth, "
+                       "document.activeElement.getAttribute('aria-label')]") == [2667, "previous page"]
+    assert pg.get_by_role("button", name="next page").is_disabled()
+    # a text document opens as its text, as before
+    upload(pg, "kettle-note.md", "# Kettle\n\nDescale the kettle every month with vinegar.\n")
+    wait_indexed(pg, "kettle-note.md")
+    pg.get_by_role("button", name="kettle-note.md", exact=True).click()
+    pg.locator("#doc-text").filter(has_text="Descale the kettle").wait_for()
+    assert pg.locator("#viewer-body img").count() == 0

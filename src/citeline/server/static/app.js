@@ -246,8 +246,10 @@ function drawDocuments(tbody, documents) {
   const had = tbody.contains(document.activeElement) ? document.activeElement : null;
   const focusKey = had && [had.closest("tr").dataset.document, had.className, had.textContent];
   const rows = documents.map((d) => {
-    const name = el("button", { class: "open-doc", type: "button", title: "show the text",
-      onclick: () => openDocument(d.document, null) }, d.document);
+    const image = d.extractor === "image";  // read by OCR: shown as the image, its text under it
+    const name = el("button", { class: "open-doc", type: "button",
+      title: image ? "show the image and its text" : "show the text",
+      onclick: () => openDocument(d.document, null, image) }, d.document);
     const stateCell = el("td", {}, el("span", { class: "state " + d.state, "data-state": d.state }, d.state));
     if (d.reason) stateCell.append(el("span", { class: "reason" }, d.reason));
     const actions = el("td");
@@ -612,8 +614,19 @@ function closeViewer() {
   $("#viewer").hidden = true;
 }
 
+// A new view takes the viewer. The function returned tells whether a later one (or a
+// close) has taken it since, freeing the blob: URL given when it has.
+function claimView() {
+  const mine = ++viewing;
+  return (url) => {
+    if (mine === viewing) return false;
+    if (url) URL.revokeObjectURL(url);
+    return true;
+  };
+}
+
 // The document's file (`what`: "/file"; "/image?page=N", a page of an image as PNG) as a
-// blob: URL, if the server sends it as a type `allowed` takes.
+// blob: URL, if the server sends it as a type `allowed` takes; and the response's headers.
 async function fetchBlob(doc, allowed, what = "/file") {
   const res = await send(colUrl(current) + "/documents/" + docPath(doc) + what, { headers: headers() });
   if (!res.ok) throw new Error(`cannot open ${doc} (HTTP ${res.status})`);
@@ -621,14 +634,16 @@ async function fetchBlob(doc, allowed, what = "/file") {
   if (!allowed(type)) throw new Error(`${doc}: unexpected file type ${type}`);
   // The blob's type is set here, from an allow-list: a blob: URL is same-origin,
   // so it must never be something the browser would run as a page.
-  return URL.createObjectURL(new Blob([await received(res.arrayBuffer(), doc)], { type }));
+  const blob = new Blob([await received(res.arrayBuffer(), doc)], { type });
+  return { url: URL.createObjectURL(blob), headers: res.headers };
 }
 
 const MEDIA = /\.(mp3|wav|m4a|aac|flac|ogg|oga|opus|weba|mp4|m4v|webm|ogv|mkv|mov|avi)$/i;
 // Images a browser shows as they are (the server's /file sends them as their own type);
-// any other image (a TIFF) is shown as the server's PNG of the cited page.
-const BROWSER_IMAGE = /\.(png|jpe?g|jpe|jfif|gif|webp|bmp)(\.(gz|bz2|xz))?$/i;
-const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"];
+// any other image (a TIFF; a HEIC, which only Safari shows) is shown as the server's PNG
+// of one page.
+const BROWSER_IMAGE = /\.(png|jpe?g|jpe|jfif|gif|webp|bmp|avif)(\.(gz|bz2|xz))?$/i;
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/avif"];
 
 function openCitation(c) {
   openDocument(c.document, c);
@@ -645,14 +660,11 @@ function utf16Index(text, point, from, at) {
   return i;
 }
 
-async function openDocument(doc, c) {
+// A document in the viewer: `c`, the citation clicked (null from the document list),
+// opens it where it points; `image`: the document is an image read by OCR.
+async function openDocument(doc, c, image = false) {
   const viewer = $("#viewer");
-  const mine = ++viewing;
-  const stale = (url) => {  // a later click (or a close) took the viewer meanwhile
-    if (mine === viewing) return false;
-    if (url) URL.revokeObjectURL(url);
-    return true;
-  };
+  const stale = claimView();  // a later click (or a close) may take the viewer meanwhile
   viewer.hidden = false;
   $("#viewer-title").textContent = c ? c.title || doc : doc;
   $("#viewer-where").textContent = c
@@ -660,16 +672,16 @@ async function openDocument(doc, c) {
   showView([el("p", { class: "muted" }, "loading…")]);
   const loc = c ? c.location : null;
   try {
-    if (loc && loc.xywh) {
+    if ((loc && loc.xywh) || image) {
       await showImage(doc, loc, stale);  // it brings the cited area into view itself
       return;
     }
     if (loc && loc.pages) {
-      const url = await fetchBlob(doc, (t) => t === "application/pdf");
+      const { url } = await fetchBlob(doc, (t) => t === "application/pdf");
       if (stale(url)) return;
       showView([el("iframe", { src: url + "#page=" + loc.pages[0], title: doc })], url);
     } else if (loc && loc.t && MEDIA.test(doc)) {  // a recording; a .vtt/.srt shows as text
-      const url = await fetchBlob(doc, (t) => t.startsWith("audio/") || t.startsWith("video/"));
+      const { url } = await fetchBlob(doc, (t) => t.startsWith("audio/") || t.startsWith("video/"));
       if (stale(url)) return;
       const kind = /\.(mp3|wav|ogg|oga|m4a|flac|opus)$/i.test(doc) ? "audio" : "video";
       const media = el(kind, { controls: "", src: `${url}#t=${loc.t[0]},${loc.t[1]}` });
@@ -703,41 +715,80 @@ function markedText(text, loc) {
   return { pre, mark };
 }
 
-// A citation of text read from an image by OCR: the image (the cited page of a TIFF),
-// the box its lines take (`loc.xywh`, in the image's own pixels) outlined over it, and
-// under it the text OCR read with the cited range marked. The box is placed in percent
-// of the image's natural size, so it stays on its lines at any displayed size.
-async function showImage(doc, loc, stale) {
-  const page = loc.pages ? loc.pages[0] : null;
-  const shown = BROWSER_IMAGE.test(doc) && !page;
-  const url = await fetchBlob(doc, (t) => IMAGE_TYPES.includes(t),
-    shown ? "/file" : "/image?page=" + (page || 1));
+// An image read by OCR: the image (page `at` of a multi-page TIFF, else the cited page,
+// else the first), with buttons to its other pages; on the cited page the box the
+// citation's lines take (`loc.xywh`, in the image's own pixels) outlined over it; under
+// it the text OCR read, the cited range marked. `loc` is null for a document opened
+// from the list: the image and its text, nothing marked. The box is placed in percent
+// of the image's natural size, so it stays on its lines at any displayed size. `turned`:
+// the pager button ("prev", "next") that asked for this page, which keeps the focus.
+async function showImage(doc, loc, stale, at = null, turned = null) {
+  const cited = loc && loc.xywh ? (loc.pages ? loc.pages[0] : 1) : null;  // the box's page
+  const page = at || cited || 1;
+  const whole = BROWSER_IMAGE.test(doc) && page === 1;  // else the server's PNG of the page
+  const got = await fetchBlob(doc, (t) => IMAGE_TYPES.includes(t),
+    whole ? "/file" : "/image?page=" + page);
+  const url = got.url;
   if (stale(url)) return;
-  showView([el("p", { class: "muted" }, "loading…")], url);  // the viewer frees it from here
-  const img = el("img", { src: url, alt: `image of ${doc}${page ? `, page ${page}` : ""}` });
-  const [data] = await Promise.all([
-    api(colUrl(current) + "/documents/" + docPath(doc) + "/text"),
-    img.decode().catch(() => { throw new Error(`${doc}: the browser cannot show this image`); }),
-  ]);
-  if (stale(null)) return;
-  const [x, y, w, h] = loc.xywh;
-  const pct = (v, of) => `${(100 * v) / of}%`;
+  const pages = Number(got.headers.get("X-Page-Count")) || 1;  // /file: a one-page image
+  const img = el("img", { src: url, alt: `image of ${doc}${pages > 1 ? `, page ${page}` : ""}` });
+  let data;
+  try {  // the page shown meanwhile stays until this one is ready to take its place
+    [data] = await Promise.all([
+      api(colUrl(current) + "/documents/" + docPath(doc) + "/text"),
+      img.decode().catch(() => { throw new Error(`${doc}: the browser cannot show this image`); }),
+    ]);
+  } catch (e) {
+    URL.revokeObjectURL(url);
+    throw e;
+  }
+  if (stale(url)) return;  // from here the viewer holds the URL, and frees it
   const { pre, mark } = markedText(data.text, loc);
-  const box = el("div", { class: "image-mark", id: "image-highlight", role: "img",
-    "aria-label": `the cited area: ${w} × ${h} pixels at x ${x}, y ${y}`
-      + `${page ? ` of page ${page}` : ""}; its text is marked below` });
-  if (mark) box.setAttribute("aria-describedby", "highlight");
-  Object.assign(box.style, { left: pct(x, img.naturalWidth), top: pct(y, img.naturalHeight),
-    width: pct(w, img.naturalWidth), height: pct(h, img.naturalHeight) });
-  const confidence = loc.ocr_confidence === null || loc.ocr_confidence === undefined ? ""
+  const frame = el("div", { class: "image-box" }, img);
+  let box = null;
+  if (page === cited) {
+    const [x, y, w, h] = loc.xywh;
+    const pct = (v, of) => `${(100 * v) / of}%`;
+    box = el("div", { class: "image-mark", id: "image-highlight", role: "img",
+      "aria-label": `the cited area: ${w} × ${h} pixels at x ${x}, y ${y}`
+        + `${loc.pages ? ` of page ${page}` : ""}; its text is marked below` });
+    if (mark) box.setAttribute("aria-describedby", "highlight");
+    Object.assign(box.style, { left: pct(x, img.naturalWidth), top: pct(y, img.naturalHeight),
+      width: pct(w, img.naturalWidth), height: pct(h, img.naturalHeight) });
+    frame.append(box);
+  }
+  const confidence = !loc || loc.ocr_confidence === null || loc.ocr_confidence === undefined ? ""
     : ` (mean word confidence ${loc.ocr_confidence})`;
-  showView([el("div", { class: "image-scroll" }, el("div", { class: "image-box" }, img, box)),
-    el("p", { class: "muted", id: "ocr-note" }, `The text OCR read from the image${confidence}, the cited lines marked:`),
-    pre], url);
+  const note = loc ? `The text OCR read from the image${confidence}, the cited lines marked:`
+    : `The text OCR read from the image${pages > 1 ? ", every page" : ""}:`;
+  const pager = pages > 1 ? imagePager(doc, loc, page, pages) : null;
+  showView([...(pager ? [pager] : []), el("div", { class: "image-scroll" }, frame),
+    el("p", { class: "muted", id: "ocr-note" }, note), pre], url);
   // each in its own scroll box (both fit in the window under the viewer's title)
   if (mark) mark.scrollIntoView({ block: "nearest" });
-  box.scrollIntoView({ block: "center" });
+  if (box) box.scrollIntoView({ block: "center" });
   $("#viewer").scrollIntoView({ block: "start" });
+  if (turned) {  // the button pressed, or the other one once this is the first or last page
+    const again = pager.querySelector("." + turned);
+    (again.disabled ? pager.querySelector(turned === "next" ? ".prev" : ".next") : again).focus();
+  }
+}
+
+// Buttons to the previous and next page of a multi-page image, between them which page
+// of how many is shown (`loc`: the citation, whose box shows on its own page).
+function imagePager(doc, loc, page, pages) {
+  const turn = (n, which) => {
+    const stale = claimView();
+    showImage(doc, loc, stale, n, which).catch((e) => {
+      if (!stale(null)) showView([el("p", { class: "error" }, e.message)]);
+    });
+  };
+  const button = (which, label, to) => el("button", { type: "button", class: which,
+    "aria-label": `${which === "prev" ? "previous" : "next"} page`,
+    ...(to < 1 || to > pages ? { disabled: "" } : {}), onclick: () => turn(to, which) }, label);
+  return el("div", { class: "image-pages", role: "group", "aria-label": "pages" },
+    button("prev", "‹", page - 1), el("span", { id: "image-page" }, `page ${page} of ${pages}`),
+    button("next", "›", page + 1));
 }
 
 // --- start ----------------------------------------------------------------------------------
