@@ -755,6 +755,15 @@ def test_collections_create_and_delete(env):
     c, data = env["client"], env["data"]
     r = c.post("/api/collections", json={"name": "tmp1", "strategy": "C", "threshold": 0.5})
     assert r.status_code == 201 and r.json()["strategy"] == "C" and r.json()["threshold"] == 0.5
+    assert r.json()["ocr_languages"] == "eng"
+    r = c.post("/api/collections", json={"name": "briefe", "ocr_languages": "deu+eng"})
+    assert r.status_code == 201 and c.get("/api/collections/briefe").json()["ocr_languages"] == "deu+eng"
+    assert c.delete("/api/collections/briefe").status_code == 200
+    # a language pack Tesseract does not have: refused naming it, no collection left behind
+    r = c.post("/api/collections", json={"name": "lettres", "ocr_languages": "fra+tlh"})
+    err = assert_error(r, 400, "bad_request")
+    assert err["message"].startswith("ocr_languages: Tesseract has no")
+    assert "tesseract-ocr-tlh" in err["message"] and not (data / "lettres").exists()
     assert_error(c.post("/api/collections", json={"name": "tmp1"}), 409, "conflict")
     assert_error(c.post("/api/collections", json={"name": "../up"}), 400, "bad_request")
     for name in ("tmp2\n", "tmp2\n\n", "\ntmp2"):  # "$" matched before a final newline

@@ -220,6 +220,9 @@ class CreateCollection(BaseModel):
     threshold: float | None = Field(
         None, gt=0, le=2, description="refusal threshold (cosine distance); default 0.675"
     )
+    ocr_languages: str | None = Field(
+        None, max_length=200, description="Tesseract language packs scanned pages and images "
+        "are read with, joined by '+' (eng+deu); default eng; each must be installed")
 
 
 # One entry of a document filter: a document's path, a folder ending in "/", or a glob.
@@ -729,11 +732,11 @@ def create_app(
         return {"collections": out, "can_create": collections.multi and may_create}
 
     @app.post("/api/collections", status_code=201, tags=["collections"],
-              summary="create a collection with its strategy and threshold")
+              summary="create a collection with its strategy, threshold and OCR languages")
     def create_collection(body: CreateCollection, request: Request) -> dict:
         authorize(request, None, "write")
         try:
-            c = collections.create(body.name, body.strategy, body.threshold)
+            c = collections.create(body.name, body.strategy, body.threshold, body.ocr_languages)
         except FileExistsError as exc:
             raise ApiError(409, f"collection '{body.name}' already exists") from exc
         except NameError_ as exc:
@@ -780,7 +783,7 @@ def create_app(
         by_state = Counter(d["state"] for d in docs)
         return {
             "name": c.name, "strategy": c.index.strategy, "threshold": c.index.threshold,
-            "documents": len(docs), "states": {s.value: by_state[s.value] for s in DocState},
+            "ocr_languages": c.index.ocr_languages, "documents": len(docs), "states": {s.value: by_state[s.value] for s in DocState},
             "chunks": sum(d["chunks"] for d in docs),
         }
 

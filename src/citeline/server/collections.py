@@ -377,7 +377,8 @@ class Collections:
             self._open[name] = c
             return c
 
-    def create(self, name: str, strategy: str = "E", threshold: float | None = None) -> Collection:
+    def create(self, name: str, strategy: str = "E", threshold: float | None = None,
+               ocr_languages: str | None = None) -> Collection:
         if not self.multi:
             raise ConfigError("collections: this server serves one collection (--index or --store); start it with --data DIR to create collections")
         check_collection_name(name)
@@ -398,6 +399,8 @@ class Collections:
             idx.set_strategy(strategy)
             if threshold is not None:
                 idx.set_threshold(threshold)
+            if ocr_languages is not None:
+                idx.set_ocr_languages(ocr_languages)
         except ConfigError:
             idx.close()
             shutil.rmtree(folder, ignore_errors=True)
