@@ -230,6 +230,7 @@ def _downgrade_to_schema_1(folder: Path) -> None:
         con.execute("ALTER TABLE chunks DROP COLUMN token_vectors")
         con.execute("ALTER TABLE documents DROP COLUMN regions")
         con.execute("DROP TABLE chunk_log")
+        con.execute("DROP TABLE skipped_content")
         con.execute("DELETE FROM settings WHERE key IN ('log_from', 'index_id')")
         con.execute(
             "UPDATE documents SET pipeline_version = replace(pipeline_version, ?, '')",

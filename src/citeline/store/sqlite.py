@@ -171,7 +171,7 @@ MIGRATIONS: tuple[str, ...] = (
     # seconds of OCR to tell): the next run skips the same content for the same reason
     # without reading it again, until that extractor's version changes.
     """
-    CREATE TABLE skipped_content (content_hash TEXT NOT NULL, extractor TEXT NOT NULL,
+    CREATE TABLE IF NOT EXISTS skipped_content (content_hash TEXT NOT NULL, extractor TEXT NOT NULL,
         extractor_version TEXT NOT NULL, reason TEXT NOT NULL,
         PRIMARY KEY (content_hash, extractor));
     """,
