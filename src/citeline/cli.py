@@ -962,6 +962,7 @@ def cmd_copy(args: argparse.Namespace) -> int:
         f"copied {report.documents} documents, {report.chunks} chunks, {report.vectors} vectors, "
         f"{report.sentences} sentence vectors, "
         f"{report.postings} postings, {report.embeddings} cached embeddings, "
+        f"{report.skips} skipped contents, "
         f"{report.settings} settings into {_shown(args.dst)} in {report.seconds:.1f}s"
     )
     return 0

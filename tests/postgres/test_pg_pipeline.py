@@ -488,6 +488,26 @@ def test_an_image_s_line_boxes_are_the_same_on_both_backends(pg_url, memo_embedd
     lite.close()
 
 
+def test_copy_carries_the_contents_skipped_for_good(run, pg_url, tmp_path):
+    """A picture the SQLite index skipped as having no text is not read again after the
+    index is copied into PostgreSQL: the skip goes with it."""
+    from PIL import Image
+
+    folder = tmp_path / "pics"
+    folder.mkdir()
+    Image.new("RGB", (320, 240), "white").save(folder / "blank.png")
+    (folder / "note.md").write_text("# Note\n\nThe ferry leaves at nine.\n")
+    ix = str(tmp_path / "ix")
+    code, _, err = run("index", str(folder), "--index", ix, "-q")
+    assert code == 0, err
+    code, out, err = run("copy", "--from", ix, "--to", pg_url, "--json")
+    assert code == 0, err
+    assert json.loads(out)["skips"] == 1
+    digest = fingerprint(folder / "blank.png")
+    reason = PostgresStore(pg_url).skip_reason(digest, "image", "1")
+    assert reason is not None and reason.startswith("no text found in the image")
+
+
 def test_a_nul_in_a_pdf_title_is_dropped_not_a_stopped_run(pg_url, memo_embedder, tmp_path):
     """A PDF's metadata may hold a NUL (PostgreSQL refuses it in text): the title loses it
     on both backends, and a value PostgreSQL still refuses fails that document alone (it

@@ -3,7 +3,8 @@
 Everything the index knows goes across as it is: documents (with their text,
 region map and versions), chunks (same ids, offsets, locators), vectors (the same float32
 bytes, header-less ones included), BM25 postings, sentence vectors, the embedding
-cache and the settings. The rows are loaded in one transaction with COPY, and the
+cache, the contents skipped for good (so a copied index's next run does not read its
+photographs again) and the settings. The rows are loaded in one transaction with COPY, and the
 HNSW indexes are built once at the end (much faster than growing them row by row).
 """
 
@@ -32,6 +33,7 @@ class CopyReport:
     sentences: int = 0
     postings: int = 0
     embeddings: int = 0
+    skips: int = 0
     settings: int = 0
     spaces: tuple[str, ...] = ()
     seconds: float = 0.0
@@ -149,6 +151,17 @@ def _copy(src: SQLiteStore, dst: PostgresStore) -> CopyReport:
                 report.embeddings += 1
         c.execute("INSERT INTO embeddings (text_hash, model_key, vector) SELECT text_hash, "
                   "model_key, vector FROM copied_embeddings ON CONFLICT DO NOTHING")
+        # likewise the skips (the copy's own, newer, win over the target's)
+        c.execute("CREATE TEMP TABLE copied_skips (LIKE skipped_content) ON COMMIT DROP")
+        with cur.copy("COPY copied_skips (content_hash, extractor, extractor_version, reason) "
+                      "FROM STDIN") as cp:
+            for row in _batches(s.execute("SELECT content_hash, extractor, extractor_version, "
+                                          "reason FROM skipped_content")):
+                cp.write_row(row)
+                report.skips += 1
+        c.execute("INSERT INTO skipped_content SELECT * FROM copied_skips ON CONFLICT "
+                  "(content_hash, extractor) DO UPDATE SET extractor_version = "
+                  "excluded.extractor_version, reason = excluded.reason")
         # the generation, the chunk log's start and the file's id are the SQLite file's own
         for key, value in s.execute("SELECT key, value FROM settings "
                                     "WHERE key NOT IN ('generation', 'log_from', 'index_id')"):
