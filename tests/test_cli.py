@@ -194,3 +194,29 @@ def test_search_and_ask_in_some_documents(run, clean_corpus: Path, tmp_path: Pat
         "citeline: error: --in: no indexed document matches '*.pdf'")
     code, _, err = run("ask", "kettle?", "--index", ix, "--in", "guides")
     assert code == 2 and "--in: no indexed document matches 'guides' ('guides' is a folder" in err
+
+
+def test_many_files_skipped_for_one_reason_are_counted_not_listed(run, tmp_path: Path):
+    """A folder of thousands of photographs or build outputs must not bury the run's
+    summary: a reason's first files are listed, the rest counted (reasons that differ in
+    their numbers alone are one); --json lists every one."""
+    import doctest
+
+    from citeline import cli
+
+    assert doctest.testmod(cli).failed == 0
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "note.md").write_text("# Note\n\nThe ferry leaves at nine.\n")
+    for i in range(8):
+        (docs / f"build-{i}.o").write_bytes(b"\x7fELF")
+    (docs / "data.xyz").write_text("x")
+    ix = str(tmp_path / "ix")
+    code, out, _ = run("index", str(docs), "--index", ix, "-q")
+    assert code == 0
+    listed = [ln for ln in out.splitlines() if ln.startswith("skipped build-")]
+    assert len(listed) == cli.SKIPS_SHOWN
+    assert "skipped 3 more for the same reason (build-5.o, build-6.o, build-7.o)" in out
+    assert "skipped data.xyz: unsupported file type '.xyz'" in out
+    code, out, _ = run("index", str(docs), "--index", ix, "-q", "--json")
+    assert len(json.loads(out)["skipped"]) == 9

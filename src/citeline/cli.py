@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -139,6 +140,33 @@ def _print_json(obj: object) -> None:
 # --- index / retry / reindex ---------------------------------------------------------
 
 
+# Skipped files listed per reason before the rest are counted (a folder of 2,000
+# photographs or build outputs would otherwise bury the run's summary); --json lists all.
+SKIPS_SHOWN = 5
+_NUMBERS = re.compile(r"\d+")
+
+
+def _skipped_lines(skipped: list[tuple[str, str]]) -> list[str]:
+    """``skipped {path}: {reason}`` lines, at most :data:`SKIPS_SHOWN` for one reason
+    (reasons that differ only in their numbers are one: "OCR read 4 of 35 words"), then
+    how many more it skipped.
+
+    >>> _skipped_lines([(f"p{i}.jpg", f"no text: {i} words") for i in range(7)])[-2:]
+    ['skipped p4.jpg: no text: 4 words', 'skipped 2 more for the same reason (p5.jpg, p6.jpg)']
+    """
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for path, reason in skipped:
+        groups.setdefault(_NUMBERS.sub("N", reason), []).append((path, reason))
+    out = []
+    for entries in groups.values():
+        out += [f"skipped {path}: {reason}" for path, reason in entries[:SKIPS_SHOWN]]
+        rest = [path for path, _ in entries[SKIPS_SHOWN:]]
+        if rest:
+            shown = ", ".join(rest[:3]) + (", ..." if len(rest) > 3 else "")
+            out.append(f"skipped {len(rest)} more for the same reason ({shown})")
+    return out
+
+
 def _summary(report: IndexReport, json_out: bool) -> int:
     if json_out:
         _print_json(report.to_json())
@@ -162,8 +190,8 @@ def _summary(report: IndexReport, json_out: bool) -> int:
         print(f"FAILED  {path}: {reason}")
     for path, reason in report.unreadable:
         print(f"FAILED  {path}: {reason}")
-    for path, reason in report.skipped:
-        print(f"skipped {path}: {reason}")
+    for line in _skipped_lines(report.skipped):
+        print(line)
     for path, warning in report.warnings:
         print(f"warning {path}: {warning}")
     if report.model_switch:
