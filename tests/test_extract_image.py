@@ -166,6 +166,20 @@ def test_a_page_scanned_upside_down_is_read_turned(tmp_path: Path):
     assert any(w.startswith("page 1 read turned 180\u00b0") for w in doc.warnings), doc.warnings
 
 
+def test_a_16_bit_scan_is_read_in_its_own_contrast(tmp_path: Path):
+    """A scanner's 16-bit grey TIFF holding 12 bits (0-4095): read stretched between its
+    darkest and lightest pixel, as the server's /image shows it (it failed as a damaged
+    image: Pillow's autocontrast has no 16-bit mode)."""
+    import numpy as np
+
+    path, _ = notice(tmp_path)
+    grey = np.asarray(Image.open(path).convert("L"), dtype=np.uint16) * 16  # 0..4080
+    Image.fromarray(grey).save(tmp_path / "scan16.tif")
+    assert Image.open(tmp_path / "scan16.tif").mode.startswith("I;16")
+    doc = extract(tmp_path / "scan16.tif")
+    assert [doc.text[r.start:r.end] for r in doc.regions] == LINES
+
+
 def test_a_picture_with_no_text_is_skipped_saying_what_ocr_read(tmp_path: Path):
     blank = tmp_path / "blank.png"
     Image.new("RGB", (400, 300), "white").save(blank)

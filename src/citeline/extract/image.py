@@ -148,9 +148,9 @@ class ImageExtractor:
 
 
 def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
-    """The lines OCR reads on each page: a multi-page TIFF's every page, else the image
-    as opened (an animation's first frame; a HEIF file's primary image, which need not
-    be its first)."""
+    """The lines OCR reads on each page (:func:`page_count`): a multi-page TIFF's every
+    page, else the image as opened (an animation's first frame; a HEIF file's primary
+    image, which need not be its first)."""
     if img.width * img.height > MAX_PIXELS:
         raise ExtractionError(rel, (
             f"the image is {img.width} x {img.height} pixels "
@@ -162,8 +162,7 @@ def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
         warnings.append(f"a HEIF file of {frames} images: only its primary image is read")
     elif frames > 1 and img.format != "TIFF":
         warnings.append(f"an animated image of {frames} frames: only the first is read")
-    if img.format != "TIFF":
-        frames = 1
+    frames = page_count(img)
     pages = []
     for n in range(frames):
         if frames > 1:
@@ -175,20 +174,47 @@ def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
     return pages
 
 
-def _as_shown(img: Image) -> Image:
-    """The image as a viewer shows it, in a mode Tesseract reads: turned by its EXIF
-    orientation, and anything transparent laid on white."""
-    from PIL import Image as PILImage
+def page_count(img: Image) -> int:
+    """How many pages an opened image has as a document: a TIFF's pages (a scanner's
+    multi-page file), else one (an animation's frames and a HEIF file's other images are
+    not pages). The server's ``/image`` shows them by the same count."""
+    return getattr(img, "n_frames", 1) if img.format == "TIFF" else 1
+
+
+def upright(img: Image) -> Image:
+    """The current page turned by its EXIF orientation, as a viewer shows it: where an
+    image's OCR boxes are, and what the server's ``/image`` shows."""
     from PIL import ImageOps
 
     with py_warnings.catch_warnings():  # a broken EXIF block is no reason to stop
         py_warnings.simplefilter("ignore")
-        shown = ImageOps.exif_transpose(img)
+        return ImageOps.exif_transpose(img)
+
+
+def deep_grey_as_8_bit(img: Image) -> Image:
+    """A 16- or 32-bit grey or float image (a scan, a microscope's picture) as 8-bit grey,
+    stretched between its darkest and lightest pixel (a 12-bit scan in a 16-bit file
+    would read, and show, nearly black otherwise); any other image as it is.
+
+    >>> from PIL import Image
+    >>> deep_grey_as_8_bit(Image.new("I;16", (2, 1), 1000)).getextrema()
+    (0, 0)
+    """
+    if not (img.mode.startswith("I") or img.mode == "F"):
+        return img
+    lo, hi = img.getextrema()
+    scale = 255 / (hi - lo) if hi > lo else 1.0
+    return img.convert("F").point(lambda v: (v - lo) * scale).convert("L")
+
+
+def _as_shown(img: Image) -> Image:
+    """The image as a viewer shows it, in a mode Tesseract reads: turned by its EXIF
+    orientation, deep greys in 8 bits, and anything transparent laid on white."""
+    from PIL import Image as PILImage
+
+    shown = deep_grey_as_8_bit(upright(img))
     if shown.mode in ("1", "L", "RGB"):
         return shown
-    if shown.mode in ("I;16", "I;16B", "I;16L", "I", "F"):  # 16-bit or float greys (scans)
-        return ImageOps.autocontrast(shown.convert("I")).convert("L") if shown.mode != "F" \
-            else shown.convert("L")
     if shown.mode in ("RGBA", "LA", "PA", "P", "RGBa", "La") or "transparency" in shown.info:
         rgba = shown.convert("RGBA")
         return PILImage.alpha_composite(PILImage.new("RGBA", rgba.size, "white"), rgba).convert("RGB")

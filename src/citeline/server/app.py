@@ -63,7 +63,14 @@ from citeline.errors import (
     UnmatchedDocuments,
 )
 from citeline.extract import compressed, why_unsupported
-from citeline.extract.image import HEIF_SUFFIXES, heif_status
+from citeline.extract.image import (
+    HEIF_SUFFIXES,
+    MAX_PIXELS,
+    deep_grey_as_8_bit,
+    heif_status,
+    page_count,
+    upright,
+)
 from citeline.extract.transcript import MEDIA_SUFFIXES, companion, sidecar_for
 from citeline.server.auth import ApiKey, KeyStore, Scope, open_keys
 from citeline.server.collections import (
@@ -783,7 +790,8 @@ def create_app(
         by_state = Counter(d["state"] for d in docs)
         return {
             "name": c.name, "strategy": c.index.strategy, "threshold": c.index.threshold,
-            "ocr_languages": c.index.ocr_languages, "documents": len(docs), "states": {s.value: by_state[s.value] for s in DocState},
+            "ocr_languages": c.index.ocr_languages, "documents": len(docs),
+            "states": {s.value: by_state[s.value] for s in DocState},
             "chunks": sum(d["chunks"] for d in docs),
         }
 
@@ -1059,7 +1067,7 @@ def _page_png(f: Path, document: str, page: int, heif: bool = False) -> tuple[by
     :data:`IMAGE_FORMATS` or is damaged or too big to decode, 501 for a HEIF image when
     pillow-heif is not installed."""
     try:
-        from PIL import Image, ImageOps, UnidentifiedImageError
+        from PIL import Image, UnidentifiedImageError
     except ImportError as exc:
         raise ApiError(501, "showing an image needs Pillow: pip install 'citeline[ocr]'",
                        code="not_installed") from exc
@@ -1068,27 +1076,22 @@ def _page_png(f: Path, document: str, page: int, heif: bool = False) -> tuple[by
         raise ApiError(501, f"showing a HEIF image needs pillow-heif: {missing}",
                        code="not_installed")
     try:
-        with warnings.catch_warnings():  # past MAX_IMAGE_PIXELS is refused below, saying so
+        with warnings.catch_warnings():  # past MAX_PIXELS is refused below, saying so
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             img = Image.open(f, formats=IMAGE_FORMATS)
         with img:
-            # Pillow's guard against decompression bombs, the most the image reader reads
-            limit = Image.MAX_IMAGE_PIXELS
-            if limit is not None and img.width * img.height > limit:
+            if img.width * img.height > MAX_PIXELS:  # the most the image reader reads
                 raise ApiError(422, f"{document}: the image is {img.width} x {img.height} "
-                               f"pixels, more than the {limit} shown", {"document": document},
-                               code="unreadable_file")
-            pages = getattr(img, "n_frames", 1) if img.format == "TIFF" else 1
+                               f"pixels, more than the {MAX_PIXELS} shown",
+                               {"document": document}, code="unreadable_file")
+            pages = page_count(img)
             if page > pages:
                 raise ApiError(404, f"page: {document} has {pages} page(s), no page {page}",
                                {"field": "page", "pages": pages})
             if pages > 1:
                 img.seek(page - 1)
-            with warnings.catch_warnings():  # a broken EXIF block is no reason to stop
-                warnings.simplefilter("ignore")
-                shown = ImageOps.exif_transpose(img)
             out = io.BytesIO()
-            _png_mode(shown).save(out, "PNG")
+            _png_mode(upright(img)).save(out, "PNG")
     except Image.DecompressionBombError as exc:  # twice the limit: refused by open itself
         raise ApiError(422, f"{document}: the image is too big to show ({exc})",
                        {"document": document}, code="unreadable_file") from exc
@@ -1104,16 +1107,12 @@ def _page_png(f: Path, document: str, page: int, heif: bool = False) -> tuple[by
 
 def _png_mode(img: Any) -> Any:
     """``img`` in a mode a PNG holds and every browser shows: 1-bit, grey, palette and
-    RGB(A) as they are; 16- and 32-bit greys and floats (scans, microscopy) stretched to
-    8 bits between their darkest and lightest pixel (a 12-bit scan in a 16-bit file
-    would show nearly black otherwise); anything else (CMYK, YCbCr) as RGB, or RGBA
-    when it is transparent."""
+    RGB(A) as they are; 16- and 32-bit greys and floats (scans, microscopy) in 8 bits as
+    the image reader reads them (:func:`~citeline.extract.image.deep_grey_as_8_bit`);
+    anything else (CMYK, YCbCr) as RGB, or RGBA when it is transparent."""
+    img = deep_grey_as_8_bit(img)
     if img.mode in ("1", "L", "LA", "P", "RGB", "RGBA"):
         return img
-    if img.mode.startswith("I") or img.mode == "F":
-        lo, hi = img.getextrema()
-        scale = 255 / (hi - lo) if hi > lo else 1.0
-        return img.convert("F").point(lambda v: (v - lo) * scale).convert("L")
     return img.convert("RGBA" if img.has_transparency_data else "RGB")
 
 
