@@ -419,8 +419,9 @@ def test_the_worked_examples_hold():
     import doctest
 
     from citeline import chunk
+    from citeline.extract import ocr
 
-    for mod in (chunk, imagemod):  # chunk: the box around a range's lines
+    for mod in (chunk, imagemod, ocr):  # chunk: the box around a range's lines
         assert doctest.testmod(mod).failed == 0, mod.__name__
 
 

@@ -491,8 +491,7 @@ class Index:
 
     def pipeline_version(self) -> str:
         version = f"p{PIPELINE_VERSION}|{self.chunk_config.signature()}|bm25:{TOKENIZER_VERSION}"
-        if self.ocr_languages != ocr.DEFAULT_LANGUAGES:  # indexes reading English stay as they were
-            version += f"|ocr:{self.ocr_languages}"
+        version += ocr.signature(self.ocr_languages)
         return (f"{version}|{SENTENCE_SIGNATURE}|{BARE_SIGNATURE}|{TOKENS_SIGNATURE}"
                 if self.sentence_vectors else version)
 
@@ -824,8 +823,7 @@ class Index:
             # content an extractor skipped for good before (an image with no text) is
             # not read again: telling took it seconds of OCR
             # (what OCR did not find in one language may be text in another)
-            reader = extractor.version + ("" if ocr.languages() == ocr.DEFAULT_LANGUAGES
-                                          else f"|ocr:{ocr.languages()}")
+            reader = extractor.version + ocr.signature(ocr.languages())
             known = self.store.skip_reason(digest, extractor.name, reader)
             if known is not None:
                 raise UnsupportedFormat(rel, known)

@@ -97,6 +97,17 @@ def checked_languages(languages: str) -> str:
     return "+".join(dict.fromkeys(packs))
 
 
+def signature(languages: str) -> str:
+    """What reading in ``languages`` adds to a version that OCR output depends on (the
+    pipeline's, a remembered skip's): nothing for English, so indexes that read English
+    keep the versions they had.
+
+    >>> signature("eng"), signature("deu+eng")
+    ('', '|ocr:deu+eng')
+    """
+    return "" if languages == DEFAULT_LANGUAGES else f"|ocr:{languages}"
+
+
 def languages() -> str:
     """The language packs pictures are read with here (:func:`reading_in`)."""
     return _languages.get()
