@@ -213,6 +213,33 @@ def test_a_file_that_is_no_image_fails_saying_what_it_is(tmp_path: Path):
         extract(tmp_path / "empty.jpg")
 
 
+def test_an_image_in_another_format_under_an_image_s_name_is_not_opened(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Only the formats of the reader's suffixes are opened, whatever a file is named: an
+    icon or an EPS drawing saved as .png is skipped naming what it is (Pillow's EPS reader
+    would run Ghostscript on it), though it shows text; a PNG whose header is broken is a
+    damaged PNG."""
+    from PIL import EpsImagePlugin
+
+    def no_ghostscript(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("Ghostscript was run on a file named .png")
+
+    monkeypatch.setattr(EpsImagePlugin, "Ghostscript", no_ghostscript)
+    path, _ = notice(tmp_path)
+    for fmt, named in (("ICO", r"ICO, Windows Icon"), ("EPS", r"EPS, Encapsulated Postscript")):
+        other = tmp_path / f"{fmt.lower()}.png"
+        Image.open(path).convert("RGB").save(other, fmt)
+        with pytest.raises(UnsupportedFormat, match=(
+                rf"an image in a format citeline does not read \({named}\), under a \.png "
+                r"name: save it as PNG or JPEG")) as info:
+            extract(other)
+        assert info.value.lasting
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(path.read_bytes()[:8] + b"\x00" * 64)  # the signature, then no IHDR
+    with pytest.raises(ExtractionError, match=r"a damaged PNG image, cut short or corrupt$"):
+        extract(broken)
+
+
 def test_tesseract_stopping_fails_the_image_saying_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     import pytesseract
 

@@ -14,6 +14,7 @@ import pytest
 
 from citeline.errors import StoreUnavailable
 from citeline.extract import fingerprint
+from citeline.extract.image import ImageExtractor
 from citeline.pipeline import Index
 from citeline.store.postgres import MIGRATIONS, PostgresStore
 from citeline.store.sqlite import DB_NAME
@@ -474,8 +475,8 @@ def test_an_image_s_line_boxes_are_the_same_on_both_backends(pg_url, memo_embedd
     assert pg.store.document_regions("handset.png") == lite.store.document_regions("handset.png")
     # the photograph's skip is kept by its content: the next run does not read it again
     digest = fingerprint(folder / "board.jpeg")
-    reason = pg.store.skip_reason(digest, "image", "1")
-    assert reason is not None and reason == lite.store.skip_reason(digest, "image", "1")
+    reason = pg.store.skip_reason(digest, "image", ImageExtractor.version)
+    assert reason is not None and reason == lite.store.skip_reason(digest, "image", ImageExtractor.version)
     assert dict(pg.index(folder).skipped)["board.jpeg"] == reason
     question = "how do I stop the water in a burst"
     a, b = lite.ask(question), pg.ask(question)
@@ -504,7 +505,7 @@ def test_copy_carries_the_contents_skipped_for_good(run, pg_url, tmp_path):
     assert code == 0, err
     assert json.loads(out)["skips"] == 1
     digest = fingerprint(folder / "blank.png")
-    reason = PostgresStore(pg_url).skip_reason(digest, "image", "1")
+    reason = PostgresStore(pg_url).skip_reason(digest, "image", ImageExtractor.version)
     assert reason is not None and reason.startswith("no text found in the image")
 
 

@@ -58,6 +58,12 @@ if TYPE_CHECKING:
 HEIF_SUFFIXES = (".heic", ".heif")
 SUFFIXES = (".png", ".jpg", ".jpeg", ".jpe", ".jfif", ".tif", ".tiff", ".gif", ".bmp", ".webp",
             ".avif", *HEIF_SUFFIXES)
+# What the reader opens, by Pillow's names: the formats of SUFFIXES (Pillow's JPEG opener
+# reads an MPO, a camera's multi-picture JPEG, too; HEIF once pillow-heif's opener is
+# registered), whatever the file is named, and none of the others Pillow has: its EPS
+# reader runs Ghostscript on the file, and an icon or a Photoshop file under a .png name
+# is not what its name says. The server's /image shows the same formats.
+FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF", "AVIF", "HEIF")
 # Pillow's own guard against decompression bombs warns from 89.5 megapixels (a 1 kB PNG
 # can claim 50,000 x 50,000 pixels: 7.5 GB to decode); a phone's 48-megapixel photo is
 # well under it, a scan of an A0 drawing at 300 dpi (140 megapixels) is not.
@@ -78,7 +84,7 @@ _HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b
 
 class ImageExtractor:
     name = "image"
-    version = "1"
+    version = "2"
     suffixes = SUFFIXES
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -101,7 +107,7 @@ class ImageExtractor:
         try:
             with py_warnings.catch_warnings():  # over MAX_PIXELS is refused below, with its size
                 py_warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
-                img = PILImage.open(io.BytesIO(data))
+                img = PILImage.open(io.BytesIO(data), formats=FORMATS)
             with img:
                 pages = _pages(img, rel, warnings)
                 title = _metadata_title(img)
@@ -110,6 +116,10 @@ class ImageExtractor:
         except PILImage.DecompressionBombError as exc:  # twice Pillow's limit, refused at open
             raise ExtractionError(rel, f"the image is too large to read ({exc})") from exc
         except UnidentifiedImageError as exc:
+            if (other := _other_format(data)) is not None:
+                raise UnsupportedFormat(rel, (
+                    f"an image in a format citeline does not read ({other}), under a "
+                    f"{suffix} name: save it as PNG or JPEG"), lasting=True) from exc
             raise ExtractionError(rel, _why_not_an_image(data, heif)) from exc
         except pytesseract.TesseractError as exc:  # Tesseract itself stopped on the picture
             raise ExtractionError(rel, f"OCR failed ({exc})") from exc
@@ -255,8 +265,9 @@ def _metadata_title(img: Image) -> str:
 
 
 def _why_not_an_image(data: bytes, heif: str | None) -> str:
-    """Why Pillow does not know ``data`` as an image: what it is, when its first bytes say.
-    ``heif``: why HEIF is not read (:func:`heif_status`), None when it is."""
+    """Why Pillow does not open ``data`` as an image of :data:`FORMATS`: what it is, when
+    its first bytes say. ``heif``: why HEIF is not read (:func:`heif_status`), None when
+    it is."""
     if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
         return (f"a HEIF image, not read: {heif}" if heif is not None
                 else "a damaged HEIF image, cut short or corrupt (libheif cannot read it)")
@@ -264,7 +275,38 @@ def _why_not_an_image(data: bytes, heif: str | None) -> str:
     for magic, what in _NOT_IMAGE:
         if head.startswith(magic.lower()):
             return f"not an image: it is {what}"
+    if (own := _signature(data, FORMATS)) is not None:  # its header does not parse
+        return f"a damaged {own[0]} image, cut short or corrupt"
     return "not a readable image: the file is corrupt or in a format Pillow does not read"
+
+
+def _other_format(data: bytes) -> str | None:
+    """The format of an image that is none of :data:`FORMATS` (an icon, an EPS drawing,
+    a Photoshop file saved under an image's name), as Pillow's signatures name it: "ICO,
+    Windows Icon"; None when its first bytes are no other format Pillow knows."""
+    from PIL import Image as PILImage
+
+    PILImage.init()
+    found = _signature(data, tuple(n for n in PILImage.OPEN if n not in FORMATS))
+    return None if found is None else ", ".join(n for n in found if n)
+
+
+def _signature(data: bytes, formats: tuple[str, ...]) -> tuple[str, str] | None:
+    """The first of Pillow's ``formats`` whose signature check accepts the start of
+    ``data`` (the 16 bytes Pillow itself reads to choose an opener; nothing is
+    decoded), as (name, Pillow's description or ""); None when none does. Formats Pillow
+    knows by no signature (Targa, for one) are never named."""
+    from PIL import Image as PILImage
+
+    PILImage.init()
+    for name in formats:
+        factory, accept = PILImage.OPEN.get(name, (None, None))
+        try:
+            if accept is not None and accept(data[:16]):
+                return name, getattr(factory, "format_description", None) or ""
+        except Exception:  # noqa: BLE001, S112 - a check that cannot tell says no
+            continue
+    return None
 
 
 @functools.cache

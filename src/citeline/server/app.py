@@ -63,6 +63,7 @@ from citeline.errors import (
     UnmatchedDocuments,
 )
 from citeline.extract import compressed, why_unsupported
+from citeline.extract.image import FORMATS as IMAGE_FORMATS  # what /image opens
 from citeline.extract.image import (
     HEIF_SUFFIXES,
     MAX_PIXELS,
@@ -308,10 +309,6 @@ BROWSER_IMAGES = {
     ".jfif": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp", ".bmp": "image/bmp",
     ".avif": "image/avif",
 }
-# What /image opens, by Pillow's names: the image reader's formats (its JPEG opens an MPO
-# too; HEIF once pillow-heif's opener is registered), and none of the others Pillow has:
-# its EPS reader runs Ghostscript on the file.
-IMAGE_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF", "AVIF", "HEIF")
 # One event, as OpenAPI 3.2's itemSchema for text/event-stream has it; data is JSON.
 SSE_EVENT = {"type": "object", "required": ["event", "data"], "properties": {
     "event": {"enum": ["citations", "answer", "done", "error"]},
