@@ -34,7 +34,11 @@ _LANGUAGE = re.compile(r"[a-z]{3}(?:_[a-z]+)?")
 MIN_TEXT_WORDS = 3
 # The turns (clockwise, in degrees) tried on a picture whose text does not read upright:
 # a page fed into a scanner upside down, a sideways photo without an EXIF orientation.
-TURNS = (180, 90, 270)
+# Tesseract itself reads text lying one way on its side (turned 90 degrees clockwise), so
+# a picture stored turned 90 degrees anticlockwise reads as well turned 180 as turned 90,
+# and one upside down as well turned 270 as turned 180: of turns that read equally well,
+# the first in this order is the way the text stands, and the one a warning names.
+TURNS = (90, 180, 270)
 
 # What Tesseract may put in a word that is no text: control characters, and the
 # replacement character of a byte it could not decode.
@@ -178,17 +182,20 @@ def read_upright(image: Image) -> tuple[list[Line], int]:
     """The lines of ``image`` read the way up its text stands, and the clockwise turn (0,
     90, 180 or 270 degrees) that stood it up. A picture whose first reading holds no
     text, or text read with low confidence, is read again turned each way (:data:`TURNS`);
-    a turn is kept when it holds text and reads at least twice the confident words. Boxes
-    are in ``image``'s own pixels whichever way it was read."""
+    the turn that reads the most confident words is kept when it holds text and reads at
+    least twice the confident words of the first reading. Boxes are in ``image``'s own
+    pixels whichever way it was read."""
     lines = read_lines(image)
     if sum(len(line.words) for line in lines) < MIN_TEXT_WORDS:
         return lines, 0  # nothing to stand up: an icon, a blank page, a photo of a wall
     if holds_text(lines) and (mean_confidence(lines) or 0) >= LOW_OCR_CONFIDENCE:
         return lines, 0
     best, turn = lines, 0
+    enough = 2 * max(1, sure_words(lines))
     for angle in TURNS:
         turned = read_lines(image.rotate(-angle, expand=True))  # Pillow turns anticlockwise
-        if holds_text(turned) and sure_words(turned) >= 2 * max(1, sure_words(best)):
+        sure = sure_words(turned)
+        if holds_text(turned) and sure >= enough and (not turn or sure > sure_words(best)):
             best, turn = turned, angle
     if turn:
         best = [line._replace(box=unturned(line.box, turn, image.size)) for line in best]

@@ -1129,7 +1129,7 @@ def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
 
 class PdfExtractor:
     name = "pdf"
-    version = "13"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "14"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -1151,7 +1151,9 @@ class PdfExtractor:
     # print job's "Microsoft Word - X.docx"), is the largest print atop the first page (a
     # deck's first slide's title), else a top-level bookmark's line on it, else the name in
     # the print job's title, else the file's name; 13: a scanned page whose text does not
-    # read upright (fed into the scanner upside down) is read turned, with a warning
+    # read upright (fed into the scanner upside down) is read turned, with a warning; 14:
+    # a sideways scanned page is read turned the quarter that stands its text up, which
+    # its warning names (it was read turned 180 degrees, as Tesseract reads it on its side)
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
