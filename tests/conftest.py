@@ -32,10 +32,51 @@ def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
 
 @pytest.fixture(scope="session")
 def embedder():
-    """The real all-MiniLM-L6-v2, loaded once per test session."""
+    """The real all-MiniLM-L6-v2, loaded once per test session, remembering what it has
+    embedded (:func:`remember_embeddings`): the same instance an ``Index`` loads itself."""
     from citeline.embed import load_embedder
 
-    return load_embedder()
+    return remember_embeddings(load_embedder())
+
+
+def remember_embeddings(model):  # type: ignore[no-untyped-def]
+    """``model`` (the session's real embedder) made to embed each distinct text once per
+    session: tests index the same fixture corpora and ask the same questions hundreds of
+    times, which was more than half of the model's time in the suite (150 of 260 s).
+    Vectors are the model's own, computed for the text's first request; the arrays
+    handed out are read-only, so no caller can change what another gets. A text's vector
+    can differ from a batch-mate's run in the last float bit (padding changes the
+    matmul's shape); tests compare within a session, where each text has one vector."""
+    import numpy as np
+
+    if getattr(model, "_remembered", False):
+        return model
+    embed, with_tokens = model.embed, model.embed_with_tokens
+    vectors: dict[str, np.ndarray] = {}
+    pairs: dict[str, tuple] = {}
+
+    def embed_remembered(texts, progress=False):  # type: ignore[no-untyped-def]
+        todo = [t for t in dict.fromkeys(texts) if t not in vectors]
+        if todo:
+            for t, v in zip(todo, embed(todo, progress=progress), strict=True):
+                v.flags.writeable = False
+                vectors[t] = v
+        if not texts:
+            return embed(texts)
+        return np.vstack([vectors[t] for t in texts])
+
+    def with_tokens_remembered(texts):  # type: ignore[no-untyped-def]
+        todo = [t for t in dict.fromkeys(texts) if t not in pairs]
+        if todo:
+            for t, (v, tv) in zip(todo, with_tokens(todo), strict=True):
+                v.flags.writeable = False
+                tv.vectors.flags.writeable = False
+                pairs[t] = (v, tv)
+        return [pairs[t] for t in texts]
+
+    model.embed, model.embed_with_tokens = embed_remembered, with_tokens_remembered
+    model._remembered = True
+    return model
 
 
 @pytest.fixture
