@@ -39,6 +39,19 @@ def embedder():
     return remember_embeddings(load_embedder())
 
 
+@pytest.fixture
+def model_itself(embedder):
+    """The session's model without its memory of embeddings, for tests of the embedder
+    itself (its lock, its threads, one pass giving both vectors), whose every call must
+    reach the model."""
+    remembered = embedder.embed, embedder.embed_with_tokens
+    del embedder.embed, embedder.embed_with_tokens  # the class's own methods again
+    try:
+        yield embedder
+    finally:
+        embedder.embed, embedder.embed_with_tokens = remembered
+
+
 def remember_embeddings(model):  # type: ignore[no-untyped-def]
     """``model`` (the session's real embedder) made to embed each distinct text once per
     session: tests index the same fixture corpora and ask the same questions hundreds of

@@ -9,7 +9,8 @@ import numpy as np
 from citeline.embed import model_identity
 
 
-def test_vectors_are_unit_length_and_cosine_is_dot(embedder):
+def test_vectors_are_unit_length_and_cosine_is_dot(model_itself):
+    embedder = model_itself  # every call reaches the model
     v = embedder.embed(["descale the kettle with vinegar", "inflate the tyres", "hello"])
     assert v.shape == (3, 384) and v.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
@@ -18,14 +19,16 @@ def test_vectors_are_unit_length_and_cosine_is_dot(embedder):
     assert abs(d - float(np.sum((v[0] - v[1]) ** 2)) / 2) < 1e-5
 
 
-def test_identity_without_loading_matches_the_loaded_model(embedder):
+def test_identity_without_loading_matches_the_loaded_model(model_itself):
+    embedder = model_itself  # every call reaches the model
     assert model_identity() == embedder.identity
     assert embedder.identity.dim == 384 and len(embedder.identity.weights_hash) == 16
 
 
-def test_token_counting_and_embedding_from_two_threads(embedder):
+def test_token_counting_and_embedding_from_two_threads(model_itself):
     """Regression: an untruncated count racing a truncated encode corrupted the
     fast tokenizer's shared settings (seen as a ValueError in a server test)."""
+    embedder = model_itself  # every call reaches the model
     long_text = "word " * 600  # over the window: counted without truncation
     # different lengths, so a batch left unpadded by the other thread cannot be a tensor
     texts = [("kettle " * (i % 7 + 1)) + f"number {i}" for i in range(32)]
@@ -57,10 +60,11 @@ def test_token_counting_and_embedding_from_two_threads(embedder):
         np.testing.assert_allclose(r, reference, atol=1e-5)
 
 
-def test_a_query_waits_for_one_group_not_a_whole_document(embedder):
+def test_a_query_waits_for_one_group_not_a_whole_document(model_itself):
     """The model lock is held per group of LOCK_TEXTS texts: a query embedded while a big
     document is being embedded gets its turn between two groups (the server's searches
     timed out while an upload's thousands of texts held the lock in one call)."""
+    embedder = model_itself  # every call reaches the model
     from citeline.embed import LOCK_TEXTS
 
     texts = [f"paragraph {i} about descaling kettle number {i} with citric acid"

@@ -82,7 +82,8 @@ def test_weighted_rrf_counts_a_list_as_many_times_as_its_weight():
         rrf([*lists, [4]], weights=[1.0, 1.0])
 
 
-def test_token_vectors_are_the_models_contextual_wordpieces_with_their_spans(embedder):
+def test_token_vectors_are_the_models_contextual_wordpieces_with_their_spans(model_itself):
+    embedder = model_itself  # every call reaches the model
     text = "  Vec::push grows the buffer; read_line appends."
     (tv,) = embedder.embed_tokens([text])
     pieces = [text[a:b] for a, b in tv.spans]
@@ -195,7 +196,8 @@ def test_an_index_without_token_vectors_searches_by_section(tmp_path: Path, clea
     assert "holds no token vectors" in err and "fused with section instead of late" in err
 
 
-def test_the_evaluations_caching_embedder_passes_token_vectors_on(tmp_path: Path, embedder):
+def test_the_evaluations_caching_embedder_passes_token_vectors_on(tmp_path: Path, model_itself):
+    embedder = model_itself  # every call reaches the model
     from citeline.eval.cache import CachingEmbedder
 
     cached = CachingEmbedder(embedder, tmp_path / "cache.sqlite3")
