@@ -59,6 +59,10 @@ def browser():
 def page(site, browser):
     server, key = site
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    # the page's timers on a clock a test can move on (Playwright's Clock): a test that
+    # waits for the document list's next poll jumps the five seconds instead; until then
+    # time flows as it does
+    ctx.clock.install()
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -66,6 +70,16 @@ def page(site, browser):
     yield pg
     ctx.close()
     assert errors == []
+
+
+def next_poll(pg) -> None:  # type: ignore[no-untyped-def]
+    """Move the page's clock past the document list's idle poll (five seconds; the
+    page's POLL_IDLE_MS) and a second more, firing the timers due meanwhile once. The
+    page sets its next poll once it has drawn the last answer: a jump before that finds
+    no timer, and the poll comes five real seconds later, as it would without the
+    clock (slower, never wrong)."""
+    pg.wait_for_timeout(250)
+    pg.clock.fast_forward(6000)
 
 
 def sign_in(pg, url: str, key: str) -> None:
@@ -572,12 +586,15 @@ def test_the_document_list_keeps_the_keyboard_s_place_while_it_polls(page, site)
     upload(pg, "pump.md", "# Pump\n\nPrime the pump before the season.\n")
     wait_indexed(pg, "pump.md")
     pg.get_by_role("button", name="delete pump.md").focus()
-    pg.wait_for_timeout(6000)  # past a poll with nothing changed
+    with pg.expect_response("**/collections/manuals/documents"):  # a poll, nothing changed
+        next_poll(pg)
+    pg.wait_for_timeout(300)  # drawn
     focused = "document.activeElement.getAttribute('aria-label')"
     assert pg.evaluate(focused) == "delete pump.md"
     with server.client(key) as c:  # the list changes under it
         files = [("files", ("hose.md", b"# Hose\n\nDrain the hose in autumn.\n"))]
         assert c.post("/api/collections/manuals/documents", files=files).status_code == 202
+    next_poll(pg)  # the page learns of it
     wait_indexed(pg, "hose.md")
     assert pg.evaluate(focused) == "delete pump.md"
 
@@ -587,6 +604,7 @@ def test_a_revoked_key_leaves_nothing_on_screen_and_stops_the_polling(site, brow
     keys = KeyStore(server.data_dir)
     read_key, rec = keys.create(("manuals",), "read", "to be revoked")
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.clock.install()
     pg = ctx.new_page()
     polls: list[str] = []
     pg.on("request", lambda r: polls.append(r.url) if r.url.endswith("/documents") else None)
@@ -595,12 +613,14 @@ def test_a_revoked_key_leaves_nothing_on_screen_and_stops_the_polling(site, brow
     pg.click("#key-form button")
     pg.locator("#docs tbody tr").first.wait_for()
     assert keys.revoke(rec.id)
-    pg.locator("#error").wait_for(timeout=10_000)
+    next_poll(pg)
+    pg.locator("#error").wait_for()
     assert "not valid" in pg.locator("#error").text_content()
     assert pg.locator("#docs tbody tr").count() == 0
     assert pg.locator("#collection option").count() == 0
     seen = len(polls)
-    pg.wait_for_timeout(6000)
+    next_poll(pg)
+    pg.wait_for_timeout(500)
     assert len(polls) == seen  # no poll after the key stopped working
     ctx.close()
 
@@ -675,6 +695,7 @@ def test_a_server_that_goes_away_is_named_and_the_page_recovers_when_it_is_back(
     with server.client() as c:
         assert c.post("/api/collections", json={"name": "flaky"}).status_code == 201
     ctx = browser.new_context()
+    ctx.clock.install()
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -683,7 +704,8 @@ def test_a_server_that_goes_away_is_named_and_the_page_recovers_when_it_is_back(
         pg.wait_for_selector("#collection option[value=flaky]", state="attached")
         server.stop()
         err = pg.locator("#error")
-        err.wait_for(timeout=15_000)  # the next poll of the document list
+        next_poll(pg)
+        err.wait_for()  # the next poll of the document list
         expected = f"cannot reach the server at 127.0.0.1:{server.port}: is it running?"
         assert err.text_content() == expected
         pg.fill("#question", "Is anyone there?")
@@ -691,7 +713,8 @@ def test_a_server_that_goes_away_is_named_and_the_page_recovers_when_it_is_back(
         pg.locator('#answer[data-state="done"]').wait_for(state="attached")
         assert err.text_content() == expected and pg.locator("#answer").is_hidden()
         server = _on_port(app, server.port)
-        err.wait_for(state="hidden", timeout=15_000)  # a poll that succeeds clears it
+        next_poll(pg)
+        err.wait_for(state="hidden")  # a poll that succeeds clears it
         assert pg.locator("#collection-info").text_content().startswith("strategy E")
     finally:
         ctx.close()
@@ -743,12 +766,14 @@ def test_a_collection_deleted_by_another_client_leaves_the_page(page, site):
     with server.client(key) as c:
         assert c.delete("/api/collections/doomed").status_code == 200
     err = pg.locator("#error")
-    err.wait_for(timeout=15_000)
+    next_poll(pg)
+    err.wait_for()
     assert err.text_content() == "the collection 'doomed' no longer exists: it was deleted"
     assert pg.locator("#collection option[value=doomed]").count() == 0
     assert pg.locator("#collection").input_value() == "manuals"
     seen = len(polls)
-    pg.wait_for_timeout(6000)
+    next_poll(pg)
+    pg.wait_for_timeout(500)
     assert len(polls) == seen  # nothing more asked of it
     assert err.text_content() == "the collection 'doomed' no longer exists: it was deleted"
 
@@ -820,12 +845,15 @@ def test_a_late_document_list_is_not_drawn_under_the_collection_picked_since(pag
         c.post("/api/collections", json={"name": "quiet"})
     upload(pg, "bilge.md", "# Bilge\n\nPump the bilge dry after every storm.\n")
     wait_indexed(pg, "bilge.md")
-    pg.click("#refresh")
+    with pg.expect_response("**/api/collections/manuals/documents"):  # its poll is set
+        pg.click("#refresh")
     pg.wait_for_selector("#collection option[value=quiet]", state="attached")
     held: list = []
     pg.route("**/api/collections/manuals/documents",  # the next poll's answer is held
              lambda route: route.continue_() if held else held.append(route))
-    pg.wait_for_timeout(5500)
+    with pg.expect_request("**/api/collections/manuals/documents"):
+        next_poll(pg)
+    pg.wait_for_timeout(300)
     assert held
     with pg.expect_response("**/api/collections/quiet/documents"):
         pg.select_option("#collection", "quiet")  # quiet's list is drawn (no rows)
