@@ -11,6 +11,7 @@ import pytest
 
 from citeline.errors import ConfigError, IndexingCancelled, ModelMismatch
 from citeline.pipeline import MODEL_PATH_SETTING, Index, IndexReport
+from citeline.retrieve.bm25 import TOKENIZER_VERSION
 from citeline.store.sqlite import DB_NAME
 
 
@@ -564,13 +565,38 @@ def test_bm25_finds_words_of_any_script(index: Index, tmp_path: Path):
     assert index.search("kettle vinegar", k=5, mode="bm25").hits[0].document == "en.md"
 
 
+def test_bm25_finds_a_command_line_option_by_its_name(index: Index, tmp_path: Path):
+    """``xargs -0`` names its option: before uni-v3 the term was ``0``, which any chunk
+    with a number holds, and the page that has the option ranked under pages full of
+    numbers. Case is kept: ``-R`` and ``-r`` are two options."""
+    folder = tmp_path / "man"
+    folder.mkdir()
+    (folder / "xargs.md").write_text(
+        "# xargs\n\nBuild command lines from standard input.\n\n"
+        "-0, --null: input items are terminated by a null character instead of by "
+        "whitespace, and quotes and backslash are not special.\n")
+    (folder / "sizes.md").write_text(
+        "# Sizes\n\nA 0 or 10 or 100 or 1000 byte file: 0 0 0 blocks, 0 inodes, 0 errors.\n")
+    (folder / "ls.md").write_text(
+        "# ls\n\n-R, --recursive: list subdirectories recursively.\n\n"
+        "-r, --reverse: reverse order while sorting.\n")
+    assert index.index(folder).ok
+    assert index.search("what does -0 do", k=1, mode="bm25").hits[0].document == "xargs.md"
+    assert [h.document for h in index.search("-0", k=5, mode="bm25").hits] == [
+        "xargs.md", "sizes.md"]  # the option's page first, then the page with the number
+    reverse = index.search("-r", k=5, mode="bm25").hits
+    recursive = index.search("-R", k=5, mode="bm25").hits
+    assert [h.document for h in reverse] == [h.document for h in recursive] == ["ls.md"]
+    assert reverse[0].score == pytest.approx(recursive[0].score)  # one of each
+
+
 def test_index_from_the_ascii_tokenizer_is_stale_and_reindexes_without_embedding(
         index: Index, clean_corpus: Path):
     index.index(clean_corpus)
     db = sqlite3.connect(Path(index.location) / DB_NAME)
     with db:
         db.execute("UPDATE documents SET pipeline_version = "
-                   "replace(pipeline_version, 'bm25:uni-v2', 'bm25:az09-v1')")
+                   f"replace(pipeline_version, 'bm25:{TOKENIZER_VERSION}', 'bm25:az09-v1')")
     db.close()
     stale = [s for s in index.status() if s.state == "stale"]
     assert len(stale) == 3 and all("bm25:az09-v1" in "; ".join(s.stale_reasons) for s in stale)

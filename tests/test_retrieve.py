@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import numpy as np
 import pytest
 
 from citeline.gate import gate, refusal_line
-from citeline.retrieve.bm25 import idf, score_postings, tokenize
+from citeline.retrieve.bm25 import (
+    idf,
+    option_terms,
+    score_postings,
+    term_frequencies,
+    terms,
+    tokenize,
+)
 from citeline.retrieve.dense import top_k
 from citeline.retrieve.fuse import CONVEX_ALPHA, convex, rrf, section_lift
 from citeline.types import Hit, Locator
@@ -28,9 +34,9 @@ def _postings(docs: list[str]):
     acc: dict[str, tuple[list[int], list[int]]] = {}
     lengths = []
     for row, d in enumerate(docs):
-        toks = tokenize(d)
-        lengths.append(len(toks))
-        for t, n in Counter(toks).items():
+        tf, length = term_frequencies(d)  # as the stores count them
+        lengths.append(length)
+        for t, n in tf.items():
             acc.setdefault(t, ([], []))
             acc[t][0].append(row)
             acc[t][1].append(n)
@@ -77,6 +83,28 @@ def test_bm25_agrees_with_bm25s(query):
 
 def test_tokenizer_matches_baseline():
     assert tokenize("Vec<T> read_line --release 2024!") == ["vec", "t", "read", "line", "release", "2024"]
+
+
+def test_an_option_is_one_more_term_and_no_more_length():
+    assert option_terms("tar -xzf a.tgz; git commit -a --amend; cp -R") == [
+        "-xzf", "-a", "--amend", "-R"]
+    # a hyphen inside a word, a range, a rule, a lone dash: none is an option
+    assert option_terms("well-known 1-5 --- - x a--b") == []
+    # a typesetter's dashes read as the hyphens they stand for
+    assert option_terms("\u2010v \u2212\u2212verbose \u2013release") == [
+        "-v", "--verbose", "--release"]
+    assert terms("xargs -0") == ["xargs", "0", "-0"]
+    tf, length = term_frequencies("Use cargo build --release -p foo")
+    assert tf["--release"] == tf["-p"] == tf["release"] == 1 and length == 6
+    # a query naming no option scores exactly as the chapter's BM25: the option adds
+    # a term, not length, to its words' (``--release`` is ``release`` and ``--release``)
+    post, lengths = _postings([d + " --release -p" for d in CORPUS])
+    plain_post, plain_lengths = _postings([d + " release p" for d in CORPUS])
+    np.testing.assert_array_equal(lengths, plain_lengths)
+    np.testing.assert_allclose(
+        score_postings(tokenize("lazy fox"), post, lengths, float(lengths.mean())),
+        score_postings(tokenize("lazy fox"), plain_post, plain_lengths,
+                       float(plain_lengths.mean())))
 
 
 def test_rrf_hand_worked():

@@ -81,6 +81,7 @@ from citeline.rerank import (
 )
 from citeline.retrieve import late, scope
 from citeline.retrieve.bm25 import TOKENIZER_VERSION, key_terms, tokenize
+from citeline.retrieve.bm25 import terms as bm25_terms
 from citeline.retrieve.fuse import (
     FUSIONS,
     LATE_CANDIDATES,
@@ -1171,7 +1172,7 @@ class Index:
             dense_q = qmap @ qvec
             dense_q = (dense_q / np.linalg.norm(dense_q)).astype(np.float32)
         bare: list[tuple[int, float]] = []
-        terms = tokenize(query)  # BM25's, and the late list's token weights
+        terms = bm25_terms(query)  # BM25's, and the late list's token weights
         if mode in ("dense", "hybrid"):
             t = time.perf_counter()
             # the section fusion's dense list ranks chunks by their content embedded

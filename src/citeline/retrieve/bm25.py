@@ -17,6 +17,13 @@ Japanese kana, Thai, Lao, Khmer, Myanmar) have no word boundaries to find withou
 dictionary, so their runs become overlapping character bigrams (``東京都`` ->
 ``東京``, ``京都``), as Lucene's CJK analyser does. The same Python function tokenises
 for every backend, so SQLite and PostgreSQL rank identically.
+
+A command-line option (``-0``, ``-R``, ``--no-install-recommends``) is also one term
+as written (:func:`option_terms`): split into runs, ``xargs -0`` is ``xargs``, ``0``,
+and ``0`` is in every chunk with a number, so a question naming the option could not
+find its page by it. The option term is a key the chunk carries, not more text: a
+chunk's length counts :func:`tokenize`'s terms alone, so a question naming no option
+scores exactly as the chapter's BM25 does.
 """
 
 from __future__ import annotations
@@ -32,8 +39,9 @@ import regex
 K1 = 1.2
 B = 0.75
 # uni-v2: letters and digits of every script (az09-v1 kept only a-z and 0-9, so
-# "működik" was the tokens m, k, dik and Chinese text had none)
-TOKENIZER_VERSION = "uni-v2"
+# "működik" was the tokens m, k, dik and Chinese text had none); uni-v3: options
+# (``-0``, ``--release``) are terms too
+TOKENIZER_VERSION = "uni-v3"
 _TOKEN = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*")
 _UNSPACED = regex.compile(
     r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]"
@@ -41,6 +49,12 @@ _UNSPACED = regex.compile(
 )
 
 _GRAPHEME = regex.compile(r"\X")
+# a word that starts with one or two hyphens (or the dash a typesetter made of them:
+# U+2010/2011 hyphens and U+2212 minus for one, an en dash for two) and a letter or
+# digit, at the start of the text or after a space or an opening bracket or quote
+_OPTION = regex.compile(
+    r"(?<![^\s(\[{<\"'`=])((?:[-\u2010\u2011\u2212]{1,2}|\u2013))([\p{L}\p{N}][\p{L}\p{N}_-]*)")
+_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2212": "-", "\u2013": "--"})
 
 
 def tokenize(text: str) -> list[str]:
@@ -60,6 +74,25 @@ def tokenize(text: str) -> list[str]:
         if at < len(word):
             out.append(word[at:])
     return out
+
+
+def option_terms(text: str) -> list[str]:
+    """The command-line options written in ``text``, each a term as written (case
+    kept: ``-R`` and ``-r`` are different options), after NFKC, typeset dashes read
+    as the hyphens they stand for, without a trailing hyphen or ``_``.
+
+    >>> option_terms("find . -print0 | xargs -0 rm; apt-get --no-install-recommends")
+    ['-print0', '-0', '--no-install-recommends']
+    >>> option_terms("a well-known 1-5 range, -- alone, and \u2013release")
+    ['--release']
+    """
+    return [dashes.translate(_DASHES) + name.rstrip("-_")
+            for dashes, name in _OPTION.findall(unicodedata.normalize("NFKC", text))]
+
+
+def terms(text: str) -> list[str]:
+    """BM25's terms of ``text``: :func:`tokenize`'s, then :func:`option_terms`'."""
+    return tokenize(text) + option_terms(text)
 
 
 _WORD = regex.compile(r"\S+")
@@ -97,8 +130,10 @@ _AROUND = "\"'`.,;:!?()[]{}<>«»“”‘’"
 
 
 def term_frequencies(text: str) -> tuple[Counter[str], int]:
+    """Each BM25 term's count in ``text`` (options too), and the length BM25 divides
+    by: :func:`tokenize`'s terms alone, so an option adds a key, not length."""
     toks = tokenize(text)
-    return Counter(toks), len(toks)
+    return Counter(toks + option_terms(text)), len(toks)
 
 
 def idf(N: int, n_t: int) -> float:  # noqa: N803 - the paper's names
