@@ -74,6 +74,15 @@ def test_query_tokens_weigh_by_the_bm25_idf_of_their_word():
     assert list(late.query_weights("?! ...", [(0, 2)], 100, df)) == [1.0]
 
 
+def test_an_option_s_pieces_weigh_as_the_option_not_its_digit():
+    """``-0``'s BM25 terms are ``0`` and the option ``-0`` (uni-v3): its pieces take the
+    option's IDF, not the common digit's."""
+    spans = [(0, 5), (6, 7), (7, 8)]  # xargs, -, 0
+    df = {"xargs": 5, "0": 60, "-0": 3}
+    w = late.query_weights("xargs -0", spans, 100, df)
+    assert w[1] == w[2] == pytest.approx(idf(100, 3)) and w[2] > w[0]
+
+
 def test_weighted_rrf_counts_a_list_as_many_times_as_its_weight():
     lists = [[1, 2, 3], [3, 2, 1]]
     assert rrf(lists, k=10, weights=[1.0, 2.0]) == rrf([*lists, lists[1]], k=10)

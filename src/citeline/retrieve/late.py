@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import regex
 
-from citeline.retrieve.bm25 import idf, tokenize
+from citeline.retrieve.bm25 import idf, terms
 
 # The quantisation step of stored token vectors: component x 127, as int8.
 TOKEN_SCALE = 127.0
@@ -58,12 +58,12 @@ def query_weights(query: str, spans: Sequence[tuple[int, int]], n_chunks: int,
     whitespace-delimited word its span starts in (a word the index never saw gets
     the highest IDF there is). All weights equal when no token lies in a word with a
     term, so the score is then the plain mean."""
-    words = [(m.start(), m.end(), tokenize(m.group())) for m in _WORD.finditer(query)]
+    words = [(m.start(), m.end(), terms(m.group())) for m in _WORD.finditer(query)]
     out = np.zeros(len(spans), dtype=np.float32)
     for j, (start, _) in enumerate(spans):
-        for a, b, terms in words:
+        for a, b, word_terms in words:
             if a <= start < b:
-                out[j] = max((idf(n_chunks, df.get(t, 0)) for t in terms), default=0.0)
+                out[j] = max((idf(n_chunks, df.get(t, 0)) for t in word_terms), default=0.0)
                 break
     if not out.sum() > 0:
         out[:] = 1.0
