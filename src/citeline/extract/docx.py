@@ -316,6 +316,87 @@ def text_boxes(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
                 yield from (line for tr in _rows(block) if (line := _row_text(tr)))
 
 
+_BLIP = qn("a:blip")  # a DrawingML picture's image (r:embed: its part)
+_VML_IMAGE = "{urn:schemas-microsoft-com:vml}imagedata"  # an older VML picture's (r:id)
+
+
+def picture_ids(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The relationship ids of the pictures Word shows in ``el`` (a body paragraph or a
+    table row), in order, those in its text boxes too; not a drawing's copy for old
+    readers (``mc:Fallback``), nor a picture in a hidden run or a deletion. A linked
+    picture (``r:link``: a file outside the package) has none."""
+    for child in el.iterchildren():
+        if child.tag in _SKIPPED or (child.tag == qn("w:r") and _hidden(child)):
+            continue
+        if child.tag == _BLIP:
+            if rid := child.get(qn("r:embed")):
+                yield rid
+        elif child.tag == _VML_IMAGE:
+            if rid := child.get(qn("r:id")):
+                yield rid
+        else:
+            yield from picture_ids(child)
+
+
+class Pictures:
+    """The text of a document's pictures (screenshots, scanned pages pasted in), read by
+    OCR as the image reader reads a picture file (:func:`citeline.extract.image.picture_text`);
+    one reading a picture however often it is shown. A picture with no text (a logo, a
+    photo) adds nothing. What is not read is said once, at :meth:`close`: pictures in
+    formats Pillow does not read here (Windows metafiles, SVG), or all of them when OCR is
+    not installed."""
+
+    def __init__(self, part, warnings: list[str]) -> None:  # type: ignore[no-untyped-def]
+        self.part = part
+        self.warnings = warnings
+        self.read: dict[str, str] = {}  # by part name
+        self.other: dict[str, int] = {}  # formats not read, by extension
+        self.no_ocr = 0
+        self.shown = 0
+
+    def texts(self, el) -> Iterator[str]:  # type: ignore[no-untyped-def]
+        for rid in picture_ids(el):
+            picture = self.part.related_parts.get(rid)
+            if picture is None or not hasattr(picture, "blob"):
+                continue
+            self.shown += 1
+            name = str(picture.partname)
+            if name not in self.read:
+                self.read[name] = self._read(picture.blob, name)
+            if self.read[name]:
+                yield self.read[name]
+
+    def _read(self, data: bytes, name: str) -> str:
+        from citeline.extract.image import picture_text
+        from citeline.extract.ocr import ocr_status
+
+        if ocr_status() is not None:
+            self.no_ocr += 1
+            return ""
+        text = picture_text(data, f"picture {self.shown} ({name.rsplit('/', 1)[-1]})",
+                            self.warnings)
+        if text is None:
+            kind = name.rsplit(".", 1)[-1].upper() if "." in name else "unknown"
+            self.other[kind] = self.other.get(kind, 0) + 1
+            return ""
+        return text
+
+    def close(self) -> None:
+        from citeline.extract.ocr import ocr_status
+
+        if self.no_ocr:
+            self.warnings.append(f"{_pictures(self.no_ocr)} not read for their text: "
+                                 f"{ocr_status()}")
+        if self.other:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.other.items()))
+            self.warnings.append(f"{_pictures(sum(self.other.values()))} in a format citeline "
+                                 f"does not read for text ({kinds}): not read")
+
+
+def _pictures(n: int) -> str:
+    return f"{n} picture{'s' if n != 1 else ''}"
+
+
 _ALT_CHUNK = qn("w:altChunk")
 
 
@@ -454,7 +535,7 @@ def _note_block(block) -> str:  # type: ignore[no-untyped-def]
 
 class DocxExtractor:
     name = "docx"
-    version = "13"  # 2: outline levels, headings from formatting without heading styles;
+    version = "14"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
@@ -469,7 +550,8 @@ class DocxExtractor:
     # 11: by html 21, a <pre> a fenced code block (html 16-20's changes to a page's text
     # had left this version as it was, so a document indexed before them was not re-read);
     # 12: by html 22, an imported page's API furniture ("Source" links, toggle labels) dropped;
-    # 13: by html 23, its own table of contents in a <dl>, DocBook's navigation tables
+    # 13: by html 23, its own table of contents in a <dl>, DocBook's navigation tables;
+    # 14: the text of its pictures, read by OCR, after the paragraph or row showing them
     suffixes = (".docx",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -494,6 +576,7 @@ class DocxExtractor:
         notes = Notes(d)
         warnings: list[str] = []
         out = TextBuilder()
+        pictures = Pictures(d.part, warnings)
         first_heading: str | None = None
         for block in blocks:
             if isinstance(block, Paragraph):
@@ -509,6 +592,8 @@ class DocxExtractor:
                         out.add(escape_markdown(text), sep="\n\n")
                 for boxed in text_boxes(block._p):  # after the paragraph they sit in
                     out.add(escape_markdown(boxed), sep="\n\n")
+                for read in pictures.texts(block._p):
+                    out.add(escape_markdown(read), sep="\n\n")
                 for note in notes.after(block._p):
                     out.add(escape_markdown(note), sep="\n\n")
             elif not isinstance(block, Table):  # an imported part (w:altChunk)
@@ -525,8 +610,11 @@ class DocxExtractor:
                     line = _row_text(tr)
                     if line:
                         out.add(escape_markdown(line), sep="\n\n")
+                    for read in pictures.texts(tr):
+                        out.add(escape_markdown(read), sep="\n\n")
                     for note in notes.after(tr):
                         out.add(escape_markdown(note), sep="\n\n")
+        pictures.close()
         text = out.text()
         if not text.strip():
             raise ExtractionError(rel, "; ".join(warnings) or "the document has no text in its body")

@@ -157,6 +157,46 @@ class ImageExtractor:
         )
 
 
+def picture_text(data: bytes, where: str, warnings: list[str]) -> str | None:
+    """The text OCR reads in a picture a document holds (a screenshot in a Word
+    document), by the image reader's rules: its lines, a blank line between Tesseract's
+    paragraphs; "" when it holds no text by :func:`~citeline.extract.ocr.holds_text` (a
+    logo, a photo) or cannot be read (damaged, over :data:`MAX_PIXELS`: a warning naming
+    ``where``); None when it is in no format of :data:`FORMATS` (a Windows metafile, an
+    SVG: the caller counts those). Only the first page or frame is read; OCR must be
+    available (:func:`~citeline.extract.ocr.ocr_status`)."""
+    import pytesseract
+    from PIL import Image as PILImage
+    from PIL import UnidentifiedImageError
+
+    try:
+        with py_warnings.catch_warnings():
+            py_warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+            img = PILImage.open(io.BytesIO(data), formats=FORMATS)
+        with img:
+            if img.width * img.height > MAX_PIXELS:
+                warnings.append(f"{where}: {img.width} x {img.height} pixels, over the "
+                                f"{MAX_PIXELS / 1e6:.0f} megapixels citeline reads; not read")
+                return ""
+            lines, turn = read_upright(_as_shown(img))
+    except UnidentifiedImageError:
+        return None
+    except PILImage.DecompressionBombError:
+        warnings.append(f"{where}: too large to read; not read")
+        return ""
+    except pytesseract.TesseractError as exc:
+        warnings.append(f"{where}: OCR failed ({exc}); not read")
+        return ""
+    except (OSError, SyntaxError, ValueError) as exc:
+        warnings.append(f"{where}: a damaged image ({str(exc).strip()}); not read")
+        return ""
+    if not holds_text(lines):
+        return ""
+    if turn:
+        warnings.append(turned_warning(where, turn))
+    return _text([lines])[0]
+
+
 def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
     """The lines OCR reads on each page (:func:`page_count`): a multi-page TIFF's every
     page, else the image as opened (an animation's first frame; a HEIF file's primary
