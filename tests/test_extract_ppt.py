@@ -20,6 +20,7 @@ from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import REGISTRY, extractor_for
 from citeline.extract import ppt as ppt97
 from citeline.extract import slides as pptx
+from citeline.extract.image import PictureReader
 from citeline.types import Document, RegionKind
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -36,7 +37,7 @@ def as_libreoffice_saves_it(source: Path) -> str:
     writes the title as a plain text box on a blank slide), so in the .ppt it is an
     untitled slide (``Slide N``) whose first block is that title, and nothing nests under
     it. Nothing else differs."""
-    deck = pptx._read(Presentation(str(source)))
+    deck = pptx._read(Presentation(str(source)), PictureReader([]))
     for s in deck:
         if s.divider:
             s.blocks, s.title, s.divider = [s.title, *s.blocks], "", False

@@ -63,6 +63,7 @@ from citeline.extract.blocks import (
     roman,
     squash,
 )
+from citeline.extract.image import PictureReader
 from citeline.types import Document
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.I)
@@ -338,63 +339,14 @@ def picture_ids(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
             yield from picture_ids(child)
 
 
-class Pictures:
-    """The text of a document's pictures (screenshots, scanned pages pasted in), read by
-    OCR as the image reader reads a picture file (:func:`citeline.extract.image.picture_text`);
-    one reading a picture however often it is shown. A picture with no text (a logo, a
-    photo) adds nothing. What is not read is said once, at :meth:`close`: pictures in
-    formats Pillow does not read here (Windows metafiles, SVG), or all of them when OCR is
-    not installed."""
-
-    def __init__(self, part, warnings: list[str]) -> None:  # type: ignore[no-untyped-def]
-        self.part = part
-        self.warnings = warnings
-        self.read: dict[str, str] = {}  # by part name
-        self.other: dict[str, int] = {}  # formats not read, by extension
-        self.no_ocr = 0
-        self.shown = 0
-
-    def texts(self, el) -> Iterator[str]:  # type: ignore[no-untyped-def]
-        for rid in picture_ids(el):
-            picture = self.part.related_parts.get(rid)
-            if picture is None or not hasattr(picture, "blob"):
-                continue
-            self.shown += 1
-            name = str(picture.partname)
-            if name not in self.read:
-                self.read[name] = self._read(picture.blob, name)
-            if self.read[name]:
-                yield self.read[name]
-
-    def _read(self, data: bytes, name: str) -> str:
-        from citeline.extract.image import picture_text
-        from citeline.extract.ocr import ocr_status
-
-        if ocr_status() is not None:
-            self.no_ocr += 1
-            return ""
-        text = picture_text(data, f"picture {self.shown} ({name.rsplit('/', 1)[-1]})",
-                            self.warnings)
-        if text is None:
-            kind = name.rsplit(".", 1)[-1].upper() if "." in name else "unknown"
-            self.other[kind] = self.other.get(kind, 0) + 1
-            return ""
-        return text
-
-    def close(self) -> None:
-        from citeline.extract.ocr import ocr_status
-
-        if self.no_ocr:
-            self.warnings.append(f"{_pictures(self.no_ocr)} not read for their text: "
-                                 f"{ocr_status()}")
-        if self.other:
-            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.other.items()))
-            self.warnings.append(f"{_pictures(sum(self.other.values()))} in a format citeline "
-                                 f"does not read for text ({kinds}): not read")
-
-
-def _pictures(n: int) -> str:
-    return f"{n} picture{'s' if n != 1 else ''}"
+def picture_texts(el, part, reader) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The text of each picture :func:`picture_ids` finds in ``el`` that holds text,
+    read by ``reader`` (a :class:`~citeline.extract.image.PictureReader`)."""
+    for rid in picture_ids(el):
+        picture = part.related_parts.get(rid)
+        if picture is not None and hasattr(picture, "blob"):
+            if text := reader.text(picture.blob, str(picture.partname)):
+                yield text
 
 
 _ALT_CHUNK = qn("w:altChunk")
@@ -576,7 +528,7 @@ class DocxExtractor:
         notes = Notes(d)
         warnings: list[str] = []
         out = TextBuilder()
-        pictures = Pictures(d.part, warnings)
+        pictures = PictureReader(warnings)
         first_heading: str | None = None
         for block in blocks:
             if isinstance(block, Paragraph):
@@ -592,7 +544,7 @@ class DocxExtractor:
                         out.add(escape_markdown(text), sep="\n\n")
                 for boxed in text_boxes(block._p):  # after the paragraph they sit in
                     out.add(escape_markdown(boxed), sep="\n\n")
-                for read in pictures.texts(block._p):
+                for read in picture_texts(block._p, d.part, pictures):
                     out.add(escape_markdown(read), sep="\n\n")
                 for note in notes.after(block._p):
                     out.add(escape_markdown(note), sep="\n\n")
@@ -610,7 +562,7 @@ class DocxExtractor:
                     line = _row_text(tr)
                     if line:
                         out.add(escape_markdown(line), sep="\n\n")
-                    for read in pictures.texts(tr):
+                    for read in picture_texts(tr, d.part, pictures):
                         out.add(escape_markdown(read), sep="\n\n")
                     for note in notes.after(tr):
                         out.add(escape_markdown(note), sep="\n\n")

@@ -32,6 +32,7 @@ Without OCR installed an image is skipped, saying what to install.
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import warnings as py_warnings
 from pathlib import Path
@@ -195,6 +196,55 @@ def picture_text(data: bytes, where: str, warnings: list[str]) -> str | None:
     if turn:
         warnings.append(turned_warning(where, turn))
     return _text([lines])[0]
+
+
+class PictureReader:
+    """The text of the pictures one document holds (a Word document's screenshots, a
+    deck's pasted scans), each read once by content by :func:`picture_text`, however
+    often the document shows it. What is not read is said once, at :meth:`close`, in
+    ``warnings``: pictures in formats Pillow does not read here (Windows metafiles, SVG),
+    or every picture when OCR is not installed."""
+
+    def __init__(self, warnings: list[str]) -> None:
+        self.warnings = warnings
+        self.read: dict[str, str] = {}  # by content
+        self.other: dict[str, int] = {}  # pictures not read, by format
+        self.no_ocr = 0
+        self.shown = 0
+
+    def text(self, data: bytes, name: str) -> str:
+        """The text of the picture ``data`` (``name``: its file name in the document's
+        package, for a warning and the format it names), "" for none."""
+        self.shown += 1
+        key = hashlib.sha256(data).hexdigest()
+        if key not in self.read:
+            self.read[key] = self._read(data, name)
+        return self.read[key]
+
+    def _read(self, data: bytes, name: str) -> str:
+        if ocr_status() is not None:
+            self.no_ocr += 1
+            return ""
+        base = name.rsplit("/", 1)[-1]
+        text = picture_text(data, f"picture {self.shown} ({base})", self.warnings)
+        if text is None:
+            kind = base.rsplit(".", 1)[-1].upper() if "." in base else "unknown"
+            self.other[kind] = self.other.get(kind, 0) + 1
+            return ""
+        return text
+
+    def close(self) -> None:
+        if self.no_ocr:
+            self.warnings.append(f"{_pictures(self.no_ocr)} not read for their text: "
+                                 f"{ocr_status()}")
+        if self.other:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.other.items()))
+            self.warnings.append(f"{_pictures(sum(self.other.values()))} in a format citeline "
+                                 f"does not read for text ({kinds}): not read")
+
+
+def _pictures(n: int) -> str:
+    return f"{n} picture{'s' if n != 1 else ''}"
 
 
 def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:

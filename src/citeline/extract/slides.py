@@ -20,7 +20,10 @@ everything, with their names as headings.
 Page furniture is left out: footer, date and slide-number placeholders, a text box
 that is only the slide's own number, and a short text repeated in the same words on
 at least half of the slides (3 or more) that is not a title (a footer drawn as a
-text box). A slide with no text at all (a picture) is named in a warning.
+text box). A picture's text (a screenshot, a pasted scan) is read by OCR as a picture
+file is (:class:`~citeline.extract.image.PictureReader`), a block in its place among
+the shapes; a picture with no text adds nothing. A slide with no text at all (a
+photograph alone) is named in a warning.
 
 The slides' text is written by :func:`deck_document`, which the OpenDocument
 presentation reader (:mod:`citeline.extract.opendocument`, .odp) shares.
@@ -40,6 +43,7 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
 from pptx.oxml import parse_xml
+from pptx.shapes.picture import Picture
 
 from citeline.errors import ExtractionError
 from citeline.extract import register
@@ -52,6 +56,7 @@ from citeline.extract.blocks import (
     one_paragraph,
     squash,
 )
+from citeline.extract.image import PictureReader
 from citeline.types import Document, Region, RegionKind
 
 _TITLES = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE,
@@ -159,14 +164,22 @@ def _smartart(frame) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(texts[m] for m in order if texts.get(m))
 
 
-def _shape_blocks(shapes) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """The text blocks of ``shapes`` in their order on the slide, groups opened in place;
-    titles and furniture placeholders are left out (the caller writes the title)."""
+def _shape_blocks(shapes, pictures: PictureReader) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The text blocks of ``shapes`` in their order on the slide, groups opened in place,
+    a picture's text read by ``pictures``; titles and furniture placeholders are left out
+    (the caller writes the title)."""
     for shape in shapes:
         if shape.is_placeholder and shape.placeholder_format.type in _TITLES | _FURNITURE:
             continue
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
-            yield from _shape_blocks(shape.shapes)
+            yield from _shape_blocks(shape.shapes, pictures)
+        elif isinstance(shape, Picture):  # a picture placeholder filled too
+            try:
+                image = shape.image
+            except (KeyError, ValueError):  # linked, not in the package; or no image yet
+                continue
+            if text := pictures.text(image.blob, image.filename or "image"):
+                yield text
         elif getattr(shape, "has_table", False):  # only a graphic frame has the property
             yield from _table_rows(shape.table)
         elif getattr(shape, "has_chart", False):
@@ -202,7 +215,7 @@ def _sections(prs) -> dict[int, str]:  # type: ignore[no-untyped-def]
     return out
 
 
-def _read(prs) -> list[Slide]:  # type: ignore[no-untyped-def]
+def _read(prs, pictures: PictureReader) -> list[Slide]:  # type: ignore[no-untyped-def]
     sections = _sections(prs)
     slides = []
     for number, slide in enumerate(prs.slides, start=1):
@@ -210,7 +223,8 @@ def _read(prs) -> list[Slide]:  # type: ignore[no-untyped-def]
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             notes = _paragraphs(slide.notes_slide.notes_text_frame)
         slides.append(Slide(
-            number=number, title=_title(slide), blocks=list(_shape_blocks(slide.shapes)),
+            number=number, title=_title(slide),
+            blocks=list(_shape_blocks(slide.shapes, pictures)),
             notes=notes, divider=slide.slide_layout._element.get("type") == _DIVIDER_LAYOUT,
             section=sections.get(slide.slide_id),
         ))
@@ -248,10 +262,12 @@ def _levels(slides: list[Slide]) -> list[int]:
 
 
 def deck_document(slides: list[Slide], path: Path, rel: str, deck_title: str, *,
-                  media_type: str, extractor: str, version: str) -> Document:
+                  media_type: str, extractor: str, version: str,
+                  warnings: tuple[str, ...] = ()) -> Document:
     """The canonical text of a deck's slides, read by any extractor (.pptx, .odp): each
     slide a section with its title (``Slide N``) as a heading, then its blocks, then its
-    notes, and a SLIDE region; furniture dropped first (see the module doc)."""
+    notes, and a SLIDE region; furniture dropped first (see the module doc). ``warnings``:
+    the reader's own, before the slides with no text."""
     if not slides:
         raise ExtractionError(rel, "the deck has no slides")
     _drop_furniture(slides)
@@ -275,10 +291,9 @@ def deck_document(slides: list[Slide], path: Path, rel: str, deck_title: str, *,
         regions.append(Region(RegionKind.SLIDE, start, end, page=s.number))
     if not regions:
         raise ExtractionError(rel, "the deck has no text on its slides (pictures only?)")
-    warnings = ()
     if blank:
-        warnings = (f"slide{'s' if len(blank) > 1 else ''} {', '.join(map(str, blank))}: "
-                    "no text (a picture or a drawing), not indexed",)
+        warnings += (f"slide{'s' if len(blank) > 1 else ''} {', '.join(map(str, blank))}: "
+                     "no text (a picture or a drawing), not indexed",)
     title = deck_title or next((s.title for s in slides if s.title), "") or path.stem
     return Document(
         path=rel,
@@ -295,7 +310,8 @@ def deck_document(slides: list[Slide], path: Path, rel: str, deck_title: str, *,
 
 class PptxExtractor:
     name = "pptx"
-    version = "2"  # 2: a SmartArt diagram's text is read (it was left out without a word)
+    version = "3"  # 2: a SmartArt diagram's text is read (it was left out without a word);
+    # 3: a picture's text, read by OCR, in its place among the slide's shapes
     suffixes = (".pptx",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -304,17 +320,20 @@ class PptxExtractor:
         if not zipfile.is_zipfile(path):
             raise ExtractionError(rel, not_a_package(path, ".pptx file", ".ppt"))
         check_package(path, rel, "PowerPoint deck")
+        warnings: list[str] = []
+        pictures = PictureReader(warnings)
         try:
             prs = Presentation(str(path))
-            slides = _read(prs)
+            slides = _read(prs, pictures)
             deck_title = squash(prs.core_properties.title or "")
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, AttributeError,
                 XMLSyntaxError) as exc:
             raise ExtractionError(rel, f"not a readable PowerPoint .pptx file ({exc})") from exc
+        pictures.close()
         return deck_document(
             slides, path, rel, deck_title,
             media_type="application/vnd.openxmlformats-officedocument.presentationml.presentation",
-            extractor=self.name, version=self.version)
+            extractor=self.name, version=self.version, warnings=tuple(warnings))
 
 
 register(PptxExtractor())

@@ -1,7 +1,7 @@
-"""Pictures in a Word document (screenshots, a scanned page pasted in) read by OCR as
-the image reader reads a picture file, in the place the document shows them; real
-pictures (tests/fixtures/real, SOURCES.md), a document python-docx writes and the same
-document as LibreOffice saves it."""
+"""Pictures in a Word document or a PowerPoint deck (screenshots, a scanned page pasted
+in) read by OCR as the image reader reads a picture file, in the place the document
+shows them; real pictures (tests/fixtures/real, SOURCES.md), documents python-docx and
+python-pptx write and the same documents as LibreOffice saves them."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 import docx
 import pytest
 from docx.shared import Inches
+from pptx import Presentation
 
-from citeline.extract import extractor_for, ocr
+from citeline.extract import extractor_for
 from citeline.extract import image as imagemod
 from citeline.types import Document
 
@@ -89,9 +90,43 @@ def test_a_picture_shown_twice_is_read_once_and_given_twice(tmp_path: Path,
 
 def test_without_ocr_the_pictures_are_left_saying_what_to_install(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(ocr, "ocr_status", lambda: "tesseract is not installed: apt-get "
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "tesseract is not installed: apt-get "
                                                    "install tesseract-ocr")
     doc = extract(handset_document(tmp_path / "handset.docx"))
     assert doc.warnings == ("3 pictures not read for their text: tesseract is not "
                             "installed: apt-get install tesseract-ocr",)
     assert "Greenhouse" not in doc.text and "The end." in doc.text
+
+
+def handset_deck(path: Path) -> Path:
+    """Three slides: the screenshot under a title, the photograph alone, the diagram
+    beside a line of text."""
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[5])  # title only
+    slide.shapes.title.text = "The handset's screen"
+    slide.shapes.add_picture(str(REAL / "irrigation-handset.png"), Inches(0.5), Inches(1.5),
+                             width=Inches(6))
+    slide = prs.slides.add_slide(prs.slide_layouts[6])  # blank
+    slide.shapes.add_picture(str(REAL / "board-photo.jpeg"), Inches(1), Inches(1),
+                             width=Inches(4))
+    slide = prs.slides.add_slide(prs.slide_layouts[1])  # title and content
+    slide.shapes.title.text = "Crates"
+    slide.placeholders[1].text = "The layers of an embedded Rust program:"
+    slide.shapes.add_picture(str(REAL / "crates-diagram.png"), Inches(1), Inches(3),
+                             width=Inches(5))
+    prs.save(str(path))
+    return path
+
+
+def test_a_deck_s_pictures_are_read_on_their_slides(tmp_path: Path, read_alone):
+    deck = extract(handset_deck(tmp_path / "handset.pptx"))
+    assert deck.extractor_version == "3"
+    screen, diagram = read_alone["irrigation-handset.png"], read_alone["crates-diagram.png"]
+    first, third = deck.regions  # slide 2, the photograph alone, has no text
+    assert (first.page, third.page) == (1, 3)
+    assert deck.text[first.start:first.end] == "# The handset's screen\n\n" + screen
+    assert deck.text[third.start:third.end] == (
+        "# Crates\n\nThe layers of an embedded Rust program:\n\n" + diagram)
+    assert deck.warnings == ("slide 2: no text (a picture or a drawing), not indexed",)
+    writer = extract(REAL / "handset-pictures.pptx")  # as LibreOffice saves it
+    assert (writer.text, writer.warnings) == (deck.text, deck.warnings)
