@@ -344,9 +344,8 @@ def picture_texts(el, part, reader) -> Iterator[str]:  # type: ignore[no-untyped
     read by ``reader`` (a :class:`~citeline.extract.image.PictureReader`)."""
     for rid in picture_ids(el):
         picture = part.related_parts.get(rid)
-        if picture is not None and hasattr(picture, "blob"):
-            if text := reader.text(picture.blob, str(picture.partname)):
-                yield text
+        if picture is not None and (text := reader.text(picture.blob, str(picture.partname))):
+            yield text
 
 
 _ALT_CHUNK = qn("w:altChunk")

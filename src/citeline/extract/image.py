@@ -175,9 +175,8 @@ def picture_text(data: bytes, where: str, warnings: list[str]) -> str | None:
             py_warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
             img = PILImage.open(io.BytesIO(data), formats=FORMATS)
         with img:
-            if img.width * img.height > MAX_PIXELS:
-                warnings.append(f"{where}: {img.width} x {img.height} pixels, over the "
-                                f"{MAX_PIXELS / 1e6:.0f} megapixels citeline reads; not read")
+            if (why := _too_large(img)) is not None:
+                warnings.append(f"{where}: {why}; not read")
                 return ""
             lines, turn = read_upright(_as_shown(img))
     except UnidentifiedImageError:
@@ -251,12 +250,8 @@ def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
     """The lines OCR reads on each page (:func:`page_count`): a multi-page TIFF's every
     page, else the image as opened (an animation's first frame; a HEIF file's primary
     image, which need not be its first)."""
-    if img.width * img.height > MAX_PIXELS:
-        raise ExtractionError(rel, (
-            f"the image is {img.width} x {img.height} pixels "
-            f"({img.width * img.height / 1e6:.0f} megapixels), over the "
-            f"{MAX_PIXELS / 1e6:.0f} citeline reads (a decompression bomb, or a huge scan: "
-            "scale it down)"))
+    if (why := _too_large(img)) is not None:
+        raise ExtractionError(rel, why)
     frames = getattr(img, "n_frames", 1)
     if frames > 1 and img.format == "HEIF":
         warnings.append(f"a HEIF file of {frames} images: only its primary image is read")
@@ -272,6 +267,16 @@ def _pages(img: Image, rel: str, warnings: list[str]) -> list[list[Line]]:
             warnings.append(turned_warning(f"page {n + 1}" if frames > 1 else "the image", turn))
         pages.append(lines)
     return pages
+
+
+def _too_large(img: Image) -> str | None:
+    """Why ``img`` is not read for its size (over :data:`MAX_PIXELS`), or None."""
+    if img.width * img.height <= MAX_PIXELS:
+        return None
+    return (f"the image is {img.width} x {img.height} pixels "
+            f"({img.width * img.height / 1e6:.0f} megapixels), over the "
+            f"{MAX_PIXELS / 1e6:.0f} citeline reads (a decompression bomb, or a huge scan: "
+            "scale it down)")
 
 
 def page_count(img: Image) -> int:
