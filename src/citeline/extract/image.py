@@ -47,6 +47,7 @@ from citeline.extract.ocr import (
     mean_confidence,
     ocr_status,
     read_upright,
+    read_upright_once,
     sure_words,
     turned_warning,
 )
@@ -108,7 +109,7 @@ class ImageExtractor:
         try:
             with py_warnings.catch_warnings():  # over MAX_PIXELS is refused below, with its size
                 py_warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
-                img = PILImage.open(io.BytesIO(data), formats=FORMATS)
+                img = PILImage.open(io.BytesIO(data), formats=opened_formats())
             with img:
                 pages = _pages(img, rel, warnings)
                 title = _metadata_title(img)
@@ -173,12 +174,12 @@ def picture_text(data: bytes, where: str, warnings: list[str]) -> str | None:
     try:
         with py_warnings.catch_warnings():
             py_warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
-            img = PILImage.open(io.BytesIO(data), formats=FORMATS)
+            img = PILImage.open(io.BytesIO(data), formats=opened_formats())
         with img:
             if (why := _too_large(img)) is not None:
                 warnings.append(f"{where}: {why}; not read")
                 return ""
-            lines, turn = read_upright(_as_shown(img))
+            lines, turn = read_upright_once(_as_shown(img), hashlib.sha256(data).hexdigest())
     except UnidentifiedImageError:
         return None
     except PILImage.DecompressionBombError:
@@ -213,7 +214,7 @@ class PictureReader:
 
     def text(self, data: bytes, name: str) -> str:
         """The text of the picture ``data`` (``name``: its file name in the document's
-        package, for a warning and the format it names), "" for none."""
+        package, for a warning), "" for none."""
         self.shown += 1
         key = hashlib.sha256(data).hexdigest()
         if key not in self.read:
@@ -225,10 +226,14 @@ class PictureReader:
             self.no_ocr += 1
             return ""
         base = name.rsplit("/", 1)[-1]
-        text = picture_text(data, f"picture {self.shown} ({base})", self.warnings)
+        where = f"picture {self.shown} ({base})"
+        text = picture_text(data, where, self.warnings)
         if text is None:
-            kind = base.rsplit(".", 1)[-1].upper() if "." in base else "unknown"
-            self.other[kind] = self.other.get(kind, 0) + 1
+            if (kind := _drawing_format(data)) is not None:
+                self.other[kind] = self.other.get(kind, 0) + 1
+            else:  # named as a picture, and none: damaged, or another kind of file
+                self.warnings.append(f"{where}: {_why_not_an_image(data, heif_status())}; "
+                                     "not read")
             return ""
         return text
 
@@ -240,6 +245,19 @@ class PictureReader:
             kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.other.items()))
             self.warnings.append(f"{_pictures(sum(self.other.values()))} in a format citeline "
                                  f"does not read for text ({kinds}): not read")
+
+
+def _drawing_format(data: bytes) -> str | None:
+    """The format of a picture Pillow does not read here, by its content, as a document
+    holds one: ``WMF`` or ``EMF`` (Windows metafiles), ``SVG``, another format Pillow
+    knows (``ICO``); None for no picture at all (damaged, or another kind of file)."""
+    if data[40:44] == b" EMF":  # an EMF header's signature (Pillow names both WMF)
+        return "EMF"
+    if (other := _other_format(data)) is not None:
+        return other.split(",")[0]
+    head = data[:512].lstrip().lower()
+    return "SVG" if head.startswith(b"<svg") or head.startswith(b"<?xml") and b"<svg" in head \
+        else None
 
 
 def _pictures(n: int) -> str:
@@ -415,6 +433,18 @@ def heif_status() -> str | None:
         return "pillow-heif is not installed: pip install 'citeline[ocr]'"
     pillow_heif.register_heif_opener()
     return None
+
+
+def opened_formats() -> tuple[str, ...]:
+    """The formats of :data:`FORMATS` this Pillow opens, to pass to ``Image.open``: HEIF
+    once pillow-heif is installed (registered here, :func:`heif_status`), AVIF with a
+    Pillow that reads it. Pillow's open fails with a KeyError, not as for a file it does
+    not know, when asked for a format it has no opener for."""
+    from PIL import Image as PILImage
+
+    heif_status()
+    PILImage.init()
+    return tuple(f for f in FORMATS if f in PILImage.OPEN)
 
 
 def avif_readable() -> bool:

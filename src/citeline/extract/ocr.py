@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import re
 import shutil
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -200,6 +202,33 @@ def read_upright(image: Image) -> tuple[list[Line], int]:
     if turn:
         best = [line._replace(box=unturned(line.box, turn, image.size)) for line in best]
     return best, turn
+
+
+# What read_upright read in a document's picture, by the picture's content and the
+# languages read with: a picture that recurs across the documents of a folder (a deck
+# template's logo, one screenshot pasted into several reports) is read once a run, not
+# once a document. Bounded: the least recently used reading is forgotten first.
+REMEMBERED_READINGS = 512
+_readings: OrderedDict[tuple[str, str], tuple[tuple[Line, ...], int]] = OrderedDict()
+_readings_lock = threading.Lock()
+
+
+def read_upright_once(image: Image, digest: str) -> tuple[list[Line], int]:
+    """:func:`read_upright` of ``image``, whose file's SHA-256 is ``digest``: read again
+    only when no picture of that content was among the last :data:`REMEMBERED_READINGS`
+    read with the same languages (Tesseract reads the same pixels the same way)."""
+    key = (digest, _languages.get())
+    with _readings_lock:
+        if key in _readings:
+            _readings.move_to_end(key)
+            lines, turn = _readings[key]
+            return list(lines), turn
+    lines, turn = read_upright(image)
+    with _readings_lock:
+        _readings[key] = (tuple(lines), turn)
+        while len(_readings) > REMEMBERED_READINGS:
+            _readings.popitem(last=False)
+    return lines, turn
 
 
 def turned_warning(where: str, turn: int) -> str:

@@ -69,6 +69,7 @@ from citeline.extract.image import (
     MAX_PIXELS,
     deep_grey_as_8_bit,
     heif_status,
+    opened_formats,
     page_count,
     upright,
 )
@@ -1075,7 +1076,7 @@ def _page_png(f: Path, document: str, page: int, heif: bool = False) -> tuple[by
     try:
         with warnings.catch_warnings():  # past MAX_PIXELS is refused below, saying so
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            img = Image.open(f, formats=IMAGE_FORMATS)
+            img = Image.open(f, formats=opened_formats())
         with img:
             if img.width * img.height > MAX_PIXELS:  # the most the image reader reads
                 raise ApiError(422, f"{document}: the image is {img.width} x {img.height} "
