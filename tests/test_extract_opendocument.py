@@ -443,9 +443,14 @@ def test_a_flat_file_s_inline_pictures_are_no_text_and_no_limit(tmp_path: Path):
 
     flat = manual("pictured.fodt")
     assert flat.stat().st_size > 12 << 20 and b"<office:binary-data>" in flat.read_bytes()
-    doc = extract(flat)
+    doc, packaged = extract(flat), extract(manual("pictured.odt"))
     assert doc.text == "The lantern room is above the watch room."
-    _same_document(extract(manual("pictured.odt")), doc)
+    # the picture (9 MB of no image) is said to be no picture, named as each file can
+    not_read = "not a readable image: the file is corrupt or in a format Pillow does not read"
+    assert packaged.warnings == (f"picture 1 (lens.png): {not_read}; not read",)
+    assert doc.warnings == (f"picture 1 (an inline picture): {not_read}; not read",)
+    _same_document(dataclasses.replace(packaged, warnings=()),
+                   dataclasses.replace(doc, warnings=()))
 
 
 def test_both_suffixes_are_registered_with_a_name_and_version():

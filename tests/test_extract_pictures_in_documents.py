@@ -5,6 +5,9 @@ python-pptx write and the same documents as LibreOffice saves them."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import docx
@@ -130,3 +133,117 @@ def test_a_deck_s_pictures_are_read_on_their_slides(tmp_path: Path, read_alone):
     assert deck.warnings == ("slide 2: no text (a picture or a drawing), not indexed",)
     writer = extract(REAL / "handset-pictures.pptx")  # as LibreOffice saves it
     assert (writer.text, writer.warnings) == (deck.text, deck.warnings)
+
+
+# --- OpenDocument (LibreOffice's own formats) ----------------------------------------
+
+DIAGRAM_PART = "Pictures/10000001000002420000012D53B6F697A26490D6.png"  # crates-diagram.png
+DIAGRAM_IMAGE = (f'<draw:image xlink:href="{DIAGRAM_PART}" xlink:type="simple" '
+                 'xlink:show="embed" xlink:actuate="onLoad" draw:mime-type="image/png"/>')
+
+
+def test_an_opendocument_text_s_pictures_read_as_the_word_document_s(handset):
+    # LibreOffice's .odt and flat .fodt of handset-pictures.docx: each picture read where
+    # the document shows it, the table cell's after its row, as the Word reader puts them
+    for name in ("handset-pictures.odt", "handset-pictures.fodt"):
+        doc = extract(REAL / name)
+        assert (doc.extractor, doc.extractor_version) == ("odt", "2")
+        assert (doc.text, doc.warnings) == (handset.text, ()), name
+
+
+def test_an_opendocument_presentation_s_pictures_read_as_the_deck_s():
+    deck, odp = extract(REAL / "handset-pictures.pptx"), extract(REAL / "handset-pictures.odp")
+    assert (odp.extractor, odp.extractor_version) == ("odp", "2")
+    assert (odp.text, odp.warnings) == (deck.text, deck.warnings)
+    assert [(r.page, r.start, r.end) for r in odp.regions] == \
+        [(r.page, r.start, r.end) for r in deck.regions]
+
+
+def edited_odt(tmp_path: Path, edit, extra: dict[str, bytes] | None = None) -> Path:  # type: ignore[no-untyped-def]
+    """handset-pictures.odt with its content.xml changed by ``edit`` (a str -> str), and
+    ``extra`` parts added to the package."""
+    out = tmp_path / "edited.odt"
+    with zipfile.ZipFile(REAL / "handset-pictures.odt") as src, \
+            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "content.xml":
+                changed = edit(data.decode())
+                assert changed != data.decode()
+                data = changed.encode()
+            dst.writestr(info, data)
+        for name, data in (extra or {}).items():
+            dst.writestr(name, data)
+    return out
+
+
+SVG = (b'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80">'
+       b'<text x="10" y="40">HAL Crate</text></svg>')
+
+
+def test_a_picture_stored_in_two_formats_is_read_from_the_one_ocr_opens(tmp_path, handset):
+    # LibreOffice keeps an SVG with a PNG of it, the preferred format first
+    svg_first = edited_odt(tmp_path, lambda x: x.replace(
+        DIAGRAM_IMAGE, DIAGRAM_IMAGE.replace(DIAGRAM_PART, "Pictures/diagram.svg")
+        .replace("image/png", "image/svg+xml") + DIAGRAM_IMAGE), {"Pictures/diagram.svg": SVG})
+    doc = extract(svg_first)
+    assert (doc.text, doc.warnings) == (handset.text, ())
+
+
+def test_pictures_that_are_not_the_document_s_own_are_left(tmp_path, read_alone):
+    diagram = read_alone["crates-diagram.png"]
+    cases = {
+        # an SVG alone: a format OCR does not open, counted
+        "svg": (lambda x: x.replace(DIAGRAM_IMAGE, DIAGRAM_IMAGE.replace(
+            DIAGRAM_PART, "Pictures/diagram.svg").replace("image/png", "image/svg+xml")),
+            ("1 picture in a format citeline does not read for text (SVG 1): not read",)),
+        # a chart's stand-in picture: the object is not a picture of the document
+        "object": (lambda x: x.replace(DIAGRAM_IMAGE, '<draw:object xlink:href="./Object 1" '
+                                       'xlink:type="simple"/>' + DIAGRAM_IMAGE), ()),
+        # linked from beside the document, not in it
+        "linked": (lambda x: x.replace(DIAGRAM_PART, "../crates-diagram.png"), ()),
+        "missing": (lambda x: x.replace(DIAGRAM_PART, "Pictures/gone.png"),
+                    ("picture Pictures/gone.png is missing from the package; not read",)),
+    }
+    for case, (edit, warnings) in cases.items():
+        doc = extract(edited_odt(tmp_path, edit, {"Pictures/diagram.svg": SVG}))
+        assert diagram not in doc.text and "Greenhouse irrigation manual" in doc.text, case
+        assert doc.warnings == warnings, case
+
+
+def test_without_ocr_an_opendocument_s_pictures_are_counted(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "tesseract is not installed")
+    for name in ("handset-pictures.odt", "handset-pictures.fodt", "handset-pictures.odp"):
+        doc = extract(REAL / name)
+        assert "3 pictures not read for their text: tesseract is not installed" in doc.warnings
+        assert "Greenhouse" not in doc.text, name
+
+
+def test_a_picture_in_no_format_read_is_told_in_a_fresh_process():
+    # before anything opened an image file (which registers pillow-heif's opener), asking
+    # Pillow for the HEIF format it had no opener for failed with a KeyError
+    code = ("import sys; from citeline.extract.image import picture_text; "
+            "print(picture_text(sys.stdin.buffer.read(), 'picture 1', []))")
+    run = subprocess.run([sys.executable, "-c", code], input=SVG, capture_output=True,
+                         timeout=120, check=False)
+    assert run.returncode == 0, run.stderr.decode()
+    assert run.stdout.decode().strip() == "None"  # not read: the caller counts it
+
+
+def test_a_picture_not_read_is_named_by_what_its_bytes_are():
+    # the format comes from the content, whatever the package named the part
+    wmf = bytes.fromhex("d7cdc69a") + bytes(60)  # a placeable metafile's key
+    emf = b"\x01\x00\x00\x00" + bytes(36) + b" EMF" + bytes(40)
+    warnings: list[str] = []
+    pictures = imagemod.PictureReader(warnings)
+    for data, name in ((b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>',
+                        "word/media/image1.png"), (wmf, "image2.wmf"), (emf, "image3.bin"),
+                       (bytes(range(256)), "image4.png"), (b"\x89PNG\r\n\x1a\n" + bytes(40),
+                                                           "image5.png")):
+        assert pictures.text(data, name) == ""
+    pictures.close()
+    assert warnings == [
+        "picture 4 (image4.png): not a readable image: the file is corrupt or in a format "
+        "Pillow does not read; not read",
+        "picture 5 (image5.png): a damaged PNG image, cut short or corrupt; not read",
+        "3 pictures in a format citeline does not read for text (EMF 1, SVG 1, WMF 1): not read"]

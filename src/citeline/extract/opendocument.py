@@ -23,7 +23,9 @@ or row citing it, labelled with the mark the document shows (``Footnote 1: ...``
 ``Endnote ii: ...``). The text of frames and shapes (``draw:frame/draw:text-box``, a
 shape's own text) is read after the paragraph it is anchored in, a frame inside a frame
 after the paragraph holding it; a frame anchored to the page where the body lists it.
-Inline: ``text:s`` is a space, ``text:tab`` one too, ``text:line-break`` a line break
+A picture's text (a screenshot, a pasted scan: ``draw:frame/draw:image``) is read by OCR
+as a picture file is and goes where the frame's text would, a picture in a table cell
+after its row (as the Word reader puts them; :class:`_Pictures`). Inline: ``text:s`` is a space, ``text:tab`` one too, ``text:line-break`` a line break
 inside the block; soft page breaks, bookmarks and change marks are nothing; a table
 of contents or an index is read as its paragraphs (as Word's is). Not indexed:
 tracked deletions (``text:tracked-changes`` keeps them apart from the body; tracked
@@ -42,7 +44,8 @@ opened in place), a block each with one line per paragraph, a table's rows as ``
 so a citation says ``#slide=N`` (hidden slides counted, as Impress numbers them).
 Footer, date and page-number frames are left out, and so is the furniture the
 PowerPoint reader drops (a text that is only the slide's number, a short text repeated
-on most slides). Not read: embedded objects (a chart's title), pictures' alt text.
+on most slides). A picture's text, read by OCR, is a block in its place among the
+shapes. Not read: embedded objects (a chart's title), pictures' alt text.
 
 **Flat XML and templates.** A flat OpenDocument file (``.fodt``, ``.fodp``: LibreOffice's
 "Flat XML" saves, one XML file whose ``office:document`` root holds the package's parts)
@@ -62,11 +65,13 @@ another kind (a spreadsheet named .odt), a password-protected one (its manifest 
 Office extractors', the package is checked against zip bombs before anything is
 unpacked (:func:`citeline.extract.blocks.check_package`), and its XML is parsed without
 entities, network or DTDs (and within libxml2's default depth and text-node limits;
-a flat file's inline pictures are emptied first, being no text).
+a flat file's inline pictures are taken out first, and read from there).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import io
 import re
 import zipfile
@@ -91,6 +96,7 @@ from citeline.extract.blocks import (
     squash,
 )
 from citeline.extract.html import list_label
+from citeline.extract.image import SUFFIXES, PictureReader
 from citeline.extract.slides import Slide, deck_document
 from citeline.types import Document
 
@@ -180,6 +186,7 @@ class _Package:
     content: etree._Element
     styles: etree._Element | None
     title: str  # meta.xml's dc:title, "" when none
+    inline: list[bytes] | None  # a flat file's pictures' base64 data (flat_xml); None: a ZIP
 
 
 def _not_a_zip(path: Path, kind: Kind) -> str:
@@ -201,11 +208,11 @@ _FLAT_ROOT = qn("office:document")
 # How far into a file its office:document root is looked for (after an XML declaration,
 # a comment or two): LibreOffice's own type detection reads no further.
 FLAT_SNIFF_BYTES = 4096
-# A picture kept inline (base64 in office:binary-data): no text, and one over 10 MB is a
-# text node past libxml2's limit, which would refuse the whole file. Emptied before the
-# XML is parsed (written so by LibreOffice and odfpy alike; another prefix is parsed as
-# it is).
-_BINARY_DATA = re.compile(rb"(<office:binary-data(?:\s[^>]*)?>)[^<]*(</office:binary-data>)")
+# A picture kept inline (base64 in office:binary-data): one over 10 MB is a text node
+# past libxml2's limit, which would refuse the whole file. Taken out before the XML is
+# parsed (written so by LibreOffice and odfpy alike; another prefix is parsed as it is),
+# and kept aside for OCR where the text reader wants it (flat_xml's ``inline``).
+_BINARY_DATA = re.compile(rb"(<office:binary-data(?:\s[^>]*)?>)([^<]*)(</office:binary-data>)")
 # Kinds with a flat form, and its suffix (LibreOffice writes these four).
 _FLAT_KINDS = frozenset({"text", "spreadsheet", "presentation", "graphics"})
 
@@ -222,17 +229,26 @@ def is_flat(path: Path) -> bool:
         return b"<office:document" in f.read(FLAT_SNIFF_BYTES)
 
 
-def flat_xml(path: Path, rel: str, kind: Kind) -> bytes:
+def flat_xml(path: Path, rel: str, kind: Kind, inline: list[bytes] | None = None) -> bytes:
     """A flat OpenDocument file's XML, its inline pictures emptied, once its root says it
     is an OpenDocument file of ``kind`` (or its template); ExtractionError naming ``rel``
     and saying why otherwise. Read whole, as a package's content.xml is, so bounded as a
-    package's unpacked parts are (:data:`~citeline.extract.blocks.MAX_UNPACKED`)."""
+    package's unpacked parts are (:data:`~citeline.extract.blocks.MAX_UNPACKED`). Given a
+    list ``inline``, each picture's base64 data is appended to it and its element holds
+    ``#N`` instead, its index there (:class:`_Pictures` reads it)."""
     flat = flat_suffix(kind)
     size = path.stat().st_size
     if size > MAX_UNPACKED:
         raise ExtractionError(rel, f"this flat OpenDocument file is {size >> 20} MB (the most "
                                    f"read is {MAX_UNPACKED >> 20} MB): too big to index")
-    data = _BINARY_DATA.sub(rb"\1\2", path.read_bytes())
+
+    def keep(m: re.Match[bytes]) -> bytes:
+        if inline is None:
+            return m[1] + m[3]
+        inline.append(m[2])
+        return m[1] + b"#%d" % (len(inline) - 1) + m[3]
+
+    data = _BINARY_DATA.sub(keep, path.read_bytes())
     try:
         _, root = next(etree.iterparse(io.BytesIO(data), events=("start",),
                                        resolve_entities=False, no_network=True, load_dtd=False))
@@ -259,7 +275,8 @@ def flat_xml(path: Path, rel: str, kind: Kind) -> bytes:
 def _open_flat(path: Path, rel: str, kind: Kind) -> _Package:
     """A flat file as the package it stands for: its root holds content.xml's automatic
     styles and body, styles.xml's named styles, meta.xml's title."""
-    data = flat_xml(path, rel, kind)
+    inline: list[bytes] = []
+    data = flat_xml(path, rel, kind, inline)
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
@@ -267,7 +284,7 @@ def _open_flat(path: Path, rel: str, kind: Kind) -> _Package:
                                    f"file ({exc})") from exc
     found = root.find(f"{qn('office:meta')}/{qn('dc:title')}")
     title = squash(found.text or "") if found is not None else ""
-    return _Package(root, root if kind == "text" else None, title)
+    return _Package(root, root if kind == "text" else None, title, inline)
 
 
 def _mimetype(z: zipfile.ZipFile, names: set[str], manifest: etree._Element | None) -> str | None:
@@ -359,7 +376,79 @@ def open_package(path: Path, rel: str, kind: Kind) -> _Package:
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, KeyError, ValueError,
             etree.XMLSyntaxError) as exc:
         raise ExtractionError(rel, f"{unreadable} ({exc})") from exc
-    return _Package(content, styles, title)
+    return _Package(content, styles, title, None)
+
+
+# --- pictures -----------------------------------------------------------------------
+
+_FRAME, _IMAGE, _BINARY = qn("draw:frame"), qn("draw:image"), qn("office:binary-data")
+_OBJECTS = (qn("draw:object"), qn("draw:object-ole"))
+_HREF = "{http://www.w3.org/1999/xlink}href"
+
+
+class _Pictures:
+    """The text of the pictures a body shows (a screenshot, a pasted scan), each read by
+    ``reader`` (:class:`~citeline.extract.image.PictureReader`, as a Word document's are):
+    a package's part by its ``xlink:href``, a flat file's inline data. A picture linked
+    from outside the package (a file beside it, a web address) is not the document's and
+    is not read."""
+
+    def __init__(self, path: Path, package: _Package, reader: PictureReader) -> None:
+        self.path = path
+        self.inline = package.inline
+        self.reader = reader
+
+    def text(self, frame: etree._Element) -> str:
+        """The text of the picture ``frame`` (a ``draw:frame``) shows, "" for none. A frame
+        may hold one picture in several formats, the preferred first (LibreOffice stores an
+        SVG with a PNG of it): the first in a format the image reader opens is read. An
+        embedded object's stand-in picture (a chart's or a formula's preview) is not."""
+        images = list(frame.iterchildren(_IMAGE))
+        if not images or any(True for _ in frame.iterchildren(*_OBJECTS)):
+            return ""
+        image = next((i for i in images if _opened(i)), images[0])
+        name = _picture_name(image, frame)
+        data = self._data(image, name)
+        return self.reader.text(data, name) if data is not None else ""
+
+    def _data(self, image: etree._Element, name: str) -> bytes | None:
+        binary = image.find(_BINARY)
+        if binary is not None:  # inline: flat_xml's "#N", or base64 it left as it was
+            raw = (binary.text or "").strip().encode("ascii", "replace")
+            try:
+                if raw.startswith(b"#") and self.inline is not None:
+                    raw = self.inline[int(raw[1:])]
+                return base64.b64decode(raw)
+            except (binascii.Error, ValueError, IndexError):
+                self.reader.warnings.append(f"picture {name}: its inline data is no base64; "
+                                            "not read")
+                return None
+        href = (image.get(_HREF) or "").removeprefix("./")
+        if not href or self.inline is not None or href.startswith(("../", "/")) or ":" in href:
+            return None  # linked, not embedded
+        try:
+            with zipfile.ZipFile(self.path) as z:
+                return z.read(href)
+        except KeyError:
+            self.reader.warnings.append(f"picture {href} is missing from the package; not read")
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+            self.reader.warnings.append(f"picture {href} cannot be unpacked ({exc}); not read")
+        return None
+
+
+def _picture_name(image: etree._Element, frame: etree._Element) -> str:
+    """A picture's name in a warning: its part's path in the package, else (inline) its
+    frame's name (``Picture 1``)."""
+    return (image.get(_HREF) or "").removeprefix("./") or frame.get(qn("draw:name")) \
+        or "an inline picture"
+
+
+def _opened(image: etree._Element) -> bool:
+    """Whether a ``draw:image`` is in a format the image reader opens, as its part's name
+    or its MIME type (``image/png``; inline pictures have only that) says."""
+    suffix = Path(image.get(_HREF) or "").suffix.lower()
+    mime = image.get(qn("draw:mime-type")) or ""
+    return (suffix or "." + mime.removeprefix("image/")) in SUFFIXES
 
 
 # --- styles -------------------------------------------------------------------------
@@ -529,8 +618,9 @@ class _Paragraph:
 class _TextReader:
     """Walks an .odt body in document order into the canonical text's blocks."""
 
-    def __init__(self, styles: _Styles) -> None:
+    def __init__(self, styles: _Styles, pictures: _Pictures) -> None:
         self.styles = styles
+        self.pictures = pictures
         self.blocks: list[str] = []
         self.numbering = _Numbering()
         self.first_heading: str | None = None
@@ -551,10 +641,11 @@ class _TextReader:
             self.list(el, boxed, 1, None)
         elif tag == _TABLE:
             for cells in _table_rows(el, self.cell, across_once=True):
-                texts = [text for text, _ in cells]
+                texts = [cell.text for cell in cells]
                 if any(texts):
                     self.blocks.append(escape_markdown(" | ".join(texts)))
-                self.notes([note for _, notes in cells for note in notes])
+                self.blocks.extend(picture for cell in cells for picture in cell.pictures)
+                self.notes([note for cell in cells for note in cell.notes])
         elif tag in _CONTAINERS:
             self.body(el, boxed)
         elif tag in _INDEXES:
@@ -613,11 +704,14 @@ class _TextReader:
                 else:
                     self.block(child, boxed)
 
-    def cell(self, cell: etree._Element) -> tuple[str, list[etree._Element]]:
+    def cell(self, cell: etree._Element) -> _Cell:
         """A table cell's text: its paragraphs (each followed by the frames anchored in
-        it), a list's items, a nested table's rows, in order; and the notes they cite."""
+        it), a list's items, a nested table's rows, in order; the notes they cite, and the
+        text of the pictures they show (blocks after the row, as the Word reader puts a
+        cell's pictures)."""
         parts: list[str] = []
         notes: list[etree._Element] = []
+        pictures: list[str] = []
 
         def walk(container: etree._Element) -> None:
             for el in container:
@@ -627,27 +721,79 @@ class _TextReader:
                     p = _Paragraph(self.styles, el)
                     parts.append(squash(p.text()))
                     for drawing in p.drawings:  # shown in the cell
-                        parts.extend(squash(b) for b in _drawn_blocks(self.styles, drawing))
+                        parts.extend(squash(b) for b in self.drawn(drawing, pictures))
                     notes.extend(p.notes)
                 elif el.tag == _TABLE:
                     for cells in _table_rows(el, self.cell, across_once=True):
-                        texts = [text for text, _ in cells]
+                        texts = [c.text for c in cells]
                         parts.append(" | ".join(texts) if any(texts) else "")
-                        notes.extend(note for _, cell_notes in cells for note in cell_notes)
+                        notes.extend(note for c in cells for note in c.notes)
+                        pictures.extend(picture for c in cells for picture in c.pictures)
                 elif el.tag in (_LIST, qn("text:list-item"), qn("text:list-header"),
                                 qn("text:section")):
                     walk(el)
 
         walk(cell)
-        return " ".join(t for t in parts if t), notes
+        return _Cell(" ".join(t for t in parts if t), tuple(notes), tuple(pictures))
 
     def notes(self, notes: list[etree._Element]) -> None:
         for note in notes:
-            if text := note_block(self.styles, note):
+            if text := self.note_block(note):
                 self.blocks.append(escape_markdown(text))
 
+    def note_block(self, note: etree._Element) -> str:
+        """A footnote's or an endnote's block, ``Footnote 1: ...``, labelled with the mark
+        the document shows (its citation: a number, or a custom mark such as ``*``)."""
+        kind = "Endnote" if note.get(qn("text:note-class")) == "endnote" else "Footnote"
+        citation = note.find(qn("text:note-citation"))
+        label = ""
+        if citation is not None:
+            label = squash("".join(citation.itertext())) \
+                or squash(citation.get(qn("text:label")) or "")
+        body = note.find(qn("text:note-body"))
+        reader = _TextReader(self.styles, self.pictures)
+        if body is not None:
+            reader.body(body, boxed=True)
+        text = squash(" ".join(reader.blocks))
+        if not text:
+            return ""
+        return f"{kind} {label}: {text}" if label else f"{kind}: {text}"
+
     def drawing(self, el: etree._Element) -> None:
-        self.blocks.extend(_drawn_blocks(self.styles, el))
+        self.blocks.extend(self.drawn(el))
+
+    def drawn(self, el: etree._Element, pictures: list[str] | None = None) -> list[str]:
+        """The blocks of a frame's or a shape's text, read as body text (a heading in it
+        is a paragraph), a frame inside it after the paragraph holding it; a picture's
+        text (:class:`_Pictures`) a block in its place, or put in ``pictures`` when given
+        (a table cell's, read after its row)."""
+        reader = _TextReader(self.styles, self.pictures)
+
+        def walk(node: etree._Element) -> None:
+            if node.tag == _FRAME and (read := self.pictures.text(node)):
+                (reader.blocks if pictures is None else pictures).append(escape_markdown(read))
+            for child in node:
+                if not isinstance(child.tag, str):
+                    continue
+                if child.tag == _TEXT_BOX:
+                    reader.body(child, boxed=True)
+                elif child.tag in (_P, _H, _LIST, _TABLE):  # a shape's own text
+                    reader.block(child, boxed=True)
+                elif child.tag.startswith(_DRAW) and child.tag not in _NOT_DRAWN_TEXT:
+                    walk(child)  # a frame, a group, a link around a frame
+
+        walk(el)
+        return reader.blocks
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """A table cell as read (:meth:`_TextReader.cell`): its text, the notes it cites, its
+    pictures' text; a covered cell is empty."""
+
+    text: str = ""
+    notes: tuple[etree._Element, ...] = ()
+    pictures: tuple[str, ...] = ()
 
 
 def _table_rows(table: etree._Element, read_cell, across_once: bool):  # type: ignore[no-untyped-def]
@@ -673,51 +819,14 @@ def _table_rows(table: etree._Element, read_cell, across_once: bool):  # type: i
                         if across_once and spanned > 0:
                             spanned -= 1
                         else:
-                            cells.append(("", []))
+                            cells.append(_Cell())
             yield cells
-
-
-def note_block(styles: _Styles, note: etree._Element) -> str:
-    """A footnote's or an endnote's block, ``Footnote 1: ...``, labelled with the mark
-    the document shows (its citation: a number, or a custom mark such as ``*``)."""
-    kind = "Endnote" if note.get(qn("text:note-class")) == "endnote" else "Footnote"
-    citation = note.find(qn("text:note-citation"))
-    label = ""
-    if citation is not None:
-        label = squash("".join(citation.itertext())) or squash(citation.get(qn("text:label")) or "")
-    body = note.find(qn("text:note-body"))
-    reader = _TextReader(styles)
-    if body is not None:
-        reader.body(body, boxed=True)
-    text = squash(" ".join(reader.blocks))
-    if not text:
-        return ""
-    return f"{kind} {label}: {text}" if label else f"{kind}: {text}"
-
-
-def _drawn_blocks(styles: _Styles, el: etree._Element) -> list[str]:
-    """The blocks of a frame's or a shape's text, read as body text (a heading in it is
-    a paragraph), a frame inside it after the paragraph holding it."""
-    reader = _TextReader(styles)
-
-    def walk(node: etree._Element) -> None:
-        for child in node:
-            if not isinstance(child.tag, str):
-                continue
-            if child.tag == _TEXT_BOX:
-                reader.body(child, boxed=True)
-            elif child.tag in (_P, _H, _LIST, _TABLE):  # a shape's own text
-                reader.block(child, boxed=True)
-            elif child.tag.startswith(_DRAW) and child.tag not in _NOT_DRAWN_TEXT:
-                walk(child)  # a frame, a group, a link around a frame
-
-    walk(el)
-    return reader.blocks
 
 
 class OdtExtractor:
     name = "odt"
-    version = "1"  # (flat .fodt and templates .ott added: an .odt reads as it did)
+    version = "2"  # (flat .fodt and templates .ott added: an .odt read as it did)
+    # 2: the text of its pictures, read by OCR, after the paragraph or row showing them
     suffixes = (".odt", ".fodt", ".ott")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -726,14 +835,18 @@ class OdtExtractor:
         if body is None:
             raise ExtractionError(rel, "not a readable OpenDocument .odt file (its content.xml "
                                        "has no office:text body)")
-        reader = _TextReader(_Styles(package.content, package.styles))
+        warnings: list[str] = []
+        pictures = PictureReader(warnings)
+        reader = _TextReader(_Styles(package.content, package.styles),
+                             _Pictures(path, package, pictures))
         reader.body(body)
+        pictures.close()
         out = TextBuilder()
         for block in reader.blocks:
             out.add(block, sep="\n\n")
         text = out.text()
         if not text.strip():
-            raise ExtractionError(rel, "the document has no text in its body")
+            raise ExtractionError(rel, "; ".join(warnings) or "the document has no text in its body")
         return Document(
             path=rel,
             title=package.title or reader.first_heading or path.stem,
@@ -741,6 +854,7 @@ class OdtExtractor:
             media_type="application/vnd.oasis.opendocument.text",
             extractor=self.name,
             extractor_version=self.version,
+            warnings=tuple(warnings),
             headings="atx",
         )
 
@@ -766,9 +880,10 @@ def _lines(styles: _Styles, el: etree._Element) -> str:
                     lines.append(p.text())
                     lines.extend(_lines(styles, d) for d in p.drawings)
             elif child.tag == _TABLE:
-                for cells in _table_rows(child, lambda c: (squash(_lines(styles, c)), []),
+                for cells in _table_rows(child, lambda c: _Cell(squash(_lines(styles, c))),
                                          across_once=False):
-                    lines.append(" | ".join(t for t, _ in cells) if any(t for t, _ in cells) else "")
+                    texts = [c.text for c in cells]
+                    lines.append(" | ".join(texts) if any(texts) else "")
             elif child.tag in (_LIST, qn("text:list-item"), qn("text:list-header"), _TEXT_BOX):
                 walk(child)
 
@@ -776,9 +891,11 @@ def _lines(styles: _Styles, el: etree._Element) -> str:
     return one_paragraph("\n".join(lines))
 
 
-def _shape_blocks(styles: _Styles, shapes: etree._Element) -> Iterator[tuple[str, str]]:
+def _shape_blocks(styles: _Styles, shapes: etree._Element,
+                  pictures: _Pictures) -> Iterator[tuple[str, str]]:
     """(presentation class, block) of each frame and shape with text, in the page's
-    order, groups opened in place, furniture left out; a table's rows a block each."""
+    order, groups opened in place, furniture left out; a table's rows a block each; a
+    picture's text (:class:`_Pictures`) a block."""
     for shape in shapes:
         if not isinstance(shape.tag, str) or not shape.tag.startswith(_DRAW):
             continue  # the notes, forms, animations, comments
@@ -786,24 +903,27 @@ def _shape_blocks(styles: _Styles, shapes: etree._Element) -> Iterator[tuple[str
         if cls in _FURNITURE:
             continue
         if shape.tag == qn("draw:g"):
-            yield from _shape_blocks(styles, shape)
+            yield from _shape_blocks(styles, shape, pictures)
             continue
         table = shape.find(_TABLE)
         if table is not None:
-            for cells in _table_rows(table, lambda c: (squash(_lines(styles, c)), []),
+            for cells in _table_rows(table, lambda c: _Cell(squash(_lines(styles, c))),
                                      across_once=False):  # a merged cell's covered ones empty
-                if any(t for t, _ in cells):
-                    yield cls, " | ".join(t for t, _ in cells)
+                if any(texts := [c.text for c in cells]):
+                    yield cls, " | ".join(texts)
+        elif shape.tag == _FRAME and (read := pictures.text(shape)):
+            yield cls, read
         elif text := _lines(styles, shape):
             yield cls, text
 
 
-def _read_slides(styles: _Styles, presentation: etree._Element) -> list[Slide]:
+def _read_slides(styles: _Styles, presentation: etree._Element,
+                 pictures: _Pictures) -> list[Slide]:
     slides = []
     for number, page in enumerate(presentation.iterchildren(qn("draw:page")), start=1):
         title = ""
         blocks = []
-        for cls, text in _shape_blocks(styles, page):
+        for cls, text in _shape_blocks(styles, page, pictures):
             if cls == "title" and not title:
                 title = squash(text)
             else:
@@ -817,16 +937,22 @@ def _read_slides(styles: _Styles, presentation: etree._Element) -> list[Slide]:
 
 class OdpExtractor:
     name = "odp"
-    version = "1"  # (flat .fodp and templates .otp added: an .odp reads as it did)
+    version = "2"  # (flat .fodp and templates .otp added: an .odp read as it did)
+    # 2: the text of its pictures, read by OCR, a block in its place among the shapes
     suffixes = (".odp", ".fodp", ".otp")
 
     def extract(self, path: Path, rel: str) -> Document:
         package = open_package(path, rel, "presentation")
         body = package.content.find(f"{qn('office:body')}/{qn('office:presentation')}")
-        slides = _read_slides(_Styles(package.content, None), body) if body is not None else []
+        warnings: list[str] = []
+        pictures = PictureReader(warnings)
+        slides = _read_slides(_Styles(package.content, None), body,
+                              _Pictures(path, package, pictures)) if body is not None else []
+        pictures.close()
         return deck_document(slides, path, rel, package.title,
                              media_type="application/vnd.oasis.opendocument.presentation",
-                             extractor=self.name, version=self.version)
+                             extractor=self.name, version=self.version,
+                             warnings=tuple(warnings))
 
 
 register(OdtExtractor())
