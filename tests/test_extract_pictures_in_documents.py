@@ -15,6 +15,7 @@ import pytest
 from docx.shared import Inches
 from pptx import Presentation
 
+from citeline.errors import ExtractionError
 from citeline.extract import extractor_for
 from citeline.extract import image as imagemod
 from citeline.types import Document
@@ -247,3 +248,65 @@ def test_a_picture_not_read_is_named_by_what_its_bytes_are():
         "Pillow does not read; not read",
         "picture 5 (image5.png): a damaged PNG image, cut short or corrupt; not read",
         "3 pictures in a format citeline does not read for text (EMF 1, SVG 1, WMF 1): not read"]
+
+
+# --- EPUB e-books ---------------------------------------------------------------------
+
+
+def test_an_e_book_s_pictures_read_as_the_word_document_s(handset):
+    # LibreOffice's EPUB of handset-pictures.odt: the chapter's <img>s read in place, the
+    # cell's after its row; its "Unknown Title" placeholder names nothing
+    book = extract(REAL / "handset-pictures.epub")
+    assert (book.extractor_version, book.title, book.warnings) == ("11", "Handset guide", ())
+    assert book.text.endswith(handset.text[handset.text.index("The handset's screen"):])
+
+
+def page_book(path: Path, figure: bool = True) -> Path:
+    """A fixed-layout book's way: a page that is a scan in an SVG <image>; then (with
+    ``figure``) a picture written into its page as a data: URI and a picture the package
+    lacks."""
+    import base64
+
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("urn:uuid:handset-pages")
+    book.set_title("Handset pages")
+    book.set_language("en")
+    book.add_item(epub.EpubImage(uid="p1", file_name="images/page1.png", media_type="image/png",
+                                 content=(REAL / "irrigation-handset.png").read_bytes()))
+    scan = epub.EpubHtml(title="Page 1", file_name="page1.xhtml", lang="en", content=(
+        '<div><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
+        ' viewBox="0 0 900 700"><image width="900" height="700" xlink:href="images/page1.png"/>'
+        "</svg></div>"))
+    inline = base64.b64encode((REAL / "crates-diagram.png").read_bytes()).decode()
+    crates = epub.EpubHtml(title="Crates", file_name="crates.xhtml", lang="en", content=(
+        f'<h1>Crates</h1><p><img src="data:image/png;base64,{inline}" alt="The layers"/></p>'
+        '<p><img src="images/gone.png" alt=""/>The end.</p>'))
+    chapters = [scan, crates] if figure else [scan]
+    for chapter in chapters:
+        book.add_item(chapter)
+    book.toc = [epub.Link(c.file_name, c.title, c.file_name) for c in chapters]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = chapters
+    epub.write_epub(str(path), book, {"raise_exceptions": True})
+    return path
+
+
+def test_a_scanned_page_and_an_inline_picture_in_an_e_book_are_read(tmp_path, read_alone):
+    book = extract(page_book(tmp_path / "pages.epub"))
+    screen, diagram = read_alone["irrigation-handset.png"], read_alone["crates-diagram.png"]
+    assert book.text == (f"# Page 1\n\n{screen}\n\n# Crates\n\nThe layers\n\n{diagram}\n\n"
+                         "The end.")
+    assert book.warnings == ("1 picture the chapters show is missing from the package "
+                             "(EPUB/images/gone.png first): not read",)
+
+
+def test_without_ocr_an_e_book_s_pictures_are_counted(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "tesseract is not installed")
+    book = extract(REAL / "handset-pictures.epub")
+    assert book.warnings == ("3 pictures not read for their text: tesseract is not installed",)
+    with pytest.raises(ExtractionError, match=r"no text in its 1 chapter pages; 1 picture not "
+                                              r"read for their text: tesseract is not installed"):
+        extract(page_book(tmp_path / "scan.epub", figure=False))

@@ -32,11 +32,15 @@ Spine items marked ``linear="no"`` (notes, answer keys, pop-ups that a reading s
 shows only when a link leads there) are read after all the linear ones, in spine
 order: their text is the author's and is searched, but set in place it would cut
 into the reading order's text. Spine items that are no XHTML page (an image or SVG
-cover) have no text to read; pictures are not read (no OCR), only their alt text. The
-cover picture (the manifest's ``cover-image``, EPUB 2's ``<meta name="cover">``) is no
+cover) have no text to read. A picture a chapter shows (an ``<img>``, an SVG's
+``<image>``: a fixed-layout book's scanned page, a screenshot, a diagram) is read by OCR
+as a picture file is (:class:`_Pictures`), its text after its alt text, and one in a
+table cell after its row; a picture with no text (a photograph, an ornament) adds
+nothing, and one on the web is not read. The cover picture (the manifest's ``cover-image``, EPUB 2's ``<meta name="cover">``) is no
 text wherever a page shows it: its alt, when it says more than "Cover", is the book's
 title again. The title is the OPF's first
-``dc:title``, else the first heading, else the file's name.
+``dc:title`` unless it names nothing (a placeholder: LibreOffice's ``Unknown Title``,
+``Untitled``; the file's own name), else the first heading, else the file's name.
 
 A file that cannot be read says why: empty, not a ZIP package (a Kindle MOBI/AZW
 book, a PDF, a download cut short), a ZIP that is no EPUB (an OpenDocument or Office
@@ -74,11 +78,14 @@ Not read: the ``<guide>`` and landmarks, embedded fonts, media overlays, scripts
 
 from __future__ import annotations
 
+import base64
+import binascii
 import posixpath
 import re
 import zipfile
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -93,9 +100,11 @@ from citeline.extract.blocks import (
     TextBuilder,
     check_package,
     escape_markdown,
+    metadata_title,
     squash,
 )
 from citeline.extract.html import PageBreak, decode_html, open_self_closing, read_page
+from citeline.extract.image import PictureReader
 from citeline.extract.opendocument import package_kind
 from citeline.types import Document, Region, RegionKind
 
@@ -478,14 +487,66 @@ class _Marks:
         return out
 
 
-def _chapter(package: _Package, item: _Item, marks: _Marks) -> _Chapter:
+class _Pictures:
+    """The text of the pictures a book's chapters show (a scanned page, a screenshot, a
+    diagram's labels), read by OCR as a picture file is (:class:`PictureReader`: each
+    content once, what is not read said once at :meth:`close`): a package entry by its
+    ``src`` (relative to the chapter), a ``data:`` URI's own bytes. The cover is not the
+    text's; a picture on the web is not the book's and is not read."""
+
+    def __init__(self, package: _Package) -> None:
+        self.package = package
+        self.reader = PictureReader(package.warnings)
+        self.missing: list[str] = []
+
+    def reader_for(self, chapter: str) -> Callable[[str], str | None]:
+        """read_page's ``pictures`` for the chapter file ``chapter``."""
+        base = posixpath.dirname(chapter)
+
+        def read(src: str) -> str | None:
+            src = src.strip()
+            if src.lower().startswith("data:"):
+                return self._inline(src)
+            if "://" in src or src.startswith("//") or not src:
+                return ""
+            name = _join(base, src)
+            if name in self.package.covers:
+                return None
+            try:
+                data = self.package.z.read(name)
+            except KeyError:
+                self.missing.append(name)
+                return ""
+            return self.reader.text(data, name)
+
+        return read
+
+    def _inline(self, uri: str) -> str:
+        head, _, payload = uri.partition(",")
+        if not head.lower().endswith(";base64"):
+            return ""  # an SVG written out in the URI: no picture OCR reads
+        try:
+            data = base64.b64decode(payload, validate=False)
+        except (binascii.Error, ValueError):
+            return ""
+        return self.reader.text(data, "an inline picture")
+
+    def close(self) -> None:
+        self.reader.close()
+        if self.missing:
+            n = len(self.missing)
+            self.package.warnings.append(
+                f"{n} picture{'s' * (n != 1)} the chapters show {'are' if n != 1 else 'is'} "
+                f"missing from the package ({self.missing[0]} first): not read")
+
+
+def _chapter(package: _Package, item: _Item, marks: _Marks, pictures: _Pictures) -> _Chapter:
     """A spine item's page as blocks; a decoding problem is named with the chapter."""
     try:
         xhtml = item.media_type != "text/html"  # XML: its declaration names the charset
         html, warning = decode_html(package.z.read(item.name), package.rel, xhtml=xhtml)
-        base = posixpath.dirname(item.name)
         page = read_page(html, package.rel, xhtml=xhtml,
-                         alt_text=lambda src: _join(base, src) not in package.covers,
+                         pictures=pictures.reader_for(item.name),
                          page_break=marks.reader(item.name),
                          name=posixpath.basename(item.name))
     except ExtractionError as exc:
@@ -573,9 +634,23 @@ def _chapter_level(chapters: list[_Chapter]) -> int:
     return min(levels.most_common(1)[0][0], MAX_HEADING_LEVEL) if levels else 1
 
 
+# The title libepubgen (LibreOffice's EPUB export) writes for a document with none.
+_EXPORT_PLACEHOLDER = "unknown title"
+
+
+def _own_title(title: str, stem: str) -> str:
+    """The book's ``dc:title`` unless it names nothing: a placeholder (``Untitled``,
+    LibreOffice's ``Unknown Title``) or the file's own name (the PDF rule,
+    :func:`~citeline.extract.blocks.metadata_title`)."""
+    if title.casefold() == _EXPORT_PLACEHOLDER:
+        return ""
+    own, _ = metadata_title(title, stem)
+    return own or ""
+
+
 class EpubExtractor:
     name = "epub"
-    version = "10"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    version = "11"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
     # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
     # page list, else the page-break markers) go with citations, markers' numbers are
     # no text; 5: DocBook's boxed asides are text (html extractor 18), as in a DocBook
@@ -587,7 +662,10 @@ class EpubExtractor:
     # 9: by html 22, API documentation's furniture (a "[source]" link, a toggle's label,
     # "Read more") is dropped from a chapter as from a page; 10: by html 23, a DocBook
     # chapter's table of contents of itself (links to "ch03.xhtml#id", its own file) with
-    # its "Table of Contents" title, and DocBook's navigation tables
+    # its "Table of Contents" title, and DocBook's navigation tables; 11: the text of its
+    # pictures, read by OCR, after the picture's alt text (a cell's after its row), an
+    # SVG's <image> (a fixed-layout book's page) read as an <img>; the title a placeholder
+    # gives (LibreOffice's "Unknown Title", "Untitled") or the file's name is none
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -608,8 +686,10 @@ class EpubExtractor:
                     first.setdefault(item.name, item)
                 items = list(first.values())
                 marks = _Marks(package.page_list())
-                chapters = [_chapter(package, i, marks) for i in items
+                pictures = _Pictures(package)
+                chapters = [_chapter(package, i, marks, pictures) for i in items
                             if i.media_type in _PAGE_TYPES]
+                pictures.close()
                 toc = package.toc()
         except OSError as exc:
             raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
@@ -650,12 +730,12 @@ class EpubExtractor:
         text = out.text()
         if not text.strip():
             raise ExtractionError(rel, f"the e-book has no text in its {len(chapters)} chapter "
-                                       "pages (pictures are not read)")
+                                       "pages" + "".join(f"; {w}" for w in package.warnings))
         first_heading = next((b[m.end():] for b in blocks if (m := _HEADING.match(b))), "")
         package.warnings.extend(marks.warnings())
         return Document(
             path=rel,
-            title=package.title or first_heading or path.stem,
+            title=_own_title(package.title, path.stem) or first_heading or path.stem,
             text=text,
             media_type=MEDIA_TYPE,
             extractor=self.name,

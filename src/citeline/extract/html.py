@@ -149,13 +149,16 @@ Pictures: a web page's give no text (nor an e-mail's HTML body's): the text inde
 is what a reader sees, and an ``alt`` is seen by none, while a page's pictures carry
 the site's furniture (a logo, an avatar, a share button: "Company logo", "Twitter"), whose
 alt texts the decorative rule below does not catch. An e-book's chapter
-(:func:`read_page` with ``alt_text``) reads them: its pictures are figures in the flow of
+(:func:`read_page` with ``pictures``) reads them: its pictures are figures in the flow of
 the book and their alt text is what a reader of the book who cannot see them gets (EPUB
 Accessibility asks one of each). Such a picture's alt text is a line of its own, in the
 paragraph the picture is in (a ``<figure>``'s, a paragraph of its own), unless it is
 decorative or says nothing (:func:`image_text`): empty (``alt=""``), ``role="presentation"``
 or ``"none"``, a file name (``image1.png``, as converters write), a word such as
 ``Cover``, ``Image 3`` or ``Figure``, or the text of its ``<figure>``'s caption again.
+The text OCR reads in the picture (a scanned page, a screenshot; the EPUB extractor
+reads it) follows as blocks of their own; a picture in a table cell is read after its
+row, and an SVG's ``<image>`` (a fixed-layout book's page) as an ``<img>``.
 
 A page's language variant named for content negotiation, as Apache httpd serves them
 and its manual is kept (``bind.html.en``, ``bind.html.ja.utf8``), is read as a page
@@ -899,10 +902,10 @@ PageBreak = Callable[[LexborNode], tuple[str, bool] | None]
 class _Walker:
     """Turn the kept DOM into blocks of text, in document order."""
 
-    def __init__(self, page_chars: int, alt_text: Callable[[str], bool] | None = None,
+    def __init__(self, page_chars: int, pictures: Callable[[str], str | None] | None = None,
                  page_break: PageBreak | None = None,
                  furniture: frozenset[int] = frozenset()) -> None:
-        self.alt_text = alt_text  # read_page's: None, pictures give no text
+        self.pictures = pictures  # read_page's: None, pictures give no text
         self.page_break = page_break  # read_page's: None, no element is one
         self.furniture = furniture  # the page's frame known by its shape (_furniture)
         self.blocks: list[str] = []
@@ -947,6 +950,25 @@ class _Walker:
         mark, self.mark = self.mark, ""
         return mark
 
+    def picture(self, node: LexborNode) -> None:
+        """An ``<img>`` (or an SVG's ``<image>``) of a page whose pictures give text
+        (read_page's ``pictures``): its meaningful alt text a line of its own in its
+        paragraph, then the text read in it blocks of their own, the paragraph going on
+        after them."""
+        if self.pictures is None:
+            return
+        attrs = node.attributes
+        read = self.pictures(attrs.get("src") or attrs.get("xlink:href") or attrs.get("href")
+                             or "")
+        if read is None:  # not the text's: the book's cover
+            return
+        if alt := image_text(node):
+            self.buf += [_BR, alt, _BR]
+        if read:
+            self.flush()
+            for paragraph in read.split("\n\n"):
+                self.add_block(paragraph)
+
     def children(self, node: LexborNode, in_section: bool
                  ) -> list[tuple[LexborNode, str, tuple[str, bool] | None]]:
         """``node``'s children that are shown, each with the mark a browser draws before
@@ -960,6 +982,10 @@ class _Walker:
                 kept.append((c, None))
                 continue
             brk = self.page_break(c) if self.page_break is not None else None
+            if c.tag == "svg" and self.pictures is not None and \
+                    (c.attributes.get("aria-hidden") or "").strip().lower() != "true":
+                kept += [(image, None) for image in c.css("image")]  # its pictures alone
+                continue
             if _dropped(c, in_section, self.page_chars, self.furniture):
                 if brk is not None:
                     kept.append((c, (brk[0], False)))
@@ -1036,10 +1062,8 @@ class _Walker:
                 self.item(child, mark, in_section)
             elif tag == "br":
                 self.buf.append(_BR)
-            elif tag == "img":
-                if self.alt_text is not None and (alt := image_text(child)) and \
-                        self.alt_text(child.attributes.get("src") or ""):
-                    self.buf += [_BR, alt, _BR]  # a line of its own in its paragraph
+            elif tag in ("img", "image"):  # an SVG's <image>: a fixed-layout book's page
+                self.picture(child)
             elif tag in HEADINGS:
                 self.flush()
                 title = squash(self.inline(child, in_section))
@@ -1057,6 +1081,11 @@ class _Walker:
                 texts = [squash(self.inline(c, in_section)) for c in cells]
                 if any(texts):
                     self.add_block(" | ".join(texts))
+                if self.pictures is not None:  # a cell's pictures after its row
+                    for cell in cells:
+                        for img in cell.css("img, image"):
+                            self.picture(img)
+                    self.flush()
             elif tag == "pre":
                 self.flush()
                 # as written, blank lines too (they part a listing's functions, a poem's
@@ -1082,17 +1111,19 @@ class Page:
 
 
 def read_page(html: str, rel: str, xhtml: bool = False,
-              alt_text: Callable[[str], bool] | None = None,
+              pictures: Callable[[str], str | None] | None = None,
               page_break: PageBreak | None = None, name: str = "") -> Page:
     """A decoded page (see :func:`decode_html`) as Markdown-shaped blocks, as described in
     the module docstring; ``xhtml``: the page is XML (see :func:`open_self_closing`). The
     blocks may be none (a page of images); ExtractionError naming ``rel`` when the page
     cannot be parsed. The HTML extractor writes one page's blocks, the EPUB one a chapter's.
 
-    ``alt_text``: None, pictures give no text (a web page, an e-mail); else each
-    picture's meaningful alt text (:func:`image_text`) is a line of its own when
-    ``alt_text(src)`` (the ``<img>``'s ``src`` as written) says the picture is one of the
-    text's: an e-book's chapters, whose cover picture is not.
+    ``pictures``: None, pictures give no text (a web page, an e-mail); else, for an
+    e-book's chapter, ``pictures(src)`` (an ``<img>``'s ``src`` as written, an SVG
+    ``<image>``'s ``href``) is None for a picture that is not the text's (the book's
+    cover), else the text OCR reads in it ("" for none): the picture's meaningful alt
+    text (:func:`image_text`) is a line of its own in its paragraph, and the text read in
+    it blocks of their own after that (a picture in a table cell: after the row).
 
     ``page_break``: None, no element is special (a web page, an e-mail); else asked of
     each element the walk meets (once), it names an e-book's page-break markers: the
@@ -1111,7 +1142,7 @@ def read_page(html: str, rel: str, xhtml: bool = False,
     root = _main(tree, furniture) or tree.body or tree.root
     if root is None:
         raise ExtractionError(rel, "no HTML content could be parsed")
-    walker = _Walker(len(squash(root.text())), alt_text, page_break, furniture)
+    walker = _Walker(len(squash(root.text())), pictures, page_break, furniture)
     try:
         walker.walk(root, in_section=root.tag in SECTIONING
                     or (root.attributes.get("role") or "").strip().lower() == "main")
