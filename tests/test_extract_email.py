@@ -56,7 +56,7 @@ def test_a_plain_message_is_a_section_with_its_headers_and_body(tmp_path: Path):
     doc = extract(path)
     assert doc.text == FERRY_TEXT
     assert (doc.title, doc.extractor, doc.extractor_version, doc.headings) == (
-        "Ferry times for the island trip", "eml", "6", "atx")
+        "Ferry times for the island trip", "eml", "7", "atx")
     assert doc.media_type == "message/rfc822" and doc.warnings == () and doc.regions == ()
     assert raw_header(path, "Date") in doc.text
     assert "=?utf-8?" in raw_header(path, "From")  # encoded in the file, decoded in the text
@@ -132,11 +132,15 @@ def test_an_html_only_body_is_read_as_a_page_its_headings_under_the_subject(tmp_
     assert paths["### Events"] == "Harbour newsletter, May > Harbour news > Events"
 
 
-def test_attachments_are_named_not_indexed(tmp_path: Path):
+def test_attachments_that_cannot_be_read_are_named_with_why(tmp_path: Path):
+    # (a report that is no PDF, a picture that is no picture: see
+    # test_extract_attachments.py for attachments read)
     doc = extract(b.eml_attachment(tmp_path))
     assert doc.warnings == (
-        "attachment report.pdf (application/pdf, 120 kB) not indexed",
-        "attachment (image/png, 68 bytes) not indexed",
+        "attachment report.pdf (application/pdf, 120 kB) not indexed: not a readable PDF: the "
+        "file is corrupt or not a PDF: it is cut short (it does not end with %%EOF), as after "
+        "an interrupted download or copy; fetch or copy it again",
+        "attachment (image/png, 68 bytes) not indexed: a damaged PNG image, cut short or corrupt",
     )
     assert doc.text.endswith(
         "Date: Tue, 14 May 2024 09:30:00 +0200\n"
@@ -162,7 +166,8 @@ def test_a_forwarded_message_is_a_section_one_level_down(tmp_path: Path):
         "Attachments: map.png (image/png, 1 kB)\n\n"
         "The lighthouse tour meets at the pier gate at eight.")
     assert doc.warnings == ("forwarded message 'Lighthouse tour on Sunday': attachment map.png "
-                            "(image/png, 1 kB) not indexed",)
+                            "(image/png, 1 kB) not indexed: a damaged PNG image, cut short or "
+                            "corrupt",)
     assert [s.path for s in sections(doc)] == [(), ("Lighthouse tour on Sunday",)]
 
 
@@ -212,8 +217,8 @@ def test_an_mbox_message_names_itself_in_warnings_and_a_huge_one_is_left_out(
     box.flush()
     box.close()
     doc = extract(path)
-    assert doc.warnings[0] == ("message 1 'Quarterly report': attachment report.pdf "
-                               "(application/pdf, 120 kB) not indexed")
+    assert doc.warnings[0].startswith("message 1 'Quarterly report': attachment report.pdf "
+                                      "(application/pdf, 120 kB) not indexed: ")
     monkeypatch.setattr(email_msg, "MAX_UNPACKED", 100_000)  # the report's message is over it
     doc = extract(path)
     assert doc.warnings == ("message 1 is 0 MB (the most read is 0 MB): too big to index; "
@@ -306,7 +311,7 @@ def test_a_format_flowed_body_is_unflowed_within_each_quote_depth(tmp_path: Path
         ">\n"
         "--\n"
         "Ana")
-    assert doc.extractor_version == "6"
+    assert doc.extractor_version == "7"
     sentence = "leaves Rossaveal at 10:30 and the crossing takes forty minutes."
     assert any(sentence in c.content for c in chunk_document(doc))
 
@@ -329,8 +334,8 @@ def test_a_body_not_flowed_keeps_its_line_breaks_even_after_a_space(tmp_path: Pa
 
 
 def test_both_suffixes_are_registered_with_a_name_and_version():
-    assert (REGISTRY[".eml"].name, REGISTRY[".eml"].version) == ("eml", "6")
-    assert (REGISTRY[".mbox"].name, REGISTRY[".mbox"].version) == ("mbox", "6")
+    assert (REGISTRY[".eml"].name, REGISTRY[".eml"].version) == ("eml", "7")
+    assert (REGISTRY[".mbox"].name, REGISTRY[".mbox"].version) == ("mbox", "7")
 
 
 def test_a_message_of_an_mbox_is_found_through_the_index(tmp_path: Path, embedder):

@@ -32,10 +32,20 @@ Thunderbird and Apple Mail send) is unflowed as a client shows it (:func:`unflow
 soft line breaks joined, so a paragraph is one line and a sentence is not cut at the
 sender's wrap, within each quote depth; space-stuffing removed; ``DelSp=yes`` honoured. A forwarded message (a ``message/rfc822`` part, inline
 or attached) is a section one level down, after its parent's own text, read the same
-way. Attachments are not read: each is named in the message's ``Attachments:`` line and
-in the document's warnings (``attachment report.pdf (application/pdf, 120 kB) not
-indexed``); a related part's pictures are not named (the page's own images, as a web
-page's are not).
+way. An attachment is named in the message's ``Attachments:`` line and read for its
+text (:class:`_Attachments`) by the extractor of its type, from its file name (else its
+content type: an unnamed PDF is ``attachment.pdf``), exactly as the file saved alone
+is: a section one level down headed ``Attachment: report.pdf``, before the forwarded
+messages, its own headings one level under that (:func:`nested_text`). Its citations
+are ranges of the message's text, under that heading path (a PDF attachment's pages
+are not its message's). A picture attached is read by OCR as a picture in a document
+is: a photograph adds nothing. One that cannot be read (a type citeline does not read,
+a damaged file) is said in a warning with why (``attachment notes.xyz
+(application/octet-stream, 12 bytes) not indexed (unsupported file type '.xyz')``),
+and its message is read without it. One content is read once per file, however many
+messages of a mailbox carry it. An attachment's reader's version is not this
+extractor's: a change to the PDF reader does not mark mail stale. A related part's
+pictures are not read (the page's own images, as a web page's are not).
 
 A part whose bytes break its declared charset is read with U+FFFD in their place and a
 warning saying where; one declaring no charset (or US-ASCII, or one Python does not
@@ -61,18 +71,24 @@ from __future__ import annotations
 
 import codecs
 import email.policy
+import hashlib
 import mailbox
 import re
+import tempfile
 from dataclasses import dataclass, field
 from email.errors import HeaderParseError
 from email.message import Message
 from email.parser import BytesParser
 from pathlib import Path
 
-from citeline.errors import ExtractionError
-from citeline.extract import read_bytes, register
+from citeline.chunk import fence_starts, headings, text_lines
+from citeline.errors import ExtractionError, UnsupportedFormat
+from citeline.extract import extractor_for, read_bytes, register
 from citeline.extract.blocks import MAX_HEADING_LEVEL, MAX_UNPACKED, escape_markdown, squash
 from citeline.extract.html import read_page
+from citeline.extract.image import SUFFIXES as PICTURE_SUFFIXES
+from citeline.extract.image import drawing_format, picture_text, why_not_an_image
+from citeline.extract.ocr import ocr_status
 from citeline.extract.text import undecodable, western_text
 from citeline.types import Document
 
@@ -137,7 +153,7 @@ class _Body:
 
     blocks: list[str] = field(default_factory=list)
     nested: list[Message] = field(default_factory=list)
-    attached: list[str] = field(default_factory=list)  # "report.pdf (application/pdf, 1 kB)"
+    attached: list[_Attachment] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def take(self, other: _Body) -> None:
@@ -147,28 +163,183 @@ class _Body:
         self.warnings += other.warnings
 
 
-def message_blocks(msg: Message, level: int, where: str, warnings: list[str]) -> list[str]:
+def message_blocks(msg: Message, level: int, where: str, warnings: list[str],
+                   attachments: _Attachments) -> list[str]:
     """``msg`` as canonical blocks: its heading at ``level`` (``#`` * level, at most
-    six), its header block, its body, then its forwarded messages a level down.
-    ``where`` opens each of its warnings ("" for an .eml's own message)."""
+    six), its header block, its body, its attachments' text a level down (read by
+    ``attachments``), then its forwarded messages a level down. ``where`` opens each of
+    its warnings ("" for an .eml's own message)."""
     subject = _header(msg, "Subject") or NO_SUBJECT
     body = _Body()
     _walk(msg, level, where, body)
     warnings += body.warnings
-    for item in body.attached:
-        warnings.append(f"{where}attachment {item} not indexed")
     head = [f"{name}: {value}" for name in HEADER_FIELDS if (value := _header(msg, name))]
     if body.attached:
-        head.append("Attachments: " + "; ".join(body.attached))
+        head.append("Attachments: " + "; ".join(a.label for a in body.attached))
     blocks = ["#" * min(level, MAX_HEADING_LEVEL) + " " + subject]
     if head:
         blocks.append("\n".join(head))  # each line opens with its name: no heading
     blocks += body.blocks
+    for attachment in body.attached:
+        blocks += attachments.blocks(attachment, level + 1, where, warnings)
     for inner in body.nested:
         name = _header(inner, "Subject") or NO_SUBJECT
         blocks += message_blocks(inner, level + 1, f"{where}forwarded message {name!r}: ",
-                                 warnings)
+                                 warnings, attachments)
     return blocks
+
+
+# --- attachments ----------------------------------------------------------------------
+
+# An attachment's type when its name gives none (a PDF sent with no file name): the
+# suffix of its content type, for the formats citeline reads that mail carries most.
+_SUFFIX_OF_TYPE = {
+    "application/pdf": ".pdf", "text/csv": ".csv", "text/markdown": ".md",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": ".xlsx",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
+    "application/msword": ".doc", "application/vnd.ms-excel": ".xls",
+    "application/vnd.ms-powerpoint": ".ppt", "application/rtf": ".rtf", "text/rtf": ".rtf",
+    "application/vnd.oasis.opendocument.text": ".odt",
+    "application/vnd.oasis.opendocument.presentation": ".odp",
+    "application/vnd.oasis.opendocument.spreadsheet": ".ods",
+    "application/epub+zip": ".epub", "image/png": ".png", "image/jpeg": ".jpg",
+    "image/gif": ".gif", "image/tiff": ".tif", "image/webp": ".webp", "image/heic": ".heic",
+}
+# A line an ATX heading would be read from: its run of #s, to escape.
+_ATX_LINE = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+
+
+@dataclass(frozen=True)
+class _Attachment:
+    """A part a message carries as a file: its label in the ``Attachments:`` line
+    (``report.pdf (application/pdf, 120 kB)``), the file name it is read under ("" when
+    nothing says its type), its bytes."""
+
+    label: str
+    name: str
+    data: bytes
+
+
+def _file_name(part: Message, kind: str) -> str:
+    """The name an attachment is read under: its own file name's last component (no
+    folder a crafted name could climb out by, no leading dot), else one its content type
+    gives (``attachment.pdf``); "" when neither says its type."""
+    name = squash(part.get_filename() or "").replace("\\", "/").rsplit("/", 1)[-1].lstrip(".")
+    if Path(name).suffix:
+        return name
+    suffix = _SUFFIX_OF_TYPE.get(kind, "")
+    return (name or "attachment") + suffix if suffix else ""
+
+
+class _Attachments:
+    """Reads the attachments of one file's messages (an .eml's, a mailbox's) for their
+    text: each by the extractor of its type, as the file saved alone would be read; a
+    picture by OCR as a picture in a document is (:func:`picture_text`: a photograph
+    adds nothing, and OCR reads a signature's logo on every message once). One content
+    is read once, however many messages carry it (a report forwarded down a thread)."""
+
+    def __init__(self) -> None:
+        self.read: dict[tuple[str, str], Document | str] = {}  # a document, or why not
+
+    def blocks(self, attachment: _Attachment, level: int, where: str,
+               warnings: list[str]) -> list[str]:
+        """The attachment's blocks in its message's text: a heading ``Attachment:
+        report.pdf`` at ``level``, then its text with its own headings under that one
+        (:func:`nested_text`); none, and a warning saying why, when it cannot be read."""
+        name = attachment.name
+        heading = "#" * min(level, MAX_HEADING_LEVEL) + " Attachment: " + (name or "(unnamed)")
+        if name and Path(name).suffix.lower() in PICTURE_SUFFIXES:
+            text = _picture(attachment, where, warnings)
+            return [heading, escape_markdown(text)] if text else []
+        key = (hashlib.sha256(attachment.data).hexdigest(), name)
+        if key not in self.read:
+            self.read[key] = _extract(attachment)
+        doc = self.read[key]
+        if isinstance(doc, str):
+            warnings.append(f"{where}attachment {attachment.label} not indexed{doc}")
+            return []
+        warnings += [f"{where}attachment {name}: {w}" for w in doc.warnings]
+        text = nested_text(doc, level)
+        return [heading, text] if text else [heading]
+
+
+def _picture(attachment: _Attachment, where: str, warnings: list[str]) -> str:
+    """The text OCR reads in a picture attached ("" for none: a photograph), or a
+    warning saying why it is not read."""
+    said = f"{where}attachment {attachment.label}"
+    if (missing := ocr_status()) is not None:
+        warnings.append(f"{said} not indexed: {missing}")
+        return ""
+    text = picture_text(attachment.data, said, warnings)
+    if text is None:
+        kind = drawing_format(attachment.data)
+        warnings.append(f"{said} not indexed: " + (
+            f"a {kind} picture, a format citeline does not read for text" if kind
+            else why_not_an_image(attachment.data)))
+        return ""
+    return text
+
+
+def _extract(attachment: _Attachment) -> Document | str:
+    """The attachment read by the extractor of its type from a file of its name in a
+    folder of its own, removed after; or why not (`` (unsupported file type '.xyz')``,
+    ``: <the extractor's reason>``), to end a warning."""
+    if not attachment.name:
+        return " (no file name or content type says what it is)"
+    try:
+        extractor = extractor_for(Path(attachment.name))
+    except UnsupportedFormat as exc:
+        return f" ({exc.reason})"
+    with tempfile.TemporaryDirectory(prefix="citeline-attachment-") as folder:
+        path = Path(folder) / attachment.name
+        try:
+            path.write_bytes(attachment.data)
+            return extractor.extract(path, attachment.name)
+        except (ExtractionError, UnsupportedFormat) as exc:
+            return f": {exc.reason}"
+        except OSError as exc:  # a name this file system cannot hold
+            return f": cannot write it to read it ({exc.strerror or exc})"
+
+
+def nested_text(doc: Document, level: int) -> str:
+    """``doc``'s canonical text made to stand under a heading at ``level`` of an ATX
+    text (an attachment under its message): each of its headings, as its own style finds
+    them (Markdown's, reStructuredText's, a PDF's outline), an ATX line one level further
+    down (at most six), and any other line an ATX heading would be read from escaped
+    (``\\#``), except in the code fences a Markdown text has."""
+    text = doc.text
+    found = doc.outline if doc.headings == "outline" else headings(text, doc.headings)
+    out: list[str] = []
+    at = 0
+    for h in sorted(found, key=lambda h: h.start):
+        if h.start < at:
+            continue
+        out.append(_escaped(text[at:h.start], doc.headings))
+        out.append("#" * min(level + h.level, MAX_HEADING_LEVEL) + " " + squash(h.title))
+        at = h.end
+    out.append(_escaped(text[at:], doc.headings))
+    return "".join(out).strip("\n")
+
+
+def _escaped(text: str, style: str) -> str:
+    """``text`` with every line an ATX heading or a code fence would be read from
+    escaped; in a Markdown or ATX text, whose fences the chunker honours, only heading
+    lines outside them."""
+    if style not in ("markdown", "atx"):
+        return escape_markdown(text)
+    fences = set(fence_starts(text))
+    pieces: list[str] = []
+    at = 0
+    in_fence = False
+    for start, _, line in text_lines(text):
+        if start in fences:
+            in_fence = not in_fence
+        elif not in_fence and (m := _ATX_LINE.match(line)):
+            pieces += [text[at:start + m.end(1)], "\\"]
+            at = start + m.end(1)
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 def _walk(part: Message, level: int, where: str, out: _Body) -> None:
@@ -191,9 +362,11 @@ def _walk(part: Message, level: int, where: str, out: _Body) -> None:
         out.nested.append(inner[0])  # forwarded inline or as an attachment: read either way
     elif part.is_attachment() or kind not in ("text/plain", "text/html"):
         payload = part.get_payload(decode=True)
+        data = payload if isinstance(payload, bytes) else b""
         size = f", {_size(len(payload))}" if isinstance(payload, bytes) else ""
         name = squash(part.get_filename() or "")
-        out.attached.append(f"{name} ({kind}{size})" if name else f"({kind}{size})")
+        out.attached.append(_Attachment(f"{name} ({kind}{size})" if name else f"({kind}{size})",
+                                        _file_name(part, kind), data))
     else:
         out.blocks += _text_blocks(part, level, where, out.warnings)
 
@@ -350,12 +523,13 @@ def parse_message(data: bytes, rel: str) -> Message:
         raise ExtractionError(rel, "its MIME parts are nested too deeply to read") from exc
 
 
-def _read_message(msg: Message, rel: str, where: str, warnings: list[str]) -> list[str]:
+def _read_message(msg: Message, rel: str, where: str, warnings: list[str],
+                  attachments: _Attachments) -> list[str]:
     """:func:`message_blocks` of a top-level message; its warnings are added to
     ``warnings`` only when it could be read."""
     own: list[str] = []
     try:
-        blocks = message_blocks(msg, 1, where, own)
+        blocks = message_blocks(msg, 1, where, own, attachments)
     except RecursionError as exc:  # forwarded inside forwarded, thousands deep
         raise ExtractionError(rel, "its MIME parts are nested too deeply to read") from exc
     warnings += own
@@ -364,12 +538,13 @@ def _read_message(msg: Message, rel: str, where: str, warnings: list[str]) -> li
 
 class EmlExtractor:
     name = "eml"
-    version = "6"  # an HTML body is read by html.read_page: a change to a page's text
+    version = "7"  # an HTML body is read by html.read_page: a change to a page's text
     # there is a change here too. 2: format=flowed text is unflowed (RFC 3676); 3: an
     # HTML body's nested lists are indented and its frame dropped as a page's (html 20);
     # 4: an HTML body's <pre> is a fenced code block, unless it is prose (html 21); 5: a
     # toggle's label, a "Source" link and a "Read more" ending a line are dropped (html 22);
-    # 6: a page's own table of contents in a <dl> and DocBook's navigation tables (html 23)
+    # 6: a page's own table of contents in a <dl> and DocBook's navigation tables (html 23);
+    # 7: attachments are read, each by its own type's extractor, a section under the message
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -386,7 +561,7 @@ class EmlExtractor:
                                        "To:, Subject:) at its start; another kind of file "
                                        "named .eml?")
         warnings: list[str] = []
-        text = "\n\n".join(_read_message(msg, rel, "", warnings))
+        text = "\n\n".join(_read_message(msg, rel, "", warnings, _Attachments()))
         return Document(
             path=rel,
             title=_header(msg, "Subject") or path.stem,
@@ -401,7 +576,7 @@ class EmlExtractor:
 
 class MboxExtractor:
     name = "mbox"
-    version = "6"  # bumped with EmlExtractor's: they read a message alike
+    version = "7"  # bumped with EmlExtractor's: they read a message alike
     suffixes = (".mbox",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -418,6 +593,7 @@ class MboxExtractor:
                                        "mailbox (one message saved alone is an .eml file)")
         blocks: list[str] = []
         warnings: list[str] = []
+        attachments = _Attachments()
         try:
             box = mailbox.mbox(path, create=False)
         except (OSError, mailbox.Error) as exc:
@@ -436,7 +612,7 @@ class MboxExtractor:
                     msg = parse_message(data, rel)
                     subject = _header(msg, "Subject") or NO_SUBJECT
                     blocks += _read_message(msg, rel, f"message {number} {subject!r}: ",
-                                            warnings)
+                                            warnings, attachments)
                 except ExtractionError as exc:  # that message alone: the others are read
                     warnings.append(f"message {number}: {exc.reason}; left out")
         except OSError as exc:

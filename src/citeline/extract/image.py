@@ -229,11 +229,10 @@ class PictureReader:
         where = f"picture {self.shown} ({base})"
         text = picture_text(data, where, self.warnings)
         if text is None:
-            if (kind := _drawing_format(data)) is not None:
+            if (kind := drawing_format(data)) is not None:
                 self.other[kind] = self.other.get(kind, 0) + 1
             else:  # named as a picture, and none: damaged, or another kind of file
-                self.warnings.append(f"{where}: {_why_not_an_image(data, heif_status())}; "
-                                     "not read")
+                self.warnings.append(f"{where}: {why_not_an_image(data)}; not read")
             return ""
         return text
 
@@ -247,7 +246,7 @@ class PictureReader:
                                  f"does not read for text ({kinds}): not read")
 
 
-def _drawing_format(data: bytes) -> str | None:
+def drawing_format(data: bytes) -> str | None:
     """The format of a picture Pillow does not read here, by its content, as a document
     holds one: ``WMF`` or ``EMF`` (Windows metafiles), ``SVG``, another format Pillow
     knows (``ICO``); None for no picture at all (damaged, or another kind of file)."""
@@ -258,6 +257,12 @@ def _drawing_format(data: bytes) -> str | None:
     head = data[:512].lstrip().lower()
     return "SVG" if head.startswith(b"<svg") or head.startswith(b"<?xml") and b"<svg" in head \
         else None
+
+
+def why_not_an_image(data: bytes) -> str:
+    """Why Pillow does not open ``data``, a picture in a document or an attachment that
+    is no picture :data:`FORMATS` holds (damaged, or another kind of file)."""
+    return _why_not_an_image(data, heif_status())
 
 
 def _pictures(n: int) -> str:
