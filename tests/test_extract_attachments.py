@@ -141,3 +141,40 @@ def test_an_attachment_is_found_through_the_index(tmp_path: Path, embedder):
         assert hit.to_json()["locator"] == f"#char={hit.start},{hit.end}"
     finally:
         idx.close()
+
+
+BODY_HTML = ('<p>The handset shows this:</p><p><img src="cid:screen@mail" alt="image001.png">'
+             '</p><p>What does it mean?</p><img src="cid:photo@mail">'
+             '<img src="https://tracker.example/open.gif" alt="">')
+
+
+def carry_pictures(html_part: EmailMessage) -> None:
+    """The pictures an HTML body shows by cid: a screenshot, a photograph."""
+    html_part.add_related((REAL / "irrigation-handset.png").read_bytes(), "image", "png",
+                          cid="<screen@mail>", filename="image001.png")
+    html_part.add_related((REAL / "board-photo.jpeg").read_bytes(), "image", "jpeg",
+                          cid="<photo@mail>")
+
+
+def test_a_picture_pasted_into_an_html_message_is_read_where_it_shows(tmp_path: Path):
+    msg = b.mail_message("Handset error", "x\n")
+    msg.set_content(BODY_HTML, subtype="html")
+    carry_pictures(msg)
+    doc = extract(b.write_eml(tmp_path, "html.eml", msg))
+    screen = extract(REAL / "irrigation-handset.png").text
+    assert doc.text.endswith(
+        f"The handset shows this:\n\n{screen}\n\nWhat does it mean?")  # the photo: nothing
+    assert doc.warnings == () and "Attachments:" not in doc.text
+
+
+def test_the_pictures_of_a_message_read_as_plain_text_follow_its_text(tmp_path: Path):
+    # Outlook's way: the text marks where the picture was, the HTML shows it
+    msg = b.mail_message("Handset error", "The handset shows this:\n\n"
+                         "[cid:screen@mail]\n\nWhat does it mean?\n")
+    msg.add_alternative(BODY_HTML, subtype="html")
+    carry_pictures(msg.get_payload()[1])
+    doc = extract(b.write_eml(tmp_path, "both.eml", msg))
+    screen = extract(REAL / "irrigation-handset.png").text
+    assert doc.text.endswith("The handset shows this:\n\n[cid:screen@mail]\n\n"
+                             f"What does it mean?\n\n{screen}")
+    assert doc.warnings == ()

@@ -44,8 +44,12 @@ a damaged file) is said in a warning with why (``attachment notes.xyz
 (application/octet-stream, 12 bytes) not indexed (unsupported file type '.xyz')``),
 and its message is read without it. One content is read once per file, however many
 messages of a mailbox carry it. An attachment's reader's version is not this
-extractor's: a change to the PDF reader does not mark mail stale. A related part's
-pictures are not read (the page's own images, as a web page's are not).
+extractor's: a change to the PDF reader does not mark mail stale. A picture the
+message carries for its HTML body (a ``multipart/related`` part a ``cid:`` URL shows, or
+a ``data:`` URI: a screenshot pasted into the message) is read by OCR too: where the
+HTML shows it when the HTML is read, after the text when the plain text is (which only
+marks it, as Outlook's ``[cid:image001.png@...]``); a picture on the web (a tracking
+pixel, a newsletter's banner) is not the message's and is not read.
 
 A part whose bytes break its declared charset is read with U+FFFD in their place and a
 warning saying where; one declaring no charset (or US-ASCII, or one Python does not
@@ -69,17 +73,22 @@ rewrites mailboxes) and never written: nothing is added, removed or flushed.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import codecs
 import email.policy
 import hashlib
 import mailbox
 import re
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.errors import HeaderParseError
 from email.message import Message
 from email.parser import BytesParser
 from pathlib import Path
+from types import MappingProxyType
+from urllib.parse import unquote
 
 from citeline.chunk import fence_starts, headings, text_lines
 from citeline.errors import ExtractionError, UnsupportedFormat
@@ -111,7 +120,8 @@ _ESCAPED_FROM = re.compile(rb"^>(>*From )", re.M)
 # Labels a mail client reads as Windows-1252 (the Encoding Standard's rule: Outlook
 # labels its smart quotes, bytes 0x91-0x94, "iso-8859-1").
 _WINDOWS_1252_LABELS = frozenset({"iso8859-1", "cp1252"})
-_AS_UNDECLARED = frozenset({"ascii"})  # "us-ascii" over 8-bit text is the usual mislabel
+_AS_UNDECLARED = frozenset({"ascii"})
+_NO_PARTS: Mapping[str, Message] = MappingProxyType({})  # "us-ascii" over 8-bit text is the usual mislabel
 
 
 def _size(n: int) -> str:
@@ -250,7 +260,7 @@ class _Attachments:
         name = attachment.name
         heading = "#" * min(level, MAX_HEADING_LEVEL) + " Attachment: " + (name or "(unnamed)")
         if name and Path(name).suffix.lower() in PICTURE_SUFFIXES:
-            text = _picture(attachment, where, warnings)
+            text = _picture(attachment.data, f"{where}attachment {attachment.label}", warnings)
             return [heading, escape_markdown(text)] if text else []
         key = (hashlib.sha256(attachment.data).hexdigest(), name)
         if key not in self.read:
@@ -264,21 +274,51 @@ class _Attachments:
         return [heading, text] if text else [heading]
 
 
-def _picture(attachment: _Attachment, where: str, warnings: list[str]) -> str:
-    """The text OCR reads in a picture attached ("" for none: a photograph), or a
-    warning saying why it is not read."""
-    said = f"{where}attachment {attachment.label}"
+def _picture(data: bytes, said: str, warnings: list[str]) -> str:
+    """The text OCR reads in a picture a message carries ("" for none: a photograph),
+    else a warning, naming it by ``said``, saying why it is not read."""
     if (missing := ocr_status()) is not None:
         warnings.append(f"{said} not indexed: {missing}")
         return ""
-    text = picture_text(attachment.data, said, warnings)
+    text = picture_text(data, said, warnings)
     if text is None:
-        kind = drawing_format(attachment.data)
+        kind = drawing_format(data)
         warnings.append(f"{said} not indexed: " + (
             f"a {kind} picture, a format citeline does not read for text" if kind
-            else why_not_an_image(attachment.data)))
+            else why_not_an_image(data)))
         return ""
     return text
+
+
+def _body_pictures(related: Mapping[str, Message], where: str,
+                   warnings: list[str]) -> Callable[[str], str | None]:
+    """read_page's ``pictures`` for an HTML body: a picture it carries (``cid:``, one of
+    ``related``; a ``data:`` URI) read by OCR (a screenshot pasted into the message);
+    one on the web (a tracking pixel, a newsletter's banner) is not the message's."""
+
+    def read(src: str) -> str | None:
+        src = src.strip()
+        if src.lower().startswith("cid:"):
+            cid = unquote(src[4:]).strip("<>")
+            found = related.get(cid)
+            payload = found.get_payload(decode=True) if found is not None else None
+            if not isinstance(payload, bytes) or found.get_content_maintype() != "image":
+                return None
+            name = squash(found.get_filename() or "") or cid
+        elif src.lower().startswith("data:image/"):
+            head, _, body = src.partition(",")
+            if not head.lower().endswith(";base64"):
+                return None
+            try:
+                payload = base64.b64decode(body)
+            except (binascii.Error, ValueError):
+                return None
+            name = "an inline picture"
+        else:
+            return None
+        return _picture(payload, f"{where}picture {name} in the body", warnings)
+
+    return read
 
 
 def _extract(attachment: _Attachment) -> Document | str:
@@ -342,21 +382,23 @@ def _escaped(text: str, style: str) -> str:
     return "".join(pieces)
 
 
-def _walk(part: Message, level: int, where: str, out: _Body) -> None:
-    """Read ``part`` into ``out`` as a mail client shows it (see the module doc)."""
+def _walk(part: Message, level: int, where: str, out: _Body,
+          related: Mapping[str, Message] = _NO_PARTS) -> None:
+    """Read ``part`` into ``out`` as a mail client shows it (see the module doc);
+    ``related``: the parts an HTML body may show by ``cid:`` (a multipart/related's)."""
     kind = part.get_content_type()
     if part.is_multipart() and part.get_content_maintype() == "multipart":
         parts = [p for p in part.get_payload() if isinstance(p, Message)]
         subtype = part.get_content_subtype()
         if subtype == "alternative":
-            _alternative(parts, level, where, out)
+            _alternative(parts, level, where, out, related)
         elif subtype == "related":
             root = _related_root(part, parts)
             if root is not None:
-                _walk(root, level, where, out)
+                _walk(root, level, where, out, {**related, **_content_ids(parts)})
         else:
             for p in parts:
-                _walk(p, level, where, out)
+                _walk(p, level, where, out, related)
     elif kind == "message/rfc822" and isinstance(inner := part.get_payload(), list) and \
             inner and isinstance(inner[0], Message):
         out.nested.append(inner[0])  # forwarded inline or as an attachment: read either way
@@ -368,24 +410,49 @@ def _walk(part: Message, level: int, where: str, out: _Body) -> None:
         out.attached.append(_Attachment(f"{name} ({kind}{size})" if name else f"({kind}{size})",
                                         _file_name(part, kind), data))
     else:
-        out.blocks += _text_blocks(part, level, where, out.warnings)
+        out.blocks += _text_blocks(part, level, where, out.warnings, related)
 
 
-def _alternative(parts: list[Message], level: int, where: str, out: _Body) -> None:
+def _alternative(parts: list[Message], level: int, where: str, out: _Body,
+                 related: Mapping[str, Message]) -> None:
     """One rendering of several: the plain text first, then the others from the last
-    (RFC 2046: the last is the richest), the first that gives any text."""
+    (RFC 2046: the last is the richest), the first that gives any text. The plain text
+    chosen, the pictures the HTML rendering carries (a screenshot pasted into the
+    message, which the text only marks: ``[cid:image001.png@01DA...]``) are read after
+    it, in the order the message holds them."""
     plain = [p for p in parts if p.get_content_type() == "text/plain"]
     rest = [p for p in reversed(parts) if p.get_content_type() != "text/plain"]
     tried: list[_Body] = []
     for p in plain + rest:
         trial = _Body()
-        _walk(p, level, where, trial)
+        _walk(p, level, where, trial, related)
         if trial.blocks or trial.nested:
             out.take(trial)
+            if p in plain:
+                for other in reversed(rest):
+                    out.blocks += _carried_pictures(other, where, out.warnings)
             return
         tried.append(trial)
     if tried:  # none has text: why the first could not be read, if it says
         out.take(tried[0])
+
+
+def _carried_pictures(part: Message, where: str, warnings: list[str]) -> list[str]:
+    """The text of the pictures a multipart/related rendering carries besides its root
+    (:func:`_picture`), a block each; none for any other part."""
+    if part.get_content_type() != "multipart/related":
+        return []
+    parts = [p for p in part.get_payload() if isinstance(p, Message)]
+    root = _related_root(part, parts)
+    blocks = []
+    for p in parts:
+        payload = p.get_payload(decode=True)
+        if p is root or p.get_content_maintype() != "image" or not isinstance(payload, bytes):
+            continue
+        name = squash(p.get_filename() or "") or str(p.get("Content-ID", "")).strip().strip("<>")
+        if text := _picture(payload, f"{where}picture {name} in the body", warnings):
+            blocks.append(escape_markdown(text))
+    return blocks
 
 
 def _related_root(part: Message, parts: list[Message]) -> Message | None:
@@ -401,8 +468,16 @@ def _related_root(part: Message, parts: list[Message]) -> Message | None:
     return parts[0] if parts else None
 
 
-def _text_blocks(part: Message, level: int, where: str, warnings: list[str]) -> list[str]:
-    """A text/plain or text/html part's blocks (none when it is blank or unreadable)."""
+def _content_ids(parts: list[Message]) -> dict[str, Message]:
+    """A multipart/related's parts by their Content-ID, as ``cid:`` URLs name them."""
+    return {cid: p for p in parts
+            if (cid := str(p.get("Content-ID", "")).strip().strip("<>"))}
+
+
+def _text_blocks(part: Message, level: int, where: str, warnings: list[str],
+                 related: Mapping[str, Message]) -> list[str]:
+    """A text/plain or text/html part's blocks (none when it is blank or unreadable); an
+    HTML part's pictures (:func:`_body_pictures`) read where it shows them."""
     subtype = part.get_content_subtype()
     what = f"{where}text/{subtype} part"
     payload = part.get_payload(decode=True)
@@ -414,7 +489,7 @@ def _text_blocks(part: Message, level: int, where: str, warnings: list[str]) -> 
     text = text.lstrip("\ufeff")
     if subtype == "html":
         try:
-            page = read_page(text, what)
+            page = read_page(text, what, pictures=_body_pictures(related, where, warnings))
         except ExtractionError as exc:
             warnings.append(f"{what}: {exc.reason}; not indexed")
             return []
@@ -544,7 +619,8 @@ class EmlExtractor:
     # 4: an HTML body's <pre> is a fenced code block, unless it is prose (html 21); 5: a
     # toggle's label, a "Source" link and a "Read more" ending a line are dropped (html 22);
     # 6: a page's own table of contents in a <dl> and DocBook's navigation tables (html 23);
-    # 7: attachments are read, each by its own type's extractor, a section under the message
+    # 7: attachments are read, each by its own type's extractor, a section under the
+    # message; the pictures a message carries for its HTML body are read by OCR
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
