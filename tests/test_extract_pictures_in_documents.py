@@ -310,3 +310,41 @@ def test_without_ocr_an_e_book_s_pictures_are_counted(tmp_path, monkeypatch):  #
     with pytest.raises(ExtractionError, match=r"no text in its 1 chapter pages; 1 picture not "
                                               r"read for their text: tesseract is not installed"):
         extract(page_book(tmp_path / "scan.epub", figure=False))
+
+
+# --- PDF pages with a text layer ----------------------------------------------------
+
+
+def test_a_pdf_page_s_pictures_are_read_after_its_text(read_alone):
+    # LibreOffice's PDF of the handset document: the screenshot on page 1, the diagram on
+    # page 2 (the photograph adds nothing), each cited at its page
+    from citeline.chunk import locate
+
+    doc = extract(REAL / "handset-pictures.pdf")
+    assert (doc.extractor_version, doc.warnings) == ("15", ())
+    screen, diagram = read_alone["irrigation-handset.png"], read_alone["crates-diagram.png"]
+    first, second = doc.regions
+    assert doc.text[first.start:first.end] == (
+        "Handset guide\nThe handset's screen, as it shows the schedule:\n\n"
+        f"A photograph of the board:\n\n{screen}")
+    assert doc.text[second.start:second.end] == f"Crates\nThe end.\n\n{diagram}"
+    at = doc.text.index("HAL Crate")
+    assert locate(doc, at, at + 9).fragment.startswith("#page=2")
+
+
+def test_a_picture_whose_text_the_layer_holds_is_not_read_again():
+    # a searchable scan (Tesseract's PDF): the page's picture under its invisible text
+    doc = extract(REAL / "irrigation-handset-searchable.pdf")
+    assert doc.text.count("Greenhouse irrigation manual") == 1 and doc.warnings == ()
+
+
+def test_a_picture_on_every_page_is_furniture():
+    doc = extract(REAL / "crates-deck.pdf")
+    assert doc.text == "Crates\n\nWhich crate to use\n\nWhere the HAL sits"
+
+
+def test_without_ocr_a_pdf_s_pictures_are_counted(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "tesseract is not installed")
+    doc = extract(REAL / "handset-pictures.pdf")
+    assert doc.warnings == ("3 pictures not read for their text: tesseract is not installed",)
+    assert "Greenhouse" not in doc.text

@@ -37,6 +37,14 @@ records both pages — it never spans one silently).
   it"); a PDF with no text at all fails with that reason. A page with nothing
   drawn on it (a book's empty verso) is blank, not a scan: it is skipped, without
   OCR or a warning.
+- **Pictures on a page with text** (a screenshot of a terminal or a form in a
+  report, a diagram's labels) are read by OCR as a picture in a Word document is
+  (:class:`~citeline.extract.image.PictureReader`), their text after the page's own,
+  so it is cited at its page (:func:`_page_pictures`). Not read: a picture whose area
+  already holds text of the page's text layer (an OCR'd scan's invisible text, labels
+  drawn over a figure), one under an inch wide or a quarter inch high (an icon, a
+  bullet, a rule), and one shown on three pages or more and on most of them (a logo
+  on every slide: furniture); a picture with no text (a photograph) adds nothing.
 - **Bookmarks** (the outline LaTeX, Word and LibreOffice write) are the document's
   headings: each bookmark's title is looked for as a line of the page it points
   to (a section number may precede it, and "Appendix", "Chapter" or "Part" before
@@ -103,6 +111,7 @@ quote matches what a reader sees on the page.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import math
 import re
 import threading
@@ -129,6 +138,7 @@ from citeline.extract.blocks import (
     metadata_title,
     names_no_section,
 )
+from citeline.extract.image import PictureReader
 from citeline.extract.ocr import mean_confidence, ocr_status, read_upright, turned_warning
 from citeline.types import Document, Heading, Region, RegionKind
 
@@ -1118,6 +1128,60 @@ def _ocr_page(page: pdfium.PdfPage) -> tuple[str, float | None, int]:
     return "\n".join(parts), mean_confidence(lines), turn
 
 
+# A picture smaller on the page than this, in points, is an icon, a bullet or a rule:
+# not read. (72 points are an inch; a line of 10-point text is about 12 high.)
+MIN_PICTURE_WIDTH, MIN_PICTURE_HEIGHT = 72, 18
+# A picture whose area holds this many characters of the text layer has its text read
+# already (an OCR'd scan's invisible text over it, labels drawn over a figure).
+LAYER_CHARS = 20
+# A picture shown on this many pages or more, and on more than half of them, is
+# furniture (a logo on every slide): not read.
+FURNITURE_PAGES = 3
+
+
+def _page_pictures(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage) -> list[bytes]:
+    """The pictures of a page with a text layer that may hold text of their own, as PNG
+    files (their pixels as stored, at their own resolution): each big enough to hold a
+    line (:data:`MIN_PICTURE_WIDTH`) whose area holds almost none of the layer's text
+    (:data:`LAYER_CHARS`). One PDFium cannot decode is left out."""
+    import io
+
+    out = []
+    for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)):
+        left, bottom, right, top = obj.get_bounds()
+        if right - left < MIN_PICTURE_WIDTH or top - bottom < MIN_PICTURE_HEIGHT:
+            continue
+        inside = textpage.get_text_bounded(left=left, bottom=bottom, right=right, top=top)
+        if len("".join(inside.split())) >= LAYER_CHARS:
+            continue
+        try:
+            img = obj.get_bitmap(render=False).to_pil()
+        except (pdfium.PdfiumError, ValueError, OSError):
+            continue
+        buf = io.BytesIO()
+        img.save(buf, format="PNG")
+        out.append(buf.getvalue())
+    return out
+
+
+def _add_picture_text(pages: list[list[str]], pictures: list[list[bytes]],
+                      warnings: list[str]) -> None:
+    """Each page's pictures' text (:func:`_page_pictures`) read by OCR as a picture in a
+    document is, added after the page's lines ("" a paragraph break); a picture shown
+    on :data:`FURNITURE_PAGES` pages or more and on most pages is furniture."""
+    shown = Counter(hashlib.sha256(data).hexdigest() for page in pictures for data in set(page))
+    furniture = {key for key, count in shown.items()
+                 if count >= FURNITURE_PAGES and count > len(pages) / 2}
+    reader = PictureReader(warnings)
+    for number, (lines, page) in enumerate(zip(pages, pictures, strict=True), start=1):
+        for data in page:
+            if hashlib.sha256(data).hexdigest() in furniture:
+                continue
+            if text := reader.text(data, f"page {number}"):
+                lines += ["", *text.split("\n")]
+    reader.close()
+
+
 def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
     """The number printed on 1-based ``page`` by the PDF's /PageLabels ("xii" in the front
     matter, "A-3" in an appendix), or None when the PDF labels it as it falls (``page``
@@ -1129,7 +1193,7 @@ def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
 
 class PdfExtractor:
     name = "pdf"
-    version = "14"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "15"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -1153,7 +1217,8 @@ class PdfExtractor:
     # the print job's title, else the file's name; 13: a scanned page whose text does not
     # read upright (fed into the scanner upside down) is read turned, with a warning; 14:
     # a sideways scanned page is read turned the quarter that stands its text up, which
-    # its warning names (it was read turned 180 degrees, as Tesseract reads it on its side)
+    # its warning names (it was read turned 180 degrees, as Tesseract reads it on its side);
+    # 15: the text of the pictures on a page with text, read by OCR, after the page's text
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -1176,6 +1241,7 @@ class PdfExtractor:
         sized: list[list[Line]] = []  # each page's lines and their fonts
         aspects: list[float] = []  # each page's width over its height (slides are wide)
         blank = 0
+        pictures: list[list[bytes]] = []  # each page's pictures that may hold text
         for i in range(n):
             page = _flattened(pdf, i)
             width, height = page.get_size()
@@ -1185,6 +1251,7 @@ class PdfExtractor:
                 tabular = column_gaps(textpage)  # both passes below read the same lines
                 text = clean_page_text(paragraph_text(textpage, tabular))
                 sized.append(page_lines(textpage, tabular))
+                pictures.append(_page_pictures(page, textpage) if text.strip() else [])
                 textpage.close()
                 if not text.strip():
                     if not pdfium_c.FPDFPage_CountObjects(page.raw):
@@ -1219,6 +1286,7 @@ class PdfExtractor:
             pages = [strip_furniture(p, furniture, n) for n, p in enumerate(pages, start=1)]
             sized = [_strip_furniture_lines(lines, furniture, n)
                      for n, lines in enumerate(sized, start=1)]
+        _add_picture_text(pages, pictures, warnings)
 
         out = TextBuilder()
         regions: list[Region] = []
