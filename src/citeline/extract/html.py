@@ -145,7 +145,7 @@ click, or a search in the page, opens). Not read: a page's stylesheets, so a cla
 that hides by them alone (Tailwind's ``hidden``, Bootstrap's ``d-none``, often undone
 at another screen width) is kept.
 
-Pictures: a web page's give no text (nor an e-mail's HTML body's): the text indexed
+Pictures: a web page's give no text (nor an e-mail body's from the web): the text indexed
 is what a reader sees, and an ``alt`` is seen by none, while a page's pictures carry
 the site's furniture (a logo, an avatar, a share button: "Company logo", "Twitter"), whose
 alt texts the decorative rule below does not catch. An e-book's chapter
@@ -157,8 +157,9 @@ decorative or says nothing (:func:`image_text`): empty (``alt=""``), ``role="pre
 or ``"none"``, a file name (``image1.png``, as converters write), a word such as
 ``Cover``, ``Image 3`` or ``Figure``, or the text of its ``<figure>``'s caption again.
 The text OCR reads in the picture (a scanned page, a screenshot; the EPUB extractor
-reads it) follows as blocks of their own; a picture in a table cell is read after its
-row, and an SVG's ``<image>`` (a fixed-layout book's page) as an ``<img>``.
+reads it, and the e-mail one for a picture the message carries) follows as blocks of
+their own; a picture in a table cell is read after its row, and an SVG's ``<image>`` (a
+fixed-layout book's page) as an ``<img>``.
 
 A page's language variant named for content negotiation, as Apache httpd serves them
 and its manual is kept (``bind.html.en``, ``bind.html.ja.utf8``), is read as a page
@@ -1118,12 +1119,13 @@ def read_page(html: str, rel: str, xhtml: bool = False,
     blocks may be none (a page of images); ExtractionError naming ``rel`` when the page
     cannot be parsed. The HTML extractor writes one page's blocks, the EPUB one a chapter's.
 
-    ``pictures``: None, pictures give no text (a web page, an e-mail); else, for an
-    e-book's chapter, ``pictures(src)`` (an ``<img>``'s ``src`` as written, an SVG
-    ``<image>``'s ``href``) is None for a picture that is not the text's (the book's
-    cover), else the text OCR reads in it ("" for none): the picture's meaningful alt
-    text (:func:`image_text`) is a line of its own in its paragraph, and the text read in
-    it blocks of their own after that (a picture in a table cell: after the row).
+    ``pictures``: None, pictures give no text (a web page); else (an e-book's chapter, an
+    e-mail's HTML body) ``pictures(src)`` (an ``<img>``'s ``src`` as written, an SVG
+    ``<image>``'s ``href``) is None for a picture that is not the text's (a book's cover,
+    a picture on the web), else the text OCR reads in it ("" for none): the picture's
+    meaningful alt text (:func:`image_text`) is a line of its own in its paragraph, and
+    the text read in it blocks of their own after that (a picture in a table cell: after
+    the row).
 
     ``page_break``: None, no element is special (a web page, an e-mail); else asked of
     each element the walk meets (once), it names an e-book's page-break markers: the
