@@ -178,3 +178,17 @@ def test_the_pictures_of_a_message_read_as_plain_text_follow_its_text(tmp_path: 
     assert doc.text.endswith("The handset shows this:\n\n[cid:screen@mail]\n\n"
                              f"What does it mean?\n\n{screen}")
     assert doc.warnings == ()
+
+
+def test_an_attachment_whose_reader_crashes_fails_alone(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch):
+    def crash(path: Path, rel: str) -> Document:
+        raise RuntimeError("a bug in a parser")
+
+    monkeypatch.setattr(REGISTRY[".docx"], "extract", crash)
+    doc = extract(b.write_eml(tmp_path, "papers.eml", greenhouse_message()))
+    assert "attachment irrigation-styles.docx (application/vnd.openxmlformats-officedocument." \
+           "wordprocessingml.document, 5 kB) not indexed: its reader crashed (RuntimeError: a " \
+           "bug in a parser)" in doc.warnings
+    assert "## Attachment: irrigation-styles.pdf" in doc.text
+    assert "## Attachment: irrigation-styles.docx" not in doc.text

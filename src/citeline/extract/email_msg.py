@@ -340,6 +340,9 @@ def _extract(attachment: _Attachment) -> Document | str:
             return f": {exc.reason}"
         except OSError as exc:  # a name this file system cannot hold
             return f": cannot write it to read it ({exc.strerror or exc})"
+        except Exception as exc:  # noqa: BLE001 - a parser's bug fails the attachment alone,
+            # as the pipeline lets it fail a file alone: the message is read without it
+            return f": its reader crashed ({type(exc).__name__}: {exc})"
 
 
 def nested_text(doc: Document, level: int) -> str:
