@@ -49,7 +49,7 @@ from typing import NamedTuple
 import olefile
 
 from citeline.errors import ExtractionError
-from citeline.extract import read_as, register
+from citeline.extract import officeart, read_as, register
 from citeline.extract.blocks import (
     MAX_HEADING_LEVEL,
     OLE2_SIGNATURE,
@@ -61,6 +61,7 @@ from citeline.extract.blocks import (
     roman,
     squash,
 )
+from citeline.extract.image import PictureReader
 from citeline.types import Document
 
 # FibBase (MS-DOC 2.5.2): Word's identifier and the flags word's bits
@@ -95,6 +96,9 @@ SPRM_P_FINNERTABLECELL, SPRM_P_FINNERTTP, SPRM_P_OUTLVL = 0x244B, 0x244C, 0x2640
 # the style", a style being shown).
 SPRM_C_FRMARKDEL, SPRM_C_FVANISH = 0x0800, 0x083C
 _ON = (1, 0x81)
+# A picture's anchor (character 1): where in the Data stream its PICF and picture are,
+# and that it is an embedded object's stand-in picture (its preview), not a picture.
+SPRM_C_PIC_LOCATION, SPRM_C_FOLE2 = 0x6A03, 0x080A
 # An sprm's operand size by its spra (bits 13-15 of the opcode); 6 is variable.
 _SPRA_SIZE = (1, 1, 2, 4, 2, 2, None, 3)
 SPRM_T_DEFTABLE, SPRM_P_CHGTABS = 0xD608, 0xC615
@@ -202,7 +206,7 @@ def split_paragraphs(text: str, start: int = 0, refs: frozenset[int] = frozenset
             continue
         elif cp in refs:
             notes.append(cp)
-            if ch != "\x02":  # a custom mark ("*") is shown
+            if ch not in "\x01\x02":  # a custom mark ("*") is shown, not a picture's anchor
                 out.append(ch)
         else:
             out.append(ch if ord(ch) >= 0x20 else _DROPPED.get(ord(ch), ch) or "")
@@ -300,6 +304,37 @@ def hidden_spans(word: bytes, table: bytes, fc: int, lcb: int) -> list[tuple[int
                and operand[0] in _ON for op, operand in sprms(chpx)):
             spans.append((start, end))
     return spans
+
+
+def picture_runs(word: bytes, table: bytes, fc: int, lcb: int) -> list[tuple[int, int, int]]:
+    """The stream positions [start, end) of text formatted as a picture's anchor, with
+    where its picture is in the Data stream (sprmCPicLocation), from the CHPX pages; an
+    embedded object's preview (sprmCFOle2) is none."""
+    runs = []
+    for start, end, chpx in _fkp_runs(word, table, fc, lcb, papx=False):
+        props = dict(sprms(chpx))
+        location = props.get(SPRM_C_PIC_LOCATION, b"")
+        if len(location) >= 4 and not _flags(props)(SPRM_C_FOLE2):
+            runs.append((start, end, _u32(location, 0)))
+    runs.sort()
+    return runs
+
+
+def picture_file(data: bytes, at: int) -> tuple[bytes | None, str]:
+    """The picture stored at ``at`` in a Word document's Data stream (a PICF, MS-DOC
+    2.9.192, then OfficeArt records): its file (PNG, JPEG, TIFF) and that format's name,
+    or None and the name of a format not read (a metafile) or "" (none found)."""
+    end = min(at + _u32(data, at), len(data))
+    i = at + _u16(data, at + 4)  # after the PICF header (cbHeader)
+    while i + 8 <= end:  # the OfficeArt records of its shape, a BLIP store entry's BLIP
+        version, _, kind, size = officeart.header(data, i)
+        if (found := officeart.blip(data, i, end)) is not None:
+            return found
+        if kind == officeart.FBSE:  # its BLIP follows its own fields and name
+            i += 8 + officeart.FBSE_SIZE + data[i + 8 + 33] if i + 8 + 36 <= end else end
+        else:  # into a container, past any other record
+            i += 8 if version == 0xF else 8 + size
+    return None, ""
 
 
 def style_levels(stsh: bytes) -> dict[int, int]:
@@ -501,7 +536,7 @@ def _hidden_cps(pieces: list[Piece], spans: list[tuple[int, int]], upto: int) ->
 
 class DocExtractor:
     name = "doc"
-    version = "1"
+    version = "2"  # 2: the text of its inline pictures, read by OCR, after their paragraph or row
     suffixes = (".doc",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -542,13 +577,17 @@ class DocExtractor:
                     raise ExtractionError(rel, f"a damaged Word document: its {name} stream "
                                                "is missing")
                 table = ole.openstream(name).read()
+                data = ole.openstream("Data").read() if ole.exists("Data") else b""
                 title = _decode_title(*self._title(ole))
-                text, first_heading = self._read(word, table)
+                warnings: list[str] = []
+                pictures = PictureReader(warnings)
+                text, first_heading = self._read(word, table, data, pictures)
+                pictures.close()
             except (IndexError, ValueError, OSError) as exc:
                 raise ExtractionError(rel, f"a damaged Word document: a table points outside "
                                            f"its stream ({exc})") from exc
         if not text.strip():
-            raise ExtractionError(rel, "the document has no text in its body")
+            raise ExtractionError(rel, "; ".join(warnings) or "the document has no text in its body")
         own, named = metadata_title(title, path.stem) if title.strip() else (None, None)
         return Document(
             path=rel,
@@ -557,6 +596,7 @@ class DocExtractor:
             media_type="application/msword",
             extractor=self.name,
             extractor_version=self.version,
+            warnings=tuple(warnings),
             headings="atx",
         )
 
@@ -567,8 +607,10 @@ class DocExtractor:
         meta = ole.get_metadata()
         return meta.title, meta.codepage
 
-    def _read(self, word: bytes, table: bytes) -> tuple[str, str | None]:
-        """The canonical text and the first heading's title."""
+    def _read(self, word: bytes, table: bytes, data: bytes,
+              pictures: PictureReader) -> tuple[str, str | None]:
+        """The canonical text and the first heading's title; ``data``: the Data stream,
+        where inline pictures are, read by ``pictures``."""
         r = _Reader(word, table)
         pieces = r.pieces()
         starts = [p.cp for p in pieces]
@@ -598,6 +640,29 @@ class DocExtractor:
         except IndexError:
             pass
         run_starts = [s for s, _, _ in runs]
+        anchors: dict[int, int] = {}  # a picture's anchor's CP: its place in the Data stream
+        try:  # pictures whose place cannot be read are not read
+            placed = picture_runs(word, table, *r.pair(PLCFBTECHPX)) if data else []
+            placed_starts = [s for s, _, _ in placed]
+            for cp, ch in enumerate(chars[:c[CCP_TEXT]]):
+                if ch == "\x01":
+                    fc = _fc_of(pieces, starts, cp)
+                    i = bisect.bisect_right(placed_starts, fc) - 1
+                    if i >= 0 and fc < placed[i][1]:
+                        anchors[cp] = placed[i][2]
+        except IndexError:
+            pass
+
+        def picture_block(at: int) -> str:
+            try:
+                found, kind = picture_file(data, at)
+            except IndexError:  # a place past the stream's end
+                return ""
+            if found is None:
+                if kind:
+                    pictures.not_read(kind)
+                return ""
+            return escape_markdown(pictures.text(found, kind))
 
         def props(para: Para) -> ParaProps | None:
             if not runs or not para.mark:
@@ -609,7 +674,12 @@ class DocExtractor:
         counts = {"footnote": 0, "endnote": 0}
 
         def note_blocks(refs: tuple[int, ...]) -> Iterator[str]:
+            """The blocks after a paragraph or a row: its notes', its pictures' text."""
             for ref in refs:
+                if ref in anchors:
+                    if block := picture_block(anchors[ref]):
+                        yield block
+                    continue
                 kind, a, b = notes[ref]
                 mark = chars[ref]
                 if mark == "\x02":
@@ -628,7 +698,8 @@ class DocExtractor:
         inner_cell: list[str] = []
         row_notes: list[int] = []
         previous = ""
-        for para in split_paragraphs(chars[:c[CCP_TEXT]], 0, frozenset(notes), hidden):
+        for para in split_paragraphs(chars[:c[CCP_TEXT]], 0, frozenset(notes) | frozenset(anchors),
+                                     hidden):
             p = props(para)
             if p is None:  # no properties: a cell ends at \x07, a row at a second one
                 row_end = para.mark == "\x07" and previous == "\x07" and not para.text

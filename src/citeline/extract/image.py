@@ -236,6 +236,12 @@ class PictureReader:
             return ""
         return text
 
+    def not_read(self, kind: str) -> None:
+        """Count a picture the document holds in a format not read for text (``kind``:
+        ``EMF``; a metafile a Word 97-2003 file stores compressed), said at :meth:`close`."""
+        self.shown += 1
+        self.other[kind] = self.other.get(kind, 0) + 1
+
     def close(self) -> None:
         if self.no_ocr:
             self.warnings.append(f"{_pictures(self.no_ocr)} not read for their text: "

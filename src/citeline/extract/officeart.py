@@ -1,0 +1,67 @@
+"""OfficeArt ([MS-ODRAW]), the drawing format Word 97-2003 and PowerPoint 97-2003 files
+store their pictures in: where a picture's own file (PNG, JPEG, TIFF) is among its
+records, for the readers of those formats (:mod:`citeline.extract.doc`,
+:mod:`citeline.extract.ppt`) to read it by OCR as a picture file is.
+
+A record is an 8-byte header (version and instance in 16 bits, type in 16, length in 32)
+and its body; a container (version 0xF) holds records. A picture is a BLIP record (2.2.23),
+its body one or two 16-byte UIDs (two for the instances :data:`TWO_UIDS` names), a tag
+byte and the file itself; a BLIP store entry (OfficeArtFBSE, 2.2.32) holds a BLIP after
+36 bytes of its own and a name, or says where one is in a delay stream (PowerPoint's
+``Pictures``). Metafiles (EMF, WMF, PICT) and device-independent bitmaps (DIB) are stored
+with headers of their own, metafiles compressed: they are named, not read.
+"""
+
+from __future__ import annotations
+
+import struct
+
+# BLIP record types whose body ends in a picture file, by the file's format
+BLIP_FILES = {0xF01D: "JPEG", 0xF02A: "JPEG", 0xF01E: "PNG", 0xF029: "TIFF"}
+# ... and those stored otherwise, not read
+BLIP_OTHERS = {0xF01A: "EMF", 0xF01B: "WMF", 0xF01C: "PICT", 0xF01F: "DIB"}
+# The BLIP instances that carry a second UID (the first is always there)
+TWO_UIDS = frozenset({0x46B, 0x6E3, 0x6E1, 0x6E5, 0x7A9, 0x3D5, 0x217, 0x543})
+FBSE = 0xF007  # a BLIP store entry
+FBSE_SIZE = 36  # its fields before its name and an embedded BLIP
+BSTORE = 0xF001  # the BLIP store: the entries a shape's pib counts from 1
+
+
+def header(data: bytes, at: int) -> tuple[int, int, int, int]:
+    """(version, instance, type, length) of the record at ``at``; IndexError past the
+    end of ``data``."""
+    if at < 0 or at + 8 > len(data):
+        raise IndexError(f"a record at {at} past the end ({len(data)} bytes)")
+    ver_inst, kind, size = struct.unpack_from("<HHI", data, at)
+    return ver_inst & 0xF, ver_inst >> 4, kind, size
+
+
+def blip(data: bytes, at: int, end: int) -> tuple[bytes | None, str] | None:
+    """The picture of the BLIP record at ``at`` (none past ``end``): its file and the
+    file's format (``PNG``), or None and the name of a format not read (``EMF``); None
+    when the record there is no BLIP."""
+    _, instance, kind, size = header(data, at)
+    if kind in BLIP_FILES:
+        skip = 8 + 16 * (2 if instance in TWO_UIDS else 1) + 1
+        return data[at + skip:min(at + 8 + size, end)], BLIP_FILES[kind]
+    if kind in BLIP_OTHERS:
+        return None, BLIP_OTHERS[kind]
+    return None
+
+
+def entry_blip(data: bytes, at: int, delay: bytes) -> tuple[bytes | None, str] | None:
+    """The picture of the BLIP store entry at ``at``: the BLIP it holds, else the one at
+    its offset (foDelay) in ``delay`` (PowerPoint's ``Pictures`` stream); None when there
+    is none."""
+    _, _, kind, size = header(data, at)
+    if kind != FBSE or size < FBSE_SIZE:
+        return None
+    body = at + 8
+    name = data[body + 33]  # cbName, in bytes
+    inner = body + FBSE_SIZE + name
+    if inner + 8 <= body + size:
+        return blip(data, inner, body + size)
+    offset = struct.unpack_from("<I", data, body + 28)[0]  # foDelay
+    if offset + 8 > len(delay):
+        return None
+    return blip(delay, offset, len(delay))
