@@ -50,7 +50,7 @@ def test_a_ppt_reads_as_the_pptx_it_was_saved_from():
     assert doc.text == extract(REAL / "ferry-briefing.pptx").text
     assert doc.title == "Island ferry briefing for crews"  # SummaryInformation's title
     assert (doc.media_type, doc.extractor, doc.extractor_version, doc.headings) == (
-        "application/vnd.ms-powerpoint", "ppt", "1", "atx")
+        "application/vnd.ms-powerpoint", "ppt", "2", "atx")
     assert doc.warnings == ()
 
 
@@ -191,18 +191,20 @@ def powerpoint_stream(title: str = "Tide tables", crypt: bool = False) -> tuple[
 
 def test_text_powerpoint_keeps_in_the_slide_list_is_read_once_in_drawing_order():
     stream, user = powerpoint_stream()
-    (slide,) = ppt97.PptExtractor()._read(stream, user, "deck.ppt")
+    (slide,) = ppt97.PptExtractor()._read(stream, user, "deck.ppt", b"", PictureReader([]))
     assert slide.title == "Tide tables"  # the newest edit's document, not "An old title"
     assert slide.blocks == ["Page 1 of the harbour’s tables",  # the field: the slide's number
                             "High water 06:12\nLow water 12:30"]  # 8-bit, referred to twice, read once
     # a slide whose drawing is gone: its slide list's texts, in order
     stream2 = stream.replace(struct.pack("<HH", 0xF, ppt97.OA_DG), struct.pack("<HH", 0xF, 0xF0FF))
-    (bare,) = ppt97.PptExtractor()._read(stream2, user, "deck.ppt")
+    (bare,) = ppt97.PptExtractor()._read(stream2, user, "deck.ppt", b"", PictureReader([]))
     assert (bare.title, bare.blocks) == ("Tide tables", ["High water 06:12\nLow water 12:30"])
 
 
 def test_encrypted_and_old_streams_fail_saying_so():
-    read = ppt97.PptExtractor()._read
+    def read(stream: bytes, user: bytes, rel: str) -> list:  # type: ignore[type-arg]
+        return ppt97.PptExtractor()._read(stream, user, rel, b"", PictureReader([]))
+
     stream, user = powerpoint_stream(crypt=True)
     with pytest.raises(ExtractionError, match="^deck.ppt: encrypted with a password; save a "
                                               "copy without the password$"):

@@ -40,13 +40,20 @@ Not read: the nesting of slides under Section Header slides and PowerPoint's nam
 sections (a .ppt written by PowerPoint 2007 or later keeps its layouts and sections in
 round-trip records, LibreOffice in none), charts and SmartArt (OLE objects and pictures
 in a .ppt), comments. PowerPoint 95 and older files, and encrypted ones, fail saying so.
+
+A picture's text (a screenshot, a pasted scan) is read by OCR as the .pptx reader reads
+one (:class:`~citeline.extract.image.PictureReader`), a block in its place among the
+slide's shapes: a picture shape's property ``pib`` counts into the BLIP store of the
+document's drawing group, whose entry holds the picture or says where it is in the
+``Pictures`` stream (:mod:`citeline.extract.officeart`); a metafile is counted in a
+warning.
 """
 
 from __future__ import annotations
 
 import struct
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -54,9 +61,10 @@ from typing import NamedTuple
 import olefile
 
 from citeline.errors import ExtractionError, UnsupportedFormat
-from citeline.extract import register
+from citeline.extract import officeart, register
 from citeline.extract.blocks import OLE2_SIGNATURE, metadata_title, missing_stream, squash
 from citeline.extract.doc import _decode_title
+from citeline.extract.image import PictureReader
 from citeline.extract.slides import Slide, deck_document, paragraph_lines, table_rows
 from citeline.types import Document
 
@@ -94,6 +102,9 @@ OA_CLIENT_DATA, OA_CLIENT_TEXTBOX = 0xF011, 0xF00D
 FSP_DELETED = 0x0008
 SPT_LINE = 20  # msosptLine: a table's borders are lines among its cells
 PROP_TABLE = 0x039F  # tableProperties: bit 0 says the group is a table
+PROP_PIB, PROP_BID = 0x0104, 0x4000  # a picture shape's BLIP (1-based in the store)
+RT_DRAWING_GROUP = 0x040B  # the document's drawing group: OfficeArt's BLIP store in it
+OA_DGG = 0xF000
 # TextHeaderAtom's text types: a title, a centred title (a title slide's)
 TEXT_TITLE, TEXT_NOTES, TEXT_CENTER_TITLE = 0, 2, 6
 # PlaceholderAtom's types (MS-PPT PlaceholderEnum): titles, furniture, notes bodies
@@ -267,6 +278,7 @@ class Shape:
     text: Text | None = None
     ref: int | None = None
     cells: list[tuple[tuple[int, int], Text | None]] | None = None
+    picture: int = 0  # a picture shape's BLIP, 1-based in the document's store (pib)
 
 
 def _shape(data: bytes, sp: Record) -> tuple[int, int, Shape, tuple[int, int], bool]:
@@ -285,6 +297,8 @@ def _shape(data: bytes, sp: Record) -> tuple[int, int, Shape, tuple[int, int], b
                     if rec.start + 6 * i + 6 <= rec.end else (0, 0)
                 if opid & 0x3FFF == PROP_TABLE and value & 1:
                     table = True
+                elif opid & 0x3FFF == PROP_PIB and opid & PROP_BID:
+                    shape.picture = value
         elif rec.type == OA_CHILD_ANCHOR and rec.end - rec.start >= 16:
             left, top = struct.unpack_from("<ii", data, rec.start)
             place = (top, left)
@@ -396,20 +410,25 @@ def _page_texts(data: bytes, container: Record, outline: list[Text]) -> Iterator
                 continue
             used.add(shape.ref)
             text = outline[shape.ref]
-        if text is not None or shape.cells is not None:
+        if text is not None or shape.cells is not None or shape.picture:
             yield shape, text or Text(kind=-1)
     for i, text in enumerate(outline):
         if i not in used:
             yield Shape(), text
 
 
-def read_slide(data: bytes, container: Record, page: Page, number: int, notes: str) -> Slide:
+def read_slide(data: bytes, container: Record, page: Page, number: int, notes: str,
+               pictures: Callable[[int], str]) -> Slide:
     """One slide: its title (the first title placeholder's or title text's), its other
-    texts a block each (tables a block a row), furniture placeholders left out."""
+    texts a block each (tables a block a row), a picture's text (``pictures`` of its
+    pib) a block, furniture placeholders left out."""
     title: str | None = None
     blocks: list[str] = []
     for shape, text in _page_texts(data, container, page.texts):
-        if shape.cells is not None:
+        if shape.picture and text.kind == -1:
+            if read := pictures(shape.picture):
+                blocks.append(read)
+        elif shape.cells is not None:
             blocks.extend(_table_blocks(shape.cells, number))
         elif shape.placeholder in _FURNITURE_PLACEHOLDERS:
             continue
@@ -418,6 +437,19 @@ def read_slide(data: bytes, container: Record, page: Page, number: int, notes: s
         elif block := text.block(number):
             blocks.append(block)
     return Slide(number=number, title=title or "", blocks=blocks, notes=notes)
+
+
+def blip_store(data: bytes, document: Record) -> list[int]:
+    """Where each entry of the document's BLIP store (OfficeArtFBSE) is in ``data``, in
+    order: a picture shape's pib counts from 1 into it."""
+    for group in _children(data, document):
+        if group.type == RT_DRAWING_GROUP:
+            for dgg in _children(data, group):
+                if dgg.type == OA_DGG:
+                    for store in _children(data, dgg):
+                        if store.type == officeart.BSTORE:
+                            return [entry.start - 8 for entry in _children(data, store)]
+    return []
 
 
 def notes_text(data: bytes, container: Record, page: Page, number: int) -> str:
@@ -463,7 +495,7 @@ OLD = "a PowerPoint 95 (or older) file; save it as .pptx"
 
 class PptExtractor:
     name = "ppt"
-    version = "1"
+    version = "2"  # 2: the text of its pictures, read by OCR, a block among the shapes
     suffixes = (".ppt", ".pps", ".pot")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -497,7 +529,12 @@ class PptExtractor:
                 user = ole.openstream(base + "Current User").read() \
                     if ole.exists(base + "Current User") else b""
                 title = _decode_title(*self._title(ole))
-                slides = self._read(stream, user, rel)
+                delay = ole.openstream(base + "Pictures").read() \
+                    if ole.exists(base + "Pictures") else b""
+                warnings: list[str] = []
+                pictures = PictureReader(warnings)
+                slides = self._read(stream, user, rel, delay, pictures)
+                pictures.close()
             except (IndexError, ValueError, OSError, struct.error) as exc:
                 raise ExtractionError(rel, f"a damaged PowerPoint presentation: a record "
                                            f"points outside its stream ({exc})") from exc
@@ -505,7 +542,8 @@ class PptExtractor:
         deck_title = own or ("" if any(s.title for s in slides) else named or "")
         return deck_document(slides, path, rel, deck_title,
                              media_type="application/vnd.ms-powerpoint",
-                             extractor=self.name, version=self.version)
+                             extractor=self.name, version=self.version,
+                             warnings=tuple(warnings))
 
     @staticmethod
     def _title(ole: olefile.OleFileIO) -> tuple[object, object]:
@@ -514,8 +552,10 @@ class PptExtractor:
         meta = ole.get_metadata()
         return meta.title, meta.codepage  # _decode_title reads a signed code page right
 
-    def _read(self, stream: bytes, user: bytes, rel: str) -> list[Slide]:
-        """The deck's slides, each with its notes."""
+    def _read(self, stream: bytes, user: bytes, rel: str, delay: bytes,
+              pictures: PictureReader) -> list[Slide]:
+        """The deck's slides, each with its notes; its pictures (in the BLIP store, or
+        in ``delay``, the Pictures stream) read by ``pictures``."""
         if len(user) < CURRENT_USER_MIN:
             if len(user) >= 4 and _u32(user, 0) + 4 == len(user):  # PowerPoint 95's
                 raise ExtractionError(rel, OLD)
@@ -543,8 +583,22 @@ class PptExtractor:
             if atom is not None:
                 owner = _u32(stream, atom.start)
                 notes[owner] = notes_text(stream, held, page, numbers.get(owner, 0))
+        store = blip_store(stream, document)
+
+        def picture(pib: int) -> str:
+            if not 1 <= pib <= len(store):
+                return ""
+            found = officeart.entry_blip(stream, store[pib - 1], delay)
+            if found is None:
+                return ""
+            file, kind = found
+            if file is None:
+                pictures.not_read(kind)
+                return ""
+            return pictures.text(file, kind)
+
         return [read_slide(stream, container(page.persist, RT_SLIDE), page, number,
-                           notes.get(page.slide_id, ""))
+                           notes.get(page.slide_id, ""), picture)
                 for number, page in enumerate(slide_pages, start=1)]
 
     @staticmethod
