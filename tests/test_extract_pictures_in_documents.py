@@ -412,3 +412,35 @@ def test_an_officeart_store_entry_s_picture_is_found_in_it_or_in_the_delay_strea
     assert officeart.entry_blip(entry(blip), 0, b"") == (png, "PNG")  # held in the entry
     assert officeart.entry_blip(entry(b"", 5), 0, b"12345" + blip) == (png, "PNG")  # delayed
     assert officeart.entry_blip(entry(b"", 5), 0, b"") is None  # past the delay stream
+
+
+# --- RTF --------------------------------------------------------------------------------
+
+
+def test_an_rtf_document_s_pictures_are_read_after_their_paragraph_or_row(tmp_path: Path,
+                                                                         read_alone):
+    # Word's way (as LibreOffice writes it too): each picture in {\*\shppict{\pict ...}} in
+    # hex, then a metafile copy for old readers in {\nonshppict ...}; a bare \pict in a
+    # table cell; a picture in raw bytes after \binN
+    def hex_lines(data: bytes) -> str:
+        h = data.hex()
+        return "\n".join(h[i:i + 128] for i in range(0, len(h), 128))
+
+    diagram = (REAL / "crates-diagram.png").read_bytes()
+    photo = (REAL / "board-photo.jpeg").read_bytes()
+    rtf = (r"{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0 Arial;}}" "\n"
+           r"\pard The layers, as a diagram:\par" "\n"
+           r"\pard {\*\shppict{\pict{\*\picprop{\sp{\sn wzName}{\sv }}}\picw578\pich301"
+           r"\pngblip" "\n" + hex_lines(diagram) + "}}"
+           r"{\nonshppict{\pict\wmetafile8\picw578\pich301 0100090000035a00}}\par" "\n"
+           r"\trowd\cellx3000\cellx6000\pard\intbl Crates\cell {\pict\jpegblip "
+           + hex_lines(photo) + r"}\cell\row" "\n"
+           r"\pard Raw: {\pict\pngblip\bin" + str(len(diagram)) + " ").encode("latin-1") + \
+        diagram + rb"}\par" b"\n" rb"\pard The end.\par}"
+    path = tmp_path / "layers.rtf"
+    path.write_bytes(rtf)
+    doc = extract(path)
+    text = read_alone["crates-diagram.png"]
+    assert (doc.extractor_version, doc.warnings) == ("3", ())
+    assert doc.text == (f"The layers, as a diagram:\n\n{text}\n\nCrates |\n\nRaw:\n\n{text}\n\n"
+                        "The end.")

@@ -17,7 +17,13 @@ reader (:mod:`citeline.extract.docx`) writes a ``.docx``'s:
   page of the font they are set in (``\\fcharset128`` is Japanese, Shift-JIS) or else the
   document's (``\\ansicpg1252``), two bytes of a double-byte code page read together.
 
-Dropped: the font, colour, list and style tables, pictures and objects, headers and
+- a picture's text (a screenshot, a pasted scan: ``{\\*\\shppict{\\pict\\pngblip ...}}``,
+  or a bare ``{\\pict ...}``, its PNG or JPEG in hex or ``\\bin`` bytes) read by OCR as the
+  Word reader reads one (:class:`~citeline.extract.image.PictureReader`), after its
+  paragraph or row; the fallback a writer adds for old readers (``\\nonshppict``) is not
+  read again, and a metafile is counted in a warning.
+
+Dropped: the font, colour, list and style tables, objects, floating shapes, headers and
 footers, and every destination marked ignorable (``{\\*\\...}``) that is none of these.
 The title is the document's (``{\\info{\\title ...}}``) unless it names nothing (a
 placeholder, a file's name: :func:`~citeline.extract.blocks.metadata_title`), else its
@@ -40,6 +46,7 @@ from citeline.extract.blocks import (
     one_paragraph,
     squash,
 )
+from citeline.extract.image import PictureReader
 from citeline.types import Document
 
 # \word and its number (and the one space that may end it), \'hh, a control symbol, a
@@ -79,9 +86,18 @@ class _Group:
     bold: bool = False
 
 
+# A picture's format, by the control word saying it (in \pict)
+_PICTURE_WORDS = {"pngblip": "PNG", "jpegblip": "JPEG", "emfblip": "EMF", "wmetafile": "WMF",
+                  "macpict": "PICT", "dibitmap": "DIB", "wbitmap": "BMP"}
+_HEX_SPACE = re.compile(r"\s+")
+
+
 class _Reader:
-    def __init__(self, rel: str) -> None:
+    def __init__(self, rel: str, pictures: PictureReader) -> None:
         self.rel = rel
+        self.pictures = pictures
+        self.picture: list[str] = []  # the \pict being read: its data in hex
+        self.picture_kind = ""
         self.codepage = 1252
         self.fonts: dict[int, int] = {}  # font number -> code page
         self.font_entry = 0  # the font table's entry being read (its \\fN)
@@ -179,6 +195,22 @@ class _Reader:
             self.note_count += 1
             self.notes.append(f"Footnote {self.note_count}: {text}")
 
+    def end_picture(self) -> None:
+        """The \\pict just read: its text (OCR) a block after its paragraph or row."""
+        data, kind = "".join(self.picture), self.picture_kind
+        self.picture, self.picture_kind = [], ""
+        if kind not in ("PNG", "JPEG"):
+            if kind:
+                self.pictures.not_read(kind)
+            return
+        try:
+            blob = bytes.fromhex(_HEX_SPACE.sub("", data))
+        except ValueError:
+            self.pictures.warnings.append(f"a {kind} picture whose data is not hex: not read")
+            return
+        if text := self.pictures.text(blob, kind):
+            self.notes.extend(text.split("\n\n"))
+
     def end_style(self) -> None:
         number, name, outline = self.entry
         if number is not None:
@@ -217,6 +249,8 @@ class _Reader:
                     self.end_style()
                 if group.dest == "title" and (not stack or stack[-1].dest != "title"):
                     self.title = squash("".join(self.title_parts))
+                if group.dest == "pict" and (not stack or stack[-1].dest != "pict"):
+                    self.end_picture()
                 group = stack.pop() if stack else group
                 continue
             if hexa is not None:
@@ -224,6 +258,9 @@ class _Reader:
                     self.skip -= 1
                 elif self._sink(group) is not None:
                     self.pending.append(int(hexa, 16))
+                continue
+            if text is not None and group.dest == "pict":
+                self.picture.append(text)
                 continue
             if text is not None:
                 if self.skip:
@@ -246,11 +283,23 @@ class _Reader:
             if word is None:  # a line end: no text
                 continue
             value = int(num) if num is not None else None
-            if word == "bin" and value:  # raw bytes: skipped whole
+            if word == "bin" and value:  # raw bytes: skipped whole (a picture's, kept)
+                if group.dest == "pict":
+                    self.picture.append(data[pos:pos + value].encode("latin-1").hex())
                 pos += value
                 continue
             if group.dest == "*":  # {\*\word ...}: a destination nobody here reads
-                group = replace(group, dest=word if word == "footnote" else "skip")
+                # (but a picture's shape, {\*\shppict{\pict ...}}, holds the body's picture)
+                group = replace(group, dest="" if word == "shppict" and stack
+                                and stack[-1].dest == "" else
+                                word if word == "footnote" else "skip")
+                continue
+            if word == "pict" and group.dest == "":  # a picture in the body's flow
+                group = replace(group, dest="pict")
+                continue
+            if group.dest == "pict":
+                if word in _PICTURE_WORDS:
+                    self.picture_kind = _PICTURE_WORDS[word]
                 continue
             if word in SKIPPED and word not in ("stylesheet", "fonttbl", "info"):
                 group = replace(group, dest="skip")
@@ -336,7 +385,8 @@ def looks_like_rtf(data: bytes) -> bool:
 
 class RtfExtractor:
     name = "rtf"
-    version = "2"  # 2: a \title that names nothing (Word's "Document1") is no title
+    version = "3"  # 2: a \title that names nothing (Word's "Document1") is no title; 3:
+    # the text of its pictures, read by OCR, after their paragraph or row
     suffixes = (".rtf",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -346,8 +396,11 @@ class RtfExtractor:
                 "a Word 97-2003 file (.doc)" if data[:8] == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" \
                 else "its first bytes are not {\\rtf"
             raise ExtractionError(rel, f"not an RTF file: {what}")
-        reader = _Reader(rel)
+        warnings: list[str] = []
+        pictures = PictureReader(warnings)
+        reader = _Reader(rel, pictures)
         reader.read(data.decode("latin-1"))  # bytes as characters: \'hh are read as bytes
+        pictures.close()
         blocks = reader.blocks
         if not any(level for level, _, _ in blocks):  # no heading styles: the formatting
             paragraphs = [(text, runs) for _, text, runs in blocks if runs is not None]
@@ -364,12 +417,12 @@ class RtfExtractor:
                 out.add(escape_markdown(body), sep="\n\n")
         text = out.text()
         if not text.strip():
-            raise ExtractionError(rel, "the document has no text in its body")
+            raise ExtractionError(rel, "; ".join(warnings) or "the document has no text in its body")
         own, named = metadata_title(reader.title, path.stem) if reader.title else (None, None)
         return Document(
             path=rel, title=own or first_heading or named or path.stem, text=text,
             media_type="application/rtf", extractor=self.name, extractor_version=self.version,
-            headings="atx",
+            warnings=tuple(warnings), headings="atx",
         )
 
 
