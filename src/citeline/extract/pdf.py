@@ -1139,11 +1139,14 @@ LAYER_CHARS = 20
 FURNITURE_PAGES = 3
 
 
-def _page_pictures(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage) -> list[bytes]:
-    """The pictures of a page with a text layer that may hold text of their own, as PNG
-    files (their pixels as stored, at their own resolution): each big enough to hold a
-    line (:data:`MIN_PICTURE_WIDTH`) whose area holds almost none of the layer's text
-    (:data:`LAYER_CHARS`). One PDFium cannot decode is left out."""
+def _page_pictures(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage, number: int,
+                   reader: PictureReader) -> list[tuple[str, str]]:
+    """The pictures of page ``number``, which has a text layer, that may hold text of
+    their own, read by ``reader`` as PNG files (their pixels as stored, at their own
+    resolution): each big enough to hold a line (:data:`MIN_PICTURE_WIDTH`) whose area
+    holds almost none of the layer's text (:data:`LAYER_CHARS`); one PDFium cannot
+    decode is left out. Each as (its content's digest, the text read in it); only the
+    text is kept, not the picture (a book of photographs holds gigabytes of pixels)."""
     import io
 
     out = []
@@ -1160,26 +1163,22 @@ def _page_pictures(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage) -> list[b
             continue
         buf = io.BytesIO()
         img.save(buf, format="PNG")
-        out.append(buf.getvalue())
+        data = buf.getvalue()
+        out.append((hashlib.sha256(data).hexdigest(), reader.text(data, f"page {number}")))
     return out
 
 
-def _add_picture_text(pages: list[list[str]], pictures: list[list[bytes]],
-                      warnings: list[str]) -> None:
-    """Each page's pictures' text (:func:`_page_pictures`) read by OCR as a picture in a
-    document is, added after the page's lines ("" a paragraph break); a picture shown
-    on :data:`FURNITURE_PAGES` pages or more and on most pages is furniture."""
-    shown = Counter(hashlib.sha256(data).hexdigest() for page in pictures for data in set(page))
+def _add_picture_text(pages: list[list[str]], pictures: list[list[tuple[str, str]]]) -> None:
+    """Each page's pictures' text (:func:`_page_pictures`) added after the page's lines
+    ("" a paragraph break), but a picture's shown on :data:`FURNITURE_PAGES` pages or
+    more and on most pages: furniture (read once, as the reader reads a content once)."""
+    shown = Counter(key for page in pictures for key in {key for key, _ in page})
     furniture = {key for key, count in shown.items()
                  if count >= FURNITURE_PAGES and count > len(pages) / 2}
-    reader = PictureReader(warnings)
-    for number, (lines, page) in enumerate(zip(pages, pictures, strict=True), start=1):
-        for data in page:
-            if hashlib.sha256(data).hexdigest() in furniture:
-                continue
-            if text := reader.text(data, f"page {number}"):
+    for lines, page in zip(pages, pictures, strict=True):
+        for key, text in page:
+            if text and key not in furniture:
                 lines += ["", *text.split("\n")]
-    reader.close()
 
 
 def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
@@ -1241,7 +1240,8 @@ class PdfExtractor:
         sized: list[list[Line]] = []  # each page's lines and their fonts
         aspects: list[float] = []  # each page's width over its height (slides are wide)
         blank = 0
-        pictures: list[list[bytes]] = []  # each page's pictures that may hold text
+        pictures: list[list[tuple[str, str]]] = []  # each page's pictures' text
+        reader = PictureReader(warnings)
         for i in range(n):
             page = _flattened(pdf, i)
             width, height = page.get_size()
@@ -1251,7 +1251,8 @@ class PdfExtractor:
                 tabular = column_gaps(textpage)  # both passes below read the same lines
                 text = clean_page_text(paragraph_text(textpage, tabular))
                 sized.append(page_lines(textpage, tabular))
-                pictures.append(_page_pictures(page, textpage) if text.strip() else [])
+                pictures.append(_page_pictures(page, textpage, i + 1, reader)
+                                if text.strip() else [])
                 textpage.close()
                 if not text.strip():
                     if not pdfium_c.FPDFPage_CountObjects(page.raw):
@@ -1286,7 +1287,8 @@ class PdfExtractor:
             pages = [strip_furniture(p, furniture, n) for n, p in enumerate(pages, start=1)]
             sized = [_strip_furniture_lines(lines, furniture, n)
                      for n, lines in enumerate(sized, start=1)]
-        _add_picture_text(pages, pictures, warnings)
+        reader.close()
+        _add_picture_text(pages, pictures)
 
         out = TextBuilder()
         regions: list[Region] = []
