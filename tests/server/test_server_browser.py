@@ -504,6 +504,9 @@ def test_the_citation_table_fits_a_laptop_screen_with_long_tokens_in_its_quotes(
     wait_indexed(pg, "memcheck-options-and-understanding.md")
     row = cited_row(pg, "How do I ignore accesses below the stack pointer?",
                     "--ignore-range-below-sp")
+    # measured once the answer is done: the final answer draws the table anew, and a row
+    # measured as it went had no box (a fresh clone's CI run once caught it so)
+    pg.locator('#answer[data-state="done"]').wait_for()
     box = pg.evaluate("() => { const s = document.querySelector('#citations').parentElement;"
                       " return [s.scrollWidth, s.clientWidth]; }")
     assert box[0] <= box[1], f"the citation table is {box[0]} px wide in a {box[1]} px panel"
