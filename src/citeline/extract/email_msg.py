@@ -73,8 +73,6 @@ rewrites mailboxes) and never written: nothing is added, removed or flushed.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import codecs
 import email.policy
 import hashlib
@@ -94,7 +92,7 @@ from citeline.chunk import fence_starts, headings, text_lines
 from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import extractor_for, read_bytes, register
 from citeline.extract.blocks import MAX_HEADING_LEVEL, MAX_UNPACKED, escape_markdown, squash
-from citeline.extract.html import read_page
+from citeline.extract.html import data_uri_bytes, read_page
 from citeline.extract.image import SUFFIXES as PICTURE_SUFFIXES
 from citeline.extract.image import drawing_format, picture_text, why_not_an_image
 from citeline.extract.ocr import ocr_status
@@ -306,12 +304,8 @@ def _body_pictures(related: Mapping[str, Message], where: str,
                 return None
             name = squash(found.get_filename() or "") or cid
         elif src.lower().startswith("data:image/"):
-            head, _, body = src.partition(",")
-            if not head.lower().endswith(";base64"):
-                return None
-            try:
-                payload = base64.b64decode(body)
-            except (binascii.Error, ValueError):
+            payload = data_uri_bytes(src)
+            if payload is None:
                 return None
             name = "an inline picture"
         else:

@@ -78,8 +78,6 @@ Not read: the ``<guide>`` and landmarks, embedded fonts, media overlays, scripts
 
 from __future__ import annotations
 
-import base64
-import binascii
 import posixpath
 import re
 import zipfile
@@ -103,7 +101,13 @@ from citeline.extract.blocks import (
     metadata_title,
     squash,
 )
-from citeline.extract.html import PageBreak, decode_html, open_self_closing, read_page
+from citeline.extract.html import (
+    PageBreak,
+    data_uri_bytes,
+    decode_html,
+    open_self_closing,
+    read_page,
+)
 from citeline.extract.image import PictureReader
 from citeline.extract.opendocument import package_kind
 from citeline.types import Document, Region, RegionKind
@@ -522,14 +526,8 @@ class _Pictures:
         return read
 
     def _inline(self, uri: str) -> str:
-        head, _, payload = uri.partition(",")
-        if not head.lower().endswith(";base64"):
-            return ""  # an SVG written out in the URI: no picture OCR reads
-        try:
-            data = base64.b64decode(payload, validate=False)
-        except (binascii.Error, ValueError):
-            return ""
-        return self.reader.text(data, "an inline picture")
+        data = data_uri_bytes(uri)  # None: an SVG written out in the URI, no picture OCR reads
+        return self.reader.text(data, "an inline picture") if data is not None else ""
 
     def close(self) -> None:
         self.reader.close()

@@ -172,6 +172,8 @@ self-closing tags are written out as an opening and a closing tag first.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import codecs
 import email
 import re
@@ -1109,6 +1111,19 @@ class Page:
 
     blocks: list[str]  # ``#``-heading lines, paragraphs, list items, table rows, <pre>
     title: str  # its <title>, else its first shown level-1 heading, else any <h1>; or ""
+
+
+def data_uri_bytes(uri: str) -> bytes | None:
+    """The bytes a base64 ``data:`` URI holds (a picture written into a page, an e-book's
+    chapter or a message: ``data:image/png;base64,...``); None for one in another
+    encoding (an SVG written out as text) or whose data is no base64."""
+    head, _, payload = uri.partition(",")
+    if not head.lower().endswith(";base64"):
+        return None
+    try:
+        return base64.b64decode(payload)
+    except (binascii.Error, ValueError):
+        return None
 
 
 def read_page(html: str, rel: str, xhtml: bool = False,
