@@ -328,12 +328,11 @@ def picture_file(data: bytes, at: int) -> tuple[bytes | None, str]:
     i = at + _u16(data, at + 4)  # after the PICF header (cbHeader)
     while i + 8 <= end:  # the OfficeArt records of its shape, a BLIP store entry's BLIP
         version, _, kind, size = officeart.header(data, i)
-        if (found := officeart.blip(data, i, end)) is not None:
+        found = officeart.entry_blip(data, i, b"") if kind == officeart.FBSE \
+            else officeart.blip(data, i, end)
+        if found is not None:
             return found
-        if kind == officeart.FBSE:  # its BLIP follows its own fields and name
-            i += 8 + officeart.FBSE_SIZE + data[i + 8 + 33] if i + 8 + 36 <= end else end
-        else:  # into a container, past any other record
-            i += 8 if version == 0xF else 8 + size
+        i += 8 if version == 0xF else 8 + size  # into a container, past any other record
     return None, ""
 
 
