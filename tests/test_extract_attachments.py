@@ -13,7 +13,7 @@ import pytest
 
 import doc_builders as b
 from citeline.chunk import chunk_document
-from citeline.extract import REGISTRY, extractor_for
+from citeline.extract import REGISTRY, current_version, extractor_for, readers_of
 from citeline.extract.email_msg import nested_text
 from citeline.pipeline import Index
 from citeline.types import Document
@@ -51,7 +51,11 @@ def greenhouse(tmp_path_factory) -> Document:  # type: ignore[no-untyped-def]
 
 def test_each_attachment_reads_as_its_file_does_under_its_message(greenhouse):
     doc = greenhouse
-    assert doc.extractor_version == "7"
+    # the readers of its attachments, each at its version; a picture is OCR's, and the
+    # unknown type no reader's
+    assert readers_of(doc.extractor_version) == ("8", {
+        "pdf": REGISTRY[".pdf"].version, "docx": REGISTRY[".docx"].version,
+        "csv": REGISTRY[".csv"].version})
     sections = {}
     for part in ("irrigation-styles.pdf", "irrigation-styles.docx", "handset.png",
                  "attachment.csv"):
@@ -192,3 +196,56 @@ def test_an_attachment_whose_reader_crashes_fails_alone(tmp_path: Path,
            "bug in a parser)" in doc.warnings
     assert "## Attachment: irrigation-styles.pdf" in doc.text
     assert "## Attachment: irrigation-styles.docx" not in doc.text
+
+
+def test_a_change_to_an_attachment_s_reader_marks_its_mail_stale(
+        tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch):
+    """The real pipeline: a new version of the Markdown reader marks stale the message
+    carrying a Markdown file, and the one whose Markdown attachment it failed to read,
+    as it does a Markdown file alone; not a message with no attachment. Re-indexing the
+    stale ones reads them with it, and nothing is stale after."""
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    with_notes = b.mail_message("Flushing", "The notes are attached.\n")
+    attach(with_notes, "notes.md", b"# Drip lines\n\nFlush the end caps monthly.\n",
+           "text/markdown")
+    b.write_eml(folder, "notes.eml", with_notes)
+    unreadable = b.mail_message("Scan", "Undecodable notes.\n")
+    attach(unreadable, "broken.md", b"", "text/markdown")  # empty: not read
+    b.write_eml(folder, "broken.eml", unreadable)
+    b.write_eml(folder, "plain.eml", b.mail_message("Lunch", "Noon on Friday.\n"))
+    (folder / "alone.md").write_text("# Valves\n\nClose them in winter.\n")
+    markdown = REGISTRY[".md"]
+    idx = Index(tmp_path / "index", embedder=embedder)
+    try:
+        assert not idx.index(folder).failed
+        stamped = {s.record.path: s.record.extractor_version for s in idx.status()}
+        assert stamped["notes.eml"] == stamped["broken.eml"] \
+            == f"8 ({markdown.name} {markdown.version})"
+        assert stamped["plain.eml"] == "8"
+        assert not any(s.stale_reasons for s in idx.status())
+
+        monkeypatch.setattr(markdown, "version", markdown.version + ".1")
+        stale = {s.record.path: s.stale_reasons for s in idx.status() if s.stale_reasons}
+        assert stale == {
+            "notes.eml": (f"extractor eml {stamped['notes.eml']} -> "
+                          f"8 ({markdown.name} {markdown.version})",),
+            "broken.eml": (f"extractor eml {stamped['broken.eml']} -> "
+                           f"8 ({markdown.name} {markdown.version})",),
+            "alone.md": (f"extractor {markdown.name} {stamped['alone.md']} -> "
+                         f"{markdown.version}",)}
+        assert idx.index(folder).unchanged == ["plain.eml"]  # the others read again
+        assert not any(s.stale_reasons for s in idx.status())
+        assert idx.search("how often are the end caps flushed", k=1).hits[0].document \
+            == "notes.eml"
+    finally:
+        idx.close()
+
+
+def test_a_reader_no_longer_there_marks_its_mail_stale():
+    versions = {"eml": "7", "pdf": "15"}
+    assert current_version("eml", "7 (docx 14, pdf 15)", versions) == "7 (docx absent, pdf 15)"
+    assert current_version("eml", "7", versions) == "7"
+    assert current_version("msg", "1 (pdf 15)", versions) is None
+    assert readers_of("2 (pdf 15)") == ("2", {"pdf": "15"})
+    assert readers_of("7") == ("7", {})

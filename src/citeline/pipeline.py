@@ -53,7 +53,14 @@ from citeline.errors import (
     UnmatchedDocuments,
     UnsupportedFormat,
 )
-from citeline.extract import extractor_for, extractor_versions, fingerprint, ocr, why_unsupported
+from citeline.extract import (
+    current_version,
+    extractor_for,
+    extractor_versions,
+    fingerprint,
+    ocr,
+    why_unsupported,
+)
 from citeline.extract.transcript import (
     MEDIA_SUFFIXES,
     companion,
@@ -510,7 +517,7 @@ class Index:
                     reasons.append(f"embedded with {r.model_key}, index model is {ident.key}")
                 if r.pipeline_version != pv:
                     reasons.append(f"pipeline {r.pipeline_version} != {pv}")
-                cur = versions.get(r.extractor)
+                cur = current_version(r.extractor, r.extractor_version, versions)
                 if cur is not None and cur != r.extractor_version:
                     reasons.append(f"extractor {r.extractor} {r.extractor_version} -> {cur}")
             out.append(DocStatus(r, tuple(reasons)))
@@ -810,7 +817,8 @@ class Index:
             and old.content_hash == digest
             and old.pipeline_version == pv
             and old.model_key == ident.key
-            and versions.get(old.extractor) == old.extractor_version
+            and current_version(old.extractor, old.extractor_version, versions)
+            == old.extractor_version
         ):
             if old.root != root:  # the folder was moved: its files are now here
                 self.store.set_root(rel, root)
@@ -982,7 +990,8 @@ class Index:
             versions = extractor_versions()
             self._sheet_tokens_ok = not any(
                 r.state == DocState.INDEXED
-                and versions.get(r.extractor, r.extractor_version) != r.extractor_version
+                and current_version(r.extractor, r.extractor_version, versions)
+                not in (None, r.extractor_version)
                 for r in self.store.documents())
         return self._sheet_tokens_ok
 

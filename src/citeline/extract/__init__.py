@@ -9,7 +9,9 @@ the suffix before its language (:func:`type_suffix`), and a compressed file
 An extractor either returns a Document whose ``text`` is the canonical text
 every offset refers to, or raises :class:`~citeline.errors.ExtractionError`
 with a reason a person can act on. Its ``name`` and ``version`` are stamped on
-every document it produced; bumping ``version`` marks those documents stale.
+every document it produced; bumping ``version`` marks those documents stale, as does
+bumping the version of a reader that read part of one (an e-mail's attachment:
+:func:`with_readers`, :func:`current_version`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -271,6 +274,41 @@ def extractor_versions() -> dict[str, str]:
     """name -> version of every registered extractor (for staleness checks)."""
     _load_builtin()
     return {e.name: e.version for e in REGISTRY.values()}
+
+
+def with_readers(version: str, readers: Mapping[str, str]) -> str:
+    """The version stamped on a document read partly by other extractors (an e-mail's
+    attachments): its own, then each of theirs by name, ``7 (docx 14, pdf 15)``; a
+    change to any of them marks the document stale (:func:`current_version`)."""
+    if not readers:
+        return version
+    return f"{version} (" + ", ".join(f"{n} {v}" for n, v in sorted(readers.items())) + ")"
+
+
+def readers_of(stamped: str) -> tuple[str, dict[str, str]]:
+    """A stamped version split into its extractor's own and the readers
+    :func:`with_readers` named in it."""
+    found = _WITH_READERS.fullmatch(stamped)
+    if found is None:
+        return stamped, {}
+    own, readers = found.groups()
+    return own, dict(r.rsplit(" ", 1) for r in readers.split(", "))
+
+
+_WITH_READERS = re.compile(r"(\S+) \(((?:\S+ \S+, )*\S+ \S+)\)")
+
+
+def current_version(extractor: str, stamped: str,
+                    versions: Mapping[str, str] | None = None) -> str | None:
+    """The version ``extractor`` would stamp today on the document stamped ``stamped``
+    (``versions``: :func:`extractor_versions`, asked when not given), the readers it
+    names at their versions now (one no longer registered ``absent``); None when no
+    registered extractor has that name. The document is stale when this differs."""
+    versions = extractor_versions() if versions is None else versions
+    own = versions.get(extractor)
+    if own is None:
+        return None
+    return with_readers(own, {n: versions.get(n, "absent") for n in readers_of(stamped)[1]})
 
 
 _loaded = False

@@ -43,8 +43,9 @@ is: a photograph adds nothing. One that cannot be read (a type citeline does not
 a damaged file) is said in a warning with why (``attachment notes.xyz
 (application/octet-stream, 12 bytes) not indexed (unsupported file type '.xyz')``),
 and its message is read without it. One content is read once per file, however many
-messages of a mailbox carry it. An attachment's reader's version is not this
-extractor's: a change to the PDF reader does not mark mail stale. A picture the
+messages of a mailbox carry it. The file's version names each reader of its
+attachments at its version (``8 (docx 14, pdf 15)``): a change to the PDF reader marks
+mail carrying a PDF stale, as it does a PDF saved alone. A picture the
 message carries for its HTML body (a ``multipart/related`` part a ``cid:`` URL shows, or
 a ``data:`` URI: a screenshot pasted into the message) is read by OCR too: where the
 HTML shows it when the HTML is read, after the text when the plain text is (which only
@@ -90,7 +91,14 @@ from urllib.parse import unquote
 
 from citeline.chunk import fence_starts, headings, text_lines
 from citeline.errors import ExtractionError, UnsupportedFormat
-from citeline.extract import extractor_for, read_bytes, register
+from citeline.extract import (
+    Extractor,
+    extractor_for,
+    read_bytes,
+    readers_of,
+    register,
+    with_readers,
+)
 from citeline.extract.blocks import MAX_HEADING_LEVEL, MAX_UNPACKED, escape_markdown, squash
 from citeline.extract.html import data_uri_bytes, read_page
 from citeline.extract.image import SUFFIXES as PICTURE_SUFFIXES
@@ -245,10 +253,16 @@ class _Attachments:
     text: each by the extractor of its type, as the file saved alone would be read; a
     picture by OCR as a picture in a document is (:func:`picture_text`: a photograph
     adds nothing, and OCR reads a signature's logo on every message once). One content
-    is read once, however many messages carry it (a report forwarded down a thread)."""
+    is read once, however many messages carry it (a report forwarded down a thread).
+    ``readers`` names each extractor that read one, by its version (and the readers
+    *it* names: a message attached to a message), for the file's version
+    (:func:`~citeline.extract.with_readers`): a change to the PDF reader marks mail
+    carrying a PDF stale, as it does the PDF saved alone; one that failed to read its
+    attachment is named too, so the reader's fix reads it again."""
 
     def __init__(self) -> None:
         self.read: dict[tuple[str, str], Document | str] = {}  # a document, or why not
+        self.readers: dict[str, str] = {}
 
     def blocks(self, attachment: _Attachment, level: int, where: str,
                warnings: list[str]) -> list[str]:
@@ -262,7 +276,7 @@ class _Attachments:
             return [heading, escape_markdown(text)] if text else []
         key = (hashlib.sha256(attachment.data).hexdigest(), name)
         if key not in self.read:
-            self.read[key] = _extract(attachment)
+            self.read[key] = _extract(attachment, self.readers)
         doc = self.read[key]
         if isinstance(doc, str):
             warnings.append(f"{where}attachment {attachment.label} not indexed{doc}")
@@ -315,16 +329,26 @@ def _body_pictures(related: Mapping[str, Message], where: str,
     return read
 
 
-def _extract(attachment: _Attachment) -> Document | str:
+def _extract(attachment: _Attachment, readers: dict[str, str]) -> Document | str:
     """The attachment read by the extractor of its type from a file of its name in a
     folder of its own, removed after; or why not (`` (unsupported file type '.xyz')``,
-    ``: <the extractor's reason>``), to end a warning."""
+    ``: <the extractor's reason>``), to end a warning. The extractor is added to
+    ``readers`` with its version, read or not, as are the readers its document names."""
     if not attachment.name:
         return " (no file name or content type says what it is)"
     try:
         extractor = extractor_for(Path(attachment.name))
     except UnsupportedFormat as exc:
         return f" ({exc.reason})"
+    readers[extractor.name] = extractor.version
+    doc = _read_file(attachment, extractor)
+    if isinstance(doc, Document):
+        readers.update(readers_of(doc.extractor_version)[1])
+    return doc
+
+
+def _read_file(attachment: _Attachment, extractor: Extractor) -> Document | str:
+    """:func:`_extract`'s reading of the attachment by ``extractor``."""
     with tempfile.TemporaryDirectory(prefix="citeline-attachment-") as folder:
         path = Path(folder) / attachment.name
         try:
@@ -610,14 +634,16 @@ def _read_message(msg: Message, rel: str, where: str, warnings: list[str],
 
 class EmlExtractor:
     name = "eml"
-    version = "7"  # an HTML body is read by html.read_page: a change to a page's text
+    version = "8"  # an HTML body is read by html.read_page: a change to a page's text
     # there is a change here too. 2: format=flowed text is unflowed (RFC 3676); 3: an
     # HTML body's nested lists are indented and its frame dropped as a page's (html 20);
     # 4: an HTML body's <pre> is a fenced code block, unless it is prose (html 21); 5: a
     # toggle's label, a "Source" link and a "Read more" ending a line are dropped (html 22);
     # 6: a page's own table of contents in a <dl> and DocBook's navigation tables (html 23);
     # 7: attachments are read, each by its own type's extractor, a section under the
-    # message; the pictures a message carries for its HTML body are read by OCR
+    # message; the pictures a message carries for its HTML body are read by OCR; 8: the
+    # version names the readers of its attachments (mail read by 7 stamps none: read
+    # again once, so that a change to one of them marks it stale from then on)
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -634,14 +660,15 @@ class EmlExtractor:
                                        "To:, Subject:) at its start; another kind of file "
                                        "named .eml?")
         warnings: list[str] = []
-        text = "\n\n".join(_read_message(msg, rel, "", warnings, _Attachments()))
+        attachments = _Attachments()
+        text = "\n\n".join(_read_message(msg, rel, "", warnings, attachments))
         return Document(
             path=rel,
             title=_header(msg, "Subject") or path.stem,
             text=text,
             media_type="message/rfc822",
             extractor=self.name,
-            extractor_version=self.version,
+            extractor_version=with_readers(self.version, attachments.readers),
             headings="atx",
             warnings=tuple(warnings),
         )
@@ -649,7 +676,7 @@ class EmlExtractor:
 
 class MboxExtractor:
     name = "mbox"
-    version = "7"  # bumped with EmlExtractor's: they read a message alike
+    version = "8"  # bumped with EmlExtractor's: they read a message alike
     suffixes = (".mbox",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -700,7 +727,7 @@ class MboxExtractor:
             text="\n\n".join(blocks),
             media_type="application/mbox",
             extractor=self.name,
-            extractor_version=self.version,
+            extractor_version=with_readers(self.version, attachments.readers),
             headings="atx",
             warnings=tuple(warnings),
         )
