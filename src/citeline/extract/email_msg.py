@@ -33,7 +33,7 @@ soft line breaks joined, so a paragraph is one line and a sentence is not cut at
 sender's wrap, within each quote depth; space-stuffing removed; ``DelSp=yes`` honoured. A forwarded message (a ``message/rfc822`` part, inline
 or attached) is a section one level down, after its parent's own text, read the same
 way. An attachment is named in the message's ``Attachments:`` line and read for its
-text (:class:`_Attachments`) by the extractor of its type, from its file name (else its
+text (:class:`Attachments`) by the extractor of its type, from its file name (else its
 content type: an unnamed PDF is ``attachment.pdf``), exactly as the file saved alone
 is: a section one level down headed ``Attachment: report.pdf``, before the forwarded
 messages, its own headings one level under that (:func:`nested_text`). Its citations
@@ -139,7 +139,7 @@ def _size(n: int) -> str:
     return f"{n / 1_000_000:.1f} MB"
 
 
-def _header(msg: Message, name: str) -> str:
+def header_value(msg: Message, name: str) -> str:
     """A header's value as written, on one line (folding undone) with RFC 2047's encoded
     words decoded (8-bit UTF-8 read as such); "" when absent.
 
@@ -180,16 +180,16 @@ class _Body:
 
 
 def message_blocks(msg: Message, level: int, where: str, warnings: list[str],
-                   attachments: _Attachments) -> list[str]:
+                   attachments: Attachments) -> list[str]:
     """``msg`` as canonical blocks: its heading at ``level`` (``#`` * level, at most
     six), its header block, its body, its attachments' text a level down (read by
     ``attachments``), then its forwarded messages a level down. ``where`` opens each of
     its warnings ("" for an .eml's own message)."""
-    subject = _header(msg, "Subject") or NO_SUBJECT
+    subject = header_value(msg, "Subject") or NO_SUBJECT
     body = _Body()
     _walk(msg, level, where, body)
     warnings += body.warnings
-    head = [f"{name}: {value}" for name in HEADER_FIELDS if (value := _header(msg, name))]
+    head = [f"{name}: {value}" for name in HEADER_FIELDS if (value := header_value(msg, name))]
     if body.attached:
         head.append("Attachments: " + "; ".join(a.label for a in body.attached))
     blocks = ["#" * min(level, MAX_HEADING_LEVEL) + " " + subject]
@@ -199,7 +199,7 @@ def message_blocks(msg: Message, level: int, where: str, warnings: list[str],
     for attachment in body.attached:
         blocks += attachments.blocks(attachment, level + 1, where, warnings)
     for inner in body.nested:
-        name = _header(inner, "Subject") or NO_SUBJECT
+        name = header_value(inner, "Subject") or NO_SUBJECT
         blocks += message_blocks(inner, level + 1, f"{where}forwarded message {name!r}: ",
                                  warnings, attachments)
     return blocks
@@ -219,7 +219,8 @@ _SUFFIX_OF_TYPE = {
     "application/vnd.oasis.opendocument.text": ".odt",
     "application/vnd.oasis.opendocument.presentation": ".odp",
     "application/vnd.oasis.opendocument.spreadsheet": ".ods",
-    "application/epub+zip": ".epub", "image/png": ".png", "image/jpeg": ".jpg",
+    "application/epub+zip": ".epub", "application/vnd.ms-outlook": ".msg",
+    "image/png": ".png", "image/jpeg": ".jpg",
     "image/gif": ".gif", "image/tiff": ".tif", "image/webp": ".webp", "image/heic": ".heic",
 }
 # A line an ATX heading would be read from: its run of #s, to escape.
@@ -248,7 +249,7 @@ def _file_name(part: Message, kind: str) -> str:
     return (name or "attachment") + suffix if suffix else ""
 
 
-class _Attachments:
+class Attachments:
     """Reads the attachments of one file's messages (an .eml's, a mailbox's) for their
     text: each by the extractor of its type, as the file saved alone would be read; a
     picture by OCR as a picture in a document is (:func:`picture_text`: a photograph
@@ -619,8 +620,8 @@ def parse_message(data: bytes, rel: str) -> Message:
         raise ExtractionError(rel, "its MIME parts are nested too deeply to read") from exc
 
 
-def _read_message(msg: Message, rel: str, where: str, warnings: list[str],
-                  attachments: _Attachments) -> list[str]:
+def read_message(msg: Message, rel: str, where: str, warnings: list[str],
+                  attachments: Attachments) -> list[str]:
     """:func:`message_blocks` of a top-level message; its warnings are added to
     ``warnings`` only when it could be read."""
     own: list[str] = []
@@ -660,11 +661,11 @@ class EmlExtractor:
                                        "To:, Subject:) at its start; another kind of file "
                                        "named .eml?")
         warnings: list[str] = []
-        attachments = _Attachments()
-        text = "\n\n".join(_read_message(msg, rel, "", warnings, attachments))
+        attachments = Attachments()
+        text = "\n\n".join(read_message(msg, rel, "", warnings, attachments))
         return Document(
             path=rel,
-            title=_header(msg, "Subject") or path.stem,
+            title=header_value(msg, "Subject") or path.stem,
             text=text,
             media_type="message/rfc822",
             extractor=self.name,
@@ -693,7 +694,7 @@ class MboxExtractor:
                                        "mailbox (one message saved alone is an .eml file)")
         blocks: list[str] = []
         warnings: list[str] = []
-        attachments = _Attachments()
+        attachments = Attachments()
         try:
             box = mailbox.mbox(path, create=False)
         except (OSError, mailbox.Error) as exc:
@@ -710,8 +711,8 @@ class MboxExtractor:
                     data = _ESCAPED_FROM.sub(rb"\1", f.read())
                 try:
                     msg = parse_message(data, rel)
-                    subject = _header(msg, "Subject") or NO_SUBJECT
-                    blocks += _read_message(msg, rel, f"message {number} {subject!r}: ",
+                    subject = header_value(msg, "Subject") or NO_SUBJECT
+                    blocks += read_message(msg, rel, f"message {number} {subject!r}: ",
                                             warnings, attachments)
                 except ExtractionError as exc:  # that message alone: the others are read
                     warnings.append(f"message {number}: {exc.reason}; left out")
