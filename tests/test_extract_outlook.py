@@ -110,7 +110,7 @@ def test_what_is_no_outlook_message_is_refused_saying_why(tmp_path: Path):
         "notes.msg": "not an Outlook message: it is no compound file (an .msg Outlook "
                      "saves is one)",
         "letter.msg": "not an Outlook message: the compound file has no message properties "
-                      "(another program's .msg?)"}
+                      "(another program's .msg, or one cut short?)"}
 
 
 def test_an_attached_message_is_found_through_the_index(tmp_path: Path, embedder):

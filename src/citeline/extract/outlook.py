@@ -393,12 +393,16 @@ class MsgExtractor:
             raise ExtractionError(rel, f"not an Outlook message: the compound file is "
                                        f"damaged ({exc})") from exc
         with ole:
-            root = _Storage(ole, [], 32)
-            if not root.fixed and not root.text(SUBJECT):
-                raise ExtractionError(rel, "not an Outlook message: the compound file has "
-                                           "no message properties (another program's .msg?)")
-            warnings: list[str] = []
-            mime = as_mime(root, rel, warnings)
+            try:
+                root = _Storage(ole, [], 32)
+                if not root.fixed and not root.text(SUBJECT):
+                    raise ExtractionError(rel, "not an Outlook message: the compound file "
+                                               "has no message properties (another "
+                                               "program's .msg, or one cut short?)")
+                warnings: list[str] = []
+                mime = as_mime(root, rel, warnings)
+            except (OSError, struct.error) as exc:  # a stream cut short or out of its file
+                raise ExtractionError(rel, f"the Outlook message is damaged ({exc})") from exc
         msg = parse_message(mime.as_bytes(), rel)
         attachments = Attachments()
         text = "\n\n".join(read_message(msg, rel, "", warnings, attachments))
