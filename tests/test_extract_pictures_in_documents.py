@@ -215,9 +215,11 @@ def test_pictures_that_are_not_the_document_s_own_are_left(tmp_path, read_alone)
 def test_without_ocr_an_opendocument_s_pictures_are_counted(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(imagemod, "ocr_status", lambda: "tesseract is not installed")
     for name in ("handset-pictures.odt", "handset-pictures.fodt", "handset-pictures.odp",
-                 "handset-pictures.doc"):
+                 "handset-pictures.doc", "floating-pictures.doc"):
         doc = extract(REAL / name)
-        assert "3 pictures not read for their text: tesseract is not installed" in doc.warnings
+        count = 2 if name.startswith("floating") else 3
+        assert f"{count} pictures not read for their text: tesseract is not installed" \
+            in doc.warnings, name
         assert "Greenhouse" not in doc.text, name
 
 
@@ -358,8 +360,60 @@ def test_a_word_97_document_s_pictures_read_as_the_word_document_s(handset):
     # LibreOffice's .doc of handset-pictures.docx: each inline picture's file found in the
     # Data stream (by its anchor's sprmCPicLocation) and read where the .docx reads it
     doc = extract(REAL / "handset-pictures.doc")
-    assert (doc.extractor, doc.extractor_version) == ("doc", "2")
+    assert (doc.extractor, doc.extractor_version) == ("doc", "3")
     assert (doc.text, doc.warnings) == (handset.text, ())
+
+
+def floating_document(path: Path) -> Path:
+    """Two floating pictures, as a screenshot dragged into Word with square wrapping is:
+    python-docx's inline pictures turned into anchored ones (``wp:anchor``, placed
+    relative to the column and the paragraph, text wrapping on both sides)."""
+    import copy
+
+    from docx.oxml.ns import qn
+    from lxml import etree
+
+    d = docx.Document()
+    d.add_heading("Handset guide", 1)
+    d.add_paragraph("The handset's screen floats beside this paragraph, as a screenshot "
+                    "dragged into Word does with square wrapping. ").add_run().add_picture(
+        str(REAL / "irrigation-handset.png"), width=Inches(4))
+    d.add_paragraph("A photograph of the board, floating too:").add_run().add_picture(
+        str(REAL / "board-photo.jpeg"), width=Inches(2))
+    d.add_paragraph("The end.")
+    for n, inline in enumerate(list(d.element.body.iter(qn("wp:inline")))):
+        anchor = etree.SubElement(inline.getparent(), qn("wp:anchor"), {
+            "distT": "0", "distB": "0", "distL": "114300", "distR": "114300",
+            "simplePos": "0", "relativeHeight": str(251658240 + n), "behindDoc": "0",
+            "locked": "0", "layoutInCell": "1", "allowOverlap": "1"})
+        etree.SubElement(anchor, qn("wp:simplePos"), {"x": "0", "y": "0"})
+        for axis, base in (("H", "column"), ("V", "paragraph")):
+            position = etree.SubElement(anchor, qn(f"wp:position{axis}"), {"relativeFrom": base})
+            etree.SubElement(position, qn("wp:posOffset")).text = "0"
+        anchor.append(copy.deepcopy(inline.find(qn("wp:extent"))))
+        etree.SubElement(anchor, qn("wp:effectExtent"), {"l": "0", "t": "0", "r": "0", "b": "0"})
+        etree.SubElement(anchor, qn("wp:wrapSquare"), {"wrapText": "bothSides"})
+        for part in ("wp:docPr", "wp:cNvGraphicFramePr", "a:graphic"):
+            anchor.append(copy.deepcopy(inline.find(qn(part))))
+        inline.getparent().remove(inline)
+    d.save(str(path))
+    return path
+
+
+def test_a_word_97_document_s_floating_pictures_read_as_the_word_document_s(
+        tmp_path: Path, read_alone):
+    # LibreOffice's .doc of floating_document's: each picture a shape of the document's
+    # OfficeArt drawing anchored by character 8 (PlcSpaMom names its spid, the shape's pib
+    # its BLIP store entry, whose picture is in the WordDocument stream), read where the
+    # .docx reads it: after its paragraph
+    doc = extract(REAL / "floating-pictures.doc")
+    assert doc.text == extract(floating_document(tmp_path / "floating.docx")).text
+    screen = read_alone["irrigation-handset.png"]
+    assert doc.text.startswith("# Handset guide\n\nThe handset's screen floats beside "
+                               "this paragraph, as a screenshot dragged into Word does with "
+                               f"square wrapping.\n\n{screen}\n\n")
+    assert doc.text.endswith("A photograph of the board, floating too:\n\nThe end.")
+    assert doc.warnings == ()
 
 
 def test_a_word_97_picture_s_file_is_found_and_a_metafile_is_named():

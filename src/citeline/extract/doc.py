@@ -83,6 +83,10 @@ CCP_TEXT, CCP_FTN, CCP_HDD, CCP_ATN, CCP_EDN = 12, 16, 20, 28, 32
 STSHF, PLCFFNDREF, PLCFFNDTXT, PLCFBTEPAPX, CLX = 1, 2, 3, 13, 33
 PLCFBTECHPX = 12
 PLCFENDREF, PLCFENDTXT = 46, 47
+# ... the main text's floating shapes (their anchors' CPs and spids) and the OfficeArt
+# drawings they are in
+PLCSPAMOM, DGGINFO = 40, 50
+SPA_SIZE = 26  # an SPA: the shape's spid, its rectangle, flags
 # A formatted disk page (FKP) of character or paragraph properties is 512 bytes.
 FKP_SIZE = 512
 # Built-in style identifiers (sti): Heading 1-9 are 1-9, Title is 62.
@@ -206,8 +210,8 @@ def split_paragraphs(text: str, start: int = 0, refs: frozenset[int] = frozenset
             continue
         elif cp in refs:
             notes.append(cp)
-            if ch not in "\x01\x02":  # a custom mark ("*") is shown, not a picture's anchor
-                out.append(ch)
+            if ch not in "\x01\x02\x08":  # a custom mark ("*") is shown, not a picture's
+                out.append(ch)  # anchor (1 inline, 8 floating)
         else:
             out.append(ch if ord(ch) >= 0x20 else _DROPPED.get(ord(ch), ch) or "")
     if out or notes:
@@ -535,7 +539,8 @@ def _hidden_cps(pieces: list[Piece], spans: list[tuple[int, int]], upto: int) ->
 
 class DocExtractor:
     name = "doc"
-    version = "2"  # 2: the text of its inline pictures, read by OCR, after their paragraph or row
+    version = "3"  # 2: the text of its inline pictures, read by OCR, after their paragraph or
+    # row; 3: its floating pictures' too (OfficeArt shapes anchored by character 8)
     suffixes = (".doc",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -652,11 +657,28 @@ class DocExtractor:
         except IndexError:
             pass
 
+        floating: dict[int, tuple[bytes | None, str]] = {}  # an anchor's CP: its picture
+        try:  # floating pictures whose shapes cannot be read are not read
+            fc, lcb = r.pair(PLCSPAMOM)
+            if lcb:
+                shapes = officeart.word_drawing_pictures(_slice(table, *r.pair(DGGINFO)), word)
+                n = (lcb - 4) // (4 + SPA_SIZE)
+                for i in range(n):
+                    cp = _u32(table, fc + 4 * i)
+                    spid = _u32(table, fc + 4 * (n + 1) + SPA_SIZE * i)
+                    if spid in shapes and cp < c[CCP_TEXT] and chars[cp] == "\x08":
+                        floating[cp] = shapes[spid]
+        except IndexError:
+            pass
+
         def picture_block(at: int) -> str:
             try:
                 found, kind = picture_file(data, at)
             except IndexError:  # a place past the stream's end
                 return ""
+            return picture_text(found, kind)
+
+        def picture_text(found: bytes | None, kind: str) -> str:
             if found is None:
                 if kind:
                     pictures.not_read(kind)
@@ -675,8 +697,9 @@ class DocExtractor:
         def note_blocks(refs: tuple[int, ...]) -> Iterator[str]:
             """The blocks after a paragraph or a row: its notes', its pictures' text."""
             for ref in refs:
-                if ref in anchors:
-                    if block := picture_block(anchors[ref]):
+                if ref in anchors or ref in floating:
+                    if block := (picture_block(anchors[ref]) if ref in anchors
+                                 else picture_text(*floating[ref])):
                         yield block
                     continue
                 kind, a, b = notes[ref]
@@ -697,8 +720,8 @@ class DocExtractor:
         inner_cell: list[str] = []
         row_notes: list[int] = []
         previous = ""
-        for para in split_paragraphs(chars[:c[CCP_TEXT]], 0, frozenset(notes) | frozenset(anchors),
-                                     hidden):
+        refs = frozenset(notes) | frozenset(anchors) | frozenset(floating)
+        for para in split_paragraphs(chars[:c[CCP_TEXT]], 0, refs, hidden):
             p = props(para)
             if p is None:  # no properties: a cell ends at \x07, a row at a second one
                 row_end = para.mark == "\x07" and previous == "\x07" and not para.text

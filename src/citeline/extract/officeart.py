@@ -65,3 +65,82 @@ def entry_blip(data: bytes, at: int, delay: bytes) -> tuple[bytes | None, str] |
     if offset + 8 > len(delay):
         return None
     return blip(delay, offset, len(delay))
+
+
+DGG_CONTAINER, DG_CONTAINER, SP_CONTAINER = 0xF000, 0xF002, 0xF004
+FSP, FOPT, SECONDARY_FOPT, TERTIARY_FOPT = 0xF00A, 0xF00B, 0xF121, 0xF122
+PIB = 0x0104  # a shape's property: its picture, the BLIP store entry counted from 1
+MAIN_DOCUMENT = 0  # a Word drawing's dgglbl: the main document's (1: the headers')
+
+
+def store_entries(data: bytes, at: int, end: int) -> list[int]:
+    """Where each entry of the BLIP store inside the container at ``at`` starts (the
+    store is the container's child ``BSTORE``), in order: a shape's pib counts from 1."""
+    i = at + 8
+    while i + 8 <= end:
+        _, _, kind, size = header(data, i)
+        if kind == BSTORE:
+            entries, j = [], i + 8
+            while j + 8 <= min(i + 8 + size, end):
+                entries.append(j)
+                j += 8 + header(data, j)[3]
+            return entries
+        i += 8 + size
+    return []
+
+
+def shape_pibs(data: bytes, at: int, end: int) -> dict[int, int]:
+    """spid -> pib of every shape showing a picture in the records from ``at`` to
+    ``end``, inside groups too: each shape container's FSP names the shape, one of its
+    property tables (FOPT) its picture."""
+    found: dict[int, int] = {}
+    i = at
+    while i + 8 <= end:
+        version, instance, kind, size = header(data, i)
+        body, after = i + 8, min(i + 8 + size, end)
+        if kind == SP_CONTAINER:
+            spid, pib = None, None
+            j = body
+            while j + 8 <= after:
+                _, count, inner, inner_size = header(data, j)
+                if inner == FSP and inner_size >= 4:
+                    spid = struct.unpack_from("<I", data, j + 8)[0]
+                elif inner in (FOPT, SECONDARY_FOPT, TERTIARY_FOPT):
+                    for k in range(min(count, inner_size // 6)):
+                        opid, value = struct.unpack_from("<HI", data, j + 8 + 6 * k)
+                        if opid & 0x3FFF == PIB:
+                            pib = value
+                j += 8 + inner_size
+            if spid is not None and pib:
+                found[spid] = pib
+            found |= shape_pibs(data, body, after)  # a group's shapes (a container's)
+        elif version == 0xF:
+            found |= shape_pibs(data, body, after)
+        i = after
+    return found
+
+
+def word_drawing_pictures(content: bytes, delay: bytes) -> dict[int, tuple[bytes | None, str]]:
+    """spid -> the picture of each shape of a Word document's main drawing that shows
+    one: ``content`` is its OfficeArtContent (the table stream's DggInfo: the drawing
+    group, its BLIP store, then each drawing after a dgglbl byte), ``delay`` the
+    WordDocument stream, where a store entry's BLIP is when the entry does not hold it."""
+    if len(content) < 8 or header(content, 0)[2] != DGG_CONTAINER:
+        return {}
+    group_end = 8 + header(content, 0)[3]
+    entries = store_entries(content, 0, group_end)
+    pibs: dict[int, int] = {}
+    i = group_end
+    while i + 9 <= len(content):
+        label, (_, _, kind, size) = content[i], header(content, i + 1)
+        if kind != DG_CONTAINER:
+            break
+        if label == MAIN_DOCUMENT:
+            pibs |= shape_pibs(content, i + 9, min(i + 9 + size, len(content)))
+        i += 9 + size
+    out: dict[int, tuple[bytes | None, str]] = {}
+    for spid, pib in pibs.items():
+        if 1 <= pib <= len(entries) and (found := entry_blip(content, entries[pib - 1],
+                                                             delay)) is not None:
+            out[spid] = found
+    return out
