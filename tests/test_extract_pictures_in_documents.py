@@ -450,6 +450,36 @@ def test_a_powerpoint_97_deck_s_pictures_read_as_the_deck_s():
         "slide 2: no text (a picture or a drawing), not indexed",)
 
 
+
+def test_a_powerpoint_97_deck_whose_picture_store_is_damaged_is_read_without_them(
+        tmp_path: Path):
+    # the first BLIP store entry's length overwritten to run past the store (olefile
+    # rewrites a stream in place, its size kept): the pictures are lost, said one by one,
+    # and the slides' text is read as before
+    import shutil
+    import struct
+
+    import olefile
+
+    from citeline.extract import officeart
+
+    damaged = tmp_path / "damaged.ppt"
+    shutil.copyfile(REAL / "handset-pictures.ppt", damaged)
+    with olefile.OleFileIO(str(damaged), write_mode=True) as ole:
+        stream = bytearray(ole.openstream("PowerPoint Document").read())
+        at = stream.find(struct.pack("<H", officeart.FBSE)) - 2
+        assert officeart.header(bytes(stream), at)[2:] == (officeart.FBSE, 36)
+        struct.pack_into("<I", stream, at + 4, 0x7FFFFFF0)
+        ole.write_stream("PowerPoint Document", bytes(stream))
+    whole, doc = extract(REAL / "handset-pictures.ppt"), extract(damaged)
+    screen = extract(REAL / "irrigation-handset.png").text
+    assert screen in whole.text and screen not in doc.text
+    assert doc.text.startswith("# The handset's screen\n\n# Slide 3\n\nCrates")
+    assert doc.warnings[:3] == tuple(
+        f"picture {n}: the deck's BLIP store runs past its record (a damaged file); not read"
+        for n in (1, 2, 3))
+
+
 def test_an_officeart_store_entry_s_picture_is_found_in_it_or_in_the_delay_stream():
     from citeline.extract import officeart
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import re
+import struct
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -674,7 +675,8 @@ class DocExtractor:
         def picture_block(at: int) -> str:
             try:
                 found, kind = picture_file(data, at)
-            except IndexError:  # a place past the stream's end
+            except (IndexError, struct.error):  # that picture alone: the document is read
+                pictures.damaged("its place in the Data stream is past the stream's end")
                 return ""
             return picture_text(found, kind)
 

@@ -242,6 +242,12 @@ class PictureReader:
         self.shown += 1
         self.other[kind] = self.other.get(kind, 0) + 1
 
+    def damaged(self, why: str) -> None:
+        """Say a picture the document shows cannot be found in it (``why``: its record
+        runs past its stream); the document is read without it."""
+        self.shown += 1
+        self.warnings.append(f"picture {self.shown}: {why} (a damaged file); not read")
+
     def close(self) -> None:
         if self.no_ocr:
             self.warnings.append(f"{_pictures(self.no_ocr)} not read for their text: "

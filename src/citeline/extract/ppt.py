@@ -583,12 +583,22 @@ class PptExtractor:
             if atom is not None:
                 owner = _u32(stream, atom.start)
                 notes[owner] = notes_text(stream, held, page, numbers.get(owner, 0))
-        store = blip_store(stream, document)
+        try:
+            store: list[int] | None = blip_store(stream, document)
+        except IndexError:  # its pictures alone are lost: the slides' text is read
+            store = None
 
         def picture(pib: int) -> str:
+            if store is None:
+                pictures.damaged("the deck's BLIP store runs past its record")
+                return ""
             if not 1 <= pib <= len(store):
                 return ""
-            found = officeart.entry_blip(stream, store[pib - 1], delay)
+            try:
+                found = officeart.entry_blip(stream, store[pib - 1], delay)
+            except (IndexError, struct.error):  # that picture alone: the deck is read
+                pictures.damaged("its BLIP store entry runs past its stream")
+                return ""
             if found is None:
                 return ""
             file, kind = found
