@@ -633,6 +633,37 @@ def read_message(msg: Message, rel: str, where: str, warnings: list[str],
     return blocks
 
 
+def message_bytes(path: Path, rel: str) -> bytes:
+    """The bytes of a file holding one message; refused when it is empty or over
+    :data:`~citeline.extract.blocks.MAX_UNPACKED`."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
+    if size > MAX_UNPACKED:
+        raise ExtractionError(rel, f"this message {_too_big(size)}")
+    return read_bytes(path, rel, empty="empty file (no message to index)")
+
+
+def message_document(msg: Message, path: Path, rel: str, extractor: Extractor,
+                     media_type: str, warnings: list[str]) -> Document:
+    """The document of a file holding the one message ``msg`` (an ``.eml``, an Outlook
+    ``.msg``), titled by its Subject, stamped by ``extractor`` with the readers of its
+    attachments; ``warnings``: those said while reading the file so far."""
+    attachments = Attachments()
+    text = "\n\n".join(read_message(msg, rel, "", warnings, attachments))
+    return Document(
+        path=rel,
+        title=header_value(msg, "Subject") or path.stem,
+        text=text,
+        media_type=media_type,
+        extractor=extractor.name,
+        extractor_version=with_readers(extractor.version, attachments.readers),
+        headings="atx",
+        warnings=tuple(warnings),
+    )
+
+
 class EmlExtractor:
     name = "eml"
     version = "8"  # an HTML body is read by html.read_page: a change to a page's text
@@ -648,31 +679,13 @@ class EmlExtractor:
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
-        try:
-            size = path.stat().st_size
-        except OSError as exc:
-            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
-        if size > MAX_UNPACKED:
-            raise ExtractionError(rel, f"this message {_too_big(size)}")
-        data = read_bytes(path, rel, empty="empty file (no message to index)")
+        data = message_bytes(path, rel)
         msg = parse_message(data, rel)
         if not msg.keys():
             raise ExtractionError(rel, "not an e-mail message: it has no header lines (From:, "
                                        "To:, Subject:) at its start; another kind of file "
                                        "named .eml?")
-        warnings: list[str] = []
-        attachments = Attachments()
-        text = "\n\n".join(read_message(msg, rel, "", warnings, attachments))
-        return Document(
-            path=rel,
-            title=header_value(msg, "Subject") or path.stem,
-            text=text,
-            media_type="message/rfc822",
-            extractor=self.name,
-            extractor_version=with_readers(self.version, attachments.readers),
-            headings="atx",
-            warnings=tuple(warnings),
-        )
+        return message_document(msg, path, rel, self, "message/rfc822", [])
 
 
 class MboxExtractor:

@@ -41,14 +41,12 @@ from pathlib import Path
 import olefile
 
 from citeline.errors import ExtractionError
-from citeline.extract import read_bytes, register, with_readers
-from citeline.extract.blocks import MAX_UNPACKED
+from citeline.extract import register
 from citeline.extract.email_msg import (
     NO_SUBJECT,
-    Attachments,
-    header_value,
+    message_bytes,
+    message_document,
     parse_message,
-    read_message,
 )
 from citeline.types import Document
 
@@ -376,14 +374,7 @@ class MsgExtractor:
     suffixes = (".msg",)
 
     def extract(self, path: Path, rel: str) -> Document:
-        try:
-            size = path.stat().st_size
-        except OSError as exc:
-            raise ExtractionError(rel, f"cannot read file: {exc.strerror or exc}") from exc
-        if size > MAX_UNPACKED:
-            raise ExtractionError(rel, f"this message is {size >> 20} MB (the most read is "
-                                       f"{MAX_UNPACKED >> 20} MB): too big to index")
-        data = read_bytes(path, rel, empty="empty file (no message to index)")
+        data = message_bytes(path, rel)
         if not olefile.isOleFile(data=data):
             raise ExtractionError(rel, "not an Outlook message: it is no compound file "
                                        "(an .msg Outlook saves is one)")
@@ -403,19 +394,8 @@ class MsgExtractor:
                 mime = as_mime(root, rel, warnings)
             except (OSError, struct.error) as exc:  # a stream cut short or out of its file
                 raise ExtractionError(rel, f"the Outlook message is damaged ({exc})") from exc
-        msg = parse_message(mime.as_bytes(), rel)
-        attachments = Attachments()
-        text = "\n\n".join(read_message(msg, rel, "", warnings, attachments))
-        return Document(
-            path=rel,
-            title=header_value(msg, "Subject") or path.stem,
-            text=text,
-            media_type="application/vnd.ms-outlook",
-            extractor=self.name,
-            extractor_version=with_readers(self.version, attachments.readers),
-            headings="atx",
-            warnings=tuple(warnings),
-        )
+        return message_document(parse_message(mime.as_bytes(), rel), path, rel, self,
+                                "application/vnd.ms-outlook", warnings)
 
 
 register(MsgExtractor())
