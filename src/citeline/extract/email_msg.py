@@ -44,13 +44,17 @@ a damaged file) is said in a warning with why (``attachment notes.xyz
 (application/octet-stream, 12 bytes) not indexed (unsupported file type '.xyz')``),
 and its message is read without it. One content is read once per file, however many
 messages of a mailbox carry it. The file's version names each reader of its
-attachments at its version (``8 (docx 14, pdf 15)``): a change to the PDF reader marks
+attachments at its version (``9 (docx 14, pdf 15)``): a change to the PDF reader marks
 mail carrying a PDF stale, as it does a PDF saved alone. A picture the
 message carries for its HTML body (a ``multipart/related`` part a ``cid:`` URL shows, or
 a ``data:`` URI: a screenshot pasted into the message) is read by OCR too: where the
 HTML shows it when the HTML is read, after the text when the plain text is (which only
 marks it, as Outlook's ``[cid:image001.png@...]``); a picture on the web (a tracking
-pixel, a newsletter's banner) is not the message's and is not read.
+pixel, a newsletter's banner) is not the message's and is not read. A ``winmail.dat``
+(TNEF, what Outlook sends a Rich Text message in: :mod:`citeline.extract.tnef`) is
+unpacked: each file it holds is an attachment of the message (labelled ``report.pdf
+(application/pdf, 12 kB, in winmail.dat)``), each message it holds a forwarded one, and
+its body is the message's when the MIME message has no text of its own.
 
 A part whose bytes break its declared charset is read with U+FFFD in their place and a
 warning saying where; one declaring no charset (or US-ASCII, or one Python does not
@@ -81,7 +85,7 @@ import mailbox
 import re
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.errors import HeaderParseError
 from email.message import Message
 from email.parser import BytesParser
@@ -97,6 +101,7 @@ from citeline.extract import (
     read_bytes,
     readers_of,
     register,
+    supported,
     with_readers,
 )
 from citeline.extract.blocks import MAX_HEADING_LEVEL, MAX_UNPACKED, escape_markdown, squash
@@ -171,12 +176,14 @@ class _Body:
     nested: list[Message] = field(default_factory=list)
     attached: list[_Attachment] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    tnef: list[str] = field(default_factory=list)  # the body a winmail.dat keeps
 
     def take(self, other: _Body) -> None:
         self.blocks += other.blocks
         self.nested += other.nested
         self.attached += other.attached
         self.warnings += other.warnings
+        self.tnef += other.tnef
 
 
 def message_blocks(msg: Message, level: int, where: str, warnings: list[str],
@@ -195,7 +202,7 @@ def message_blocks(msg: Message, level: int, where: str, warnings: list[str],
     blocks = ["#" * min(level, MAX_HEADING_LEVEL) + " " + subject]
     if head:
         blocks.append("\n".join(head))  # each line opens with its name: no heading
-    blocks += body.blocks
+    blocks += body.blocks or body.tnef  # Outlook's Rich Text: the text is in winmail.dat
     for attachment in body.attached:
         blocks += attachments.blocks(attachment, level + 1, where, warnings)
     for inner in body.nested:
@@ -243,7 +250,7 @@ def _file_name(part: Message, kind: str) -> str:
     folder a crafted name could climb out by, no leading dot), else one its content type
     gives (``attachment.pdf``); "" when neither says its type."""
     name = squash(part.get_filename() or "").replace("\\", "/").rsplit("/", 1)[-1].lstrip(".")
-    if Path(name).suffix:
+    if Path(name).suffix or (name and supported(Path(name))):  # README, ChangeLog: text
         return name
     suffix = _SUFFIX_OF_TYPE.get(kind, "")
     return (name or "attachment") + suffix if suffix else ""
@@ -429,10 +436,45 @@ def _walk(part: Message, level: int, where: str, out: _Body,
         data = payload if isinstance(payload, bytes) else b""
         size = f", {_size(len(payload))}" if isinstance(payload, bytes) else ""
         name = squash(part.get_filename() or "")
-        out.attached.append(_Attachment(f"{name} ({kind}{size})" if name else f"({kind}{size})",
-                                        _file_name(part, kind), data))
+        label = f"{name} ({kind}{size})" if name else f"({kind}{size})"
+        if is_tnef(data):
+            _unpack_tnef(data, label, level, where, out)
+            return
+        out.attached.append(_Attachment(label, _file_name(part, kind), data))
     else:
         out.blocks += _text_blocks(part, level, where, out.warnings, related)
+
+
+TNEF_SIGNATURE = b"\x78\x9f\x3e\x22"  # 0x223E9F78, little-endian: a winmail.dat's start
+
+
+def is_tnef(data: bytes) -> bool:
+    """Whether ``data`` is a TNEF stream (a ``winmail.dat``), by its signature."""
+    return data[:4] == TNEF_SIGNATURE and len(data) >= 6
+
+
+def _unpack_tnef(data: bytes, label: str, level: int, where: str, out: _Body) -> None:
+    """A ``winmail.dat`` (TNEF, :mod:`citeline.extract.tnef`) read into ``out``: each file
+    it holds an attachment (labelled as in it: ``report.pdf (application/pdf, 12 kB, in
+    winmail.dat)``), each message it holds a forwarded one, its body kept for a message
+    whose MIME body has no text; a warning when it cannot be read."""
+    from citeline.extract.tnef import TnefError, tnef_message  # it reads RTF, Outlook's
+
+    said = f"{where}attachment {label}"
+    found: list[str] = []
+    try:
+        inner = tnef_message(data, found)
+    except TnefError as exc:
+        out.warnings.append(f"{said} not indexed: not readable TNEF ({exc})")
+        return
+    out.warnings += [f"{said}: {w}" for w in found]
+    trial = _Body()
+    _walk(inner, level, where, trial)
+    within = label.split(" (", 1)[0] or "winmail.dat"
+    out.attached += [replace(a, label=f"{a.label[:-1]}, in {within})") for a in trial.attached]
+    out.nested += trial.nested
+    out.warnings += trial.warnings
+    out.tnef += trial.blocks
 
 
 def _alternative(parts: list[Message], level: int, where: str, out: _Body,
@@ -666,7 +708,7 @@ def message_document(msg: Message, path: Path, rel: str, extractor: Extractor,
 
 class EmlExtractor:
     name = "eml"
-    version = "8"  # an HTML body is read by html.read_page: a change to a page's text
+    version = "9"  # an HTML body is read by html.read_page: a change to a page's text
     # there is a change here too. 2: format=flowed text is unflowed (RFC 3676); 3: an
     # HTML body's nested lists are indented and its frame dropped as a page's (html 20);
     # 4: an HTML body's <pre> is a fenced code block, unless it is prose (html 21); 5: a
@@ -675,7 +717,9 @@ class EmlExtractor:
     # 7: attachments are read, each by its own type's extractor, a section under the
     # message; the pictures a message carries for its HTML body are read by OCR; 8: the
     # version names the readers of its attachments (mail read by 7 stamps none: read
-    # again once, so that a change to one of them marks it stale from then on)
+    # again once, so that a change to one of them marks it stale from then on); 9: a
+    # winmail.dat (TNEF: Outlook's Rich Text) is unpacked, its body and files the
+    # message's; an attachment named README or ChangeLog is read as text
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -690,7 +734,7 @@ class EmlExtractor:
 
 class MboxExtractor:
     name = "mbox"
-    version = "8"  # bumped with EmlExtractor's: they read a message alike
+    version = "9"  # bumped with EmlExtractor's: they read a message alike
     suffixes = (".mbox",)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -29,6 +29,7 @@ A body kept only as compressed RTF (no plain text, no HTML) is not read, with a 
 
 from __future__ import annotations
 
+import codecs
 import html
 import mimetypes
 import re
@@ -37,6 +38,7 @@ from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 from pathlib import Path
+from typing import Protocol
 
 import olefile
 
@@ -48,6 +50,7 @@ from citeline.extract.email_msg import (
     message_document,
     parse_message,
 )
+from citeline.extract.rtf import rtf_text
 from citeline.types import Document
 
 # property ids (MS-OXPROPS) and types
@@ -67,6 +70,31 @@ _FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 MAX_DEPTH = 32  # messages attached in messages: deeper is crafted, not mail
 
 
+def filetime(ticks: int) -> datetime | None:
+    """A FILETIME (100 ns ticks since 1601, UTC) as a time; None past year 9999."""
+    try:
+        return _FILETIME_EPOCH + timedelta(microseconds=ticks // 10)
+    except OverflowError:
+        return None
+
+
+class Properties(Protocol):
+    """A message's or an attachment's MAPI properties by id, wherever they are kept (an
+    ``.msg``'s streams, a TNEF stream's attributes: :mod:`citeline.extract.tnef`)."""
+
+    codepage: str  # the code page its 8-bit strings are in (``cp1252``)
+
+    def text(self, prop: int) -> str: ...
+
+    def has_text(self, prop: int) -> bool: ...
+
+    def binary(self, prop: int) -> bytes | None: ...
+
+    def long(self, prop: int) -> int | None: ...
+
+    def time(self, prop: int) -> datetime | None: ...
+
+
 class _Storage:
     """One storage of the file holding a message, a recipient or an attachment: its
     properties by id. ``header`` is the size of the head of its fixed-size property
@@ -81,7 +109,7 @@ class _Storage:
             for at in range(header, len(stream) - 15, 16):
                 tag, _flags, value = struct.unpack_from("<II8s", stream, at)
                 self.fixed[tag >> 16] = (tag & 0xFFFF, value)
-        self.codepage = f"cp{self.long(INTERNET_CPID) or self.long(MESSAGE_CODEPAGE) or 1252}"
+        self.codepage = encoding(self.long(INTERNET_CPID) or self.long(MESSAGE_CODEPAGE) or 1252)
 
     def _stream(self, name: str) -> bytes | None:
         path = [*self.path, name]
@@ -101,10 +129,7 @@ class _Storage:
         if (data := self._stream(f"__substg1.0_{prop:04X}{UNICODE:04X}")) is not None:
             return data.decode("utf-16-le", "replace").split("\x00", 1)[0]
         if (data := self._stream(f"__substg1.0_{prop:04X}{STRING8:04X}")) is not None:
-            try:
-                return data.decode(self.codepage, "replace").split("\x00", 1)[0]
-            except LookupError:  # a code page Python does not know
-                return data.decode("cp1252", "replace").split("\x00", 1)[0]
+            return data.decode(self.codepage, "replace").split("\x00", 1)[0]
         return ""
 
     def has_text(self, prop: int) -> bool:
@@ -121,13 +146,7 @@ class _Storage:
 
     def time(self, prop: int) -> datetime | None:
         kind, value = self.fixed.get(prop, (None, b""))
-        if kind != SYSTIME:
-            return None
-        ticks = struct.unpack_from("<Q", value)[0]
-        try:
-            return _FILETIME_EPOCH + timedelta(microseconds=ticks // 10)
-        except OverflowError:
-            return None
+        return filetime(struct.unpack_from("<Q", value)[0]) if kind == SYSTIME else None
 
     def has_object(self, prop: int) -> bool:
         path = [*self.path, f"__substg1.0_{prop:04X}{OBJECT:04X}"]
@@ -289,6 +308,48 @@ def _recipients(storage: _Storage) -> dict[str, list[str]]:
     return kinds
 
 
+def set_body(msg: EmailMessage, props: Properties, warnings: list[str]) -> str:
+    """``msg``'s body from the message properties ``props``: its plain text and its
+    HTML as a ``multipart/alternative`` when it has both, else the one it has, else what
+    it keeps in compressed RTF: the HTML the RTF wraps, or the RTF's paragraphs as plain
+    text (a message written in Rich Text). Returns the HTML ("" for none), where
+    ``cid:`` pictures are shown."""
+    plain = props.text(BODY)
+    html = props.binary(HTML)
+    html_text = (html.decode(props.codepage, "replace") if html is not None
+                 else props.text(HTML))
+    if plain.strip() or not html_text.strip():
+        msg.set_content(plain.replace("\r\n", "\n"))
+    if html_text.strip():
+        if plain.strip():
+            msg.add_alternative(html_text, subtype="html")
+        else:
+            msg.set_content(html_text, subtype="html")
+    elif not props.has_text(BODY) and (compressed := props.binary(RTF_COMPRESSED)):
+        rtf = decompressed_rtf(compressed)
+        html_text = encapsulated_html(rtf) or ""
+        if html_text:
+            msg.set_content(html_text, subtype="html")
+        elif rtf:  # a message written in Rich Text: its paragraphs as plain text
+            subject = props.text(SUBJECT) or NO_SUBJECT
+            text = rtf_text(rtf, f"message {subject!r}: its RTF body", warnings,
+                            plain=True)[0]
+            msg.set_content(text)
+    return html_text
+
+
+def encoding(cpid: int) -> str:
+    """The Python codec of a Windows code page identifier (``PR_INTERNET_CPID``):
+    ``cp1252`` for 1252, ``utf-8`` for 65001, ``ascii`` for 20127, an ISO 8859 part for
+    28591-28605; ``cp1252`` for one Python does not know."""
+    name = {20127: "ascii", 65001: "utf-8", 1200: "utf-16-le", 1201: "utf-16-be"}.get(
+        cpid, f"iso8859_{cpid - 28590}" if 28591 <= cpid <= 28605 else f"cp{cpid}")
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return "cp1252"
+
+
 def as_mime(storage: _Storage, rel: str, warnings: list[str], depth: int = 0) -> EmailMessage:
     """The MIME message ``storage`` stands for (see the module docstring)."""
     if depth > MAX_DEPTH:
@@ -313,25 +374,7 @@ def as_mime(storage: _Storage, rel: str, warnings: list[str], depth: int = 0) ->
         value = value or (str(received.get(name, "")) if received is not None else "")
         if value.strip():
             msg[name] = " ".join(value.split())
-    plain = storage.text(BODY)
-    html = storage.binary(HTML)
-    html_text = (html.decode(storage.codepage, "replace") if html is not None
-                 else storage.text(HTML))
-    if plain.strip() or not html_text.strip():
-        msg.set_content(plain.replace("\r\n", "\n"))
-    if html_text.strip():
-        if plain.strip():
-            msg.add_alternative(html_text, subtype="html")
-        else:
-            msg.set_content(html_text, subtype="html")
-    elif not storage.has_text(BODY) and (rtf := storage.binary(RTF_COMPRESSED)):
-        html_text = encapsulated_html(decompressed_rtf(rtf)) or ""
-        if html_text:
-            msg.set_content(html_text, subtype="html")
-        else:
-            subject = storage.text(SUBJECT) or NO_SUBJECT
-            warnings.append(f"message {subject!r}: its body is kept as RTF alone (not HTML "
-                            "Outlook wrapped in RTF), which is not read")
+    html_text = set_body(msg, storage, warnings)
     for path in storage.children("__attach_version1.0_#"):
         _attach(msg, _Storage(storage.ole, path, 8), html_text, rel, warnings, depth)
     return msg
@@ -354,10 +397,17 @@ def _attach(msg: EmailMessage, attachment: _Storage, html: str, rel: str,
         warnings.append(f"attachment {name or '(unnamed)'} not indexed: {what}, not a file "
                         "the message carries")
         return
-    kind = (attachment.text(ATTACH_MIME).lower() or mimetypes.guess_type(name)[0]
+    add_file(msg, data, name, attachment, html)
+
+
+def add_file(msg: EmailMessage, data: bytes, name: str, props: Properties, html: str) -> None:
+    """A file attached by value added to ``msg``: its content type from its properties,
+    else its name; a picture the HTML body shows by its content id a part of the body's
+    ``multipart/related`` (read where the HTML shows it), any other file an attachment."""
+    kind = (props.text(ATTACH_MIME).lower() or mimetypes.guess_type(name)[0]
             or "application/octet-stream")
     maintype, _, subtype = kind.partition("/")
-    cid = attachment.text(ATTACH_CONTENT_ID).strip("<>")
+    cid = props.text(ATTACH_CONTENT_ID).strip("<>")
     if cid and f"cid:{cid}" in html and maintype == "image" and msg.is_multipart():
         body = next((p for p in msg.walk() if p.get_content_type() == "text/html"), None)
         if isinstance(body, EmailMessage):

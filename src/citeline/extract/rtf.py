@@ -383,6 +383,34 @@ def looks_like_rtf(data: bytes) -> bool:
     return data.lstrip()[:5] == b"{\\rtf"
 
 
+def rtf_text(data: bytes, rel: str, warnings: list[str],
+             plain: bool = False) -> tuple[str, str, str]:
+    """An RTF document's canonical text (see the module docstring), its first heading
+    and its ``\\title`` ("" for none); ``rel`` names it in what ``warnings`` gets. With
+    ``plain``, its paragraphs as plain text: a heading a paragraph like the rest, no
+    character escaped for Markdown (a message's body, which the e-mail reader reads as
+    plain text)."""
+    pictures = PictureReader(warnings)
+    reader = _Reader(rel, pictures)
+    reader.read(data.decode("latin-1"))  # bytes as characters: \'hh are read as bytes
+    pictures.close()
+    blocks = reader.blocks
+    if not any(level for level, _, _ in blocks):  # no heading styles: the formatting
+        paragraphs = [(text, runs) for _, text, runs in blocks if runs is not None]
+        levels = iter(formatted_levels(paragraphs))
+        blocks = [(next(levels) if runs is not None else None, text, runs)
+                  for _, text, runs in blocks]
+    out = TextBuilder()
+    first_heading = ""
+    for level, text, _ in blocks:
+        if level is not None and squash(text) and not plain:
+            out.add("#" * level + " " + squash(text), sep="\n\n")
+            first_heading = first_heading or squash(text)
+        elif (body := one_paragraph(text.replace("\t", " ").replace("\u00a0", " "))):
+            out.add(body if plain else escape_markdown(body), sep="\n\n")
+    return out.text(), first_heading, reader.title or ""
+
+
 class RtfExtractor:
     name = "rtf"
     version = "3"  # 2: a \title that names nothing (Word's "Document1") is no title; 3:
@@ -397,28 +425,10 @@ class RtfExtractor:
                 else "its first bytes are not {\\rtf"
             raise ExtractionError(rel, f"not an RTF file: {what}")
         warnings: list[str] = []
-        pictures = PictureReader(warnings)
-        reader = _Reader(rel, pictures)
-        reader.read(data.decode("latin-1"))  # bytes as characters: \'hh are read as bytes
-        pictures.close()
-        blocks = reader.blocks
-        if not any(level for level, _, _ in blocks):  # no heading styles: the formatting
-            paragraphs = [(text, runs) for _, text, runs in blocks if runs is not None]
-            levels = iter(formatted_levels(paragraphs))
-            blocks = [(next(levels) if runs is not None else None, text, runs)
-                      for _, text, runs in blocks]
-        out = TextBuilder()
-        first_heading = ""
-        for level, text, _ in blocks:
-            if level is not None and squash(text):
-                out.add("#" * level + " " + squash(text), sep="\n\n")
-                first_heading = first_heading or squash(text)
-            elif (body := one_paragraph(text.replace("\t", " ").replace("\u00a0", " "))):
-                out.add(escape_markdown(body), sep="\n\n")
-        text = out.text()
+        text, first_heading, title = rtf_text(data, rel, warnings)
         if not text.strip():
             raise ExtractionError(rel, "; ".join(warnings) or "the document has no text in its body")
-        own, named = metadata_title(reader.title, path.stem) if reader.title else (None, None)
+        own, named = metadata_title(title, path.stem) if title else (None, None)
         return Document(
             path=rel, title=own or first_heading or named or path.stem, text=text,
             media_type="application/rtf", extractor=self.name, extractor_version=self.version,
