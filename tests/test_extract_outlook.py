@@ -14,7 +14,8 @@ import pytest
 
 import doc_builders as b
 from citeline.errors import ExtractionError
-from citeline.extract import REGISTRY, extractor_for
+from citeline.extract import REGISTRY, extractor_for, readers_of
+from citeline.extract.email_msg import nested_text
 from citeline.extract.outlook import decompressed_rtf, encapsulated_html
 from citeline.pipeline import Index
 from citeline.types import Document
@@ -22,6 +23,7 @@ from citeline.types import Document
 REAL = Path(__file__).parent / "fixtures" / "real"
 TOP_LEVEL = REAL / "top-level-email.msg"
 PHOTO = REAL / "outlook-photo.msg"
+BOUNCE = REAL / "failure-notice.msg"
 
 
 def extract(path: Path) -> Document:
@@ -61,6 +63,32 @@ def test_a_received_message_s_sender_and_an_empty_body():
         "Attachments: 5AAoPFgV-nJ965R7o-98C38840-4454-4750-9AEF-F53DB3E37548.jpg "
         "(image/jpeg, 123 kB)")  # a photograph of a room: nothing
     assert doc.warnings == ()  # the body is there, and empty: nothing to warn of
+
+
+def test_a_bounce_carries_the_message_it_returns_and_that_message_s_pdf(tmp_path: Path):
+    """A real delivery failure notice, in Chinese: its text, then the message it returns
+    a section down, whose PDF reads as the PDF saved alone does, two levels down."""
+    doc = extract(BOUNCE)
+    assert doc.title == "投递状态通知 (Failure Notice)"
+    assert doc.text.startswith(
+        "# 投递状态通知 (Failure Notice)\n\nFrom: Mail Delivery Subsystem "
+        "<mailer-daemon@tjdpf.org.cn>\nTo: yosipnps@model.com\nDate: Mon, 27 Nov 2017 "
+        "09:44:30 +0000\n\nHi. This is an automatically generated Delivery Status "
+        "Notification at\ntjdpf.org.cn")
+    returned = "## 回复：转发：反馈·北京 2017年12月02-03日 销售"
+    name = "北京 2017年12月02-03日 销售主管 确认n.pdf"
+    assert f"\n\n{returned}\n\nFrom: Meredith chen <yosipnps@model.com>\n" \
+           f"To: hp_lsz@tjdpf.org.cn\nDate: Mon, 27 Nov 2017 09:44:11 +0000\n" \
+           f"Attachments: {name} (application/octet-stream, 145 kB)\n\nMeredith" in doc.text
+    with olefile.OleFileIO(str(BOUNCE)) as ole:
+        pdf = ole.openstream("__attach_version1.0_#00000000/__substg1.0_3701000D/"
+                             "__attach_version1.0_#00000000/__substg1.0_37010102").read()
+    alone = tmp_path / "notice.pdf"
+    alone.write_bytes(pdf)
+    text = nested_text(extractor_for(alone).extract(alone, alone.name), 3)
+    assert doc.text.endswith(f"### Attachment: {name}\n\n{text}")
+    assert readers_of(doc.extractor_version) == ("1", {"pdf": REGISTRY[".pdf"].version})
+    assert doc.warnings == ()
 
 
 @pytest.mark.parametrize(("path", "stream", "text"), [

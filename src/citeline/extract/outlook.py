@@ -1,7 +1,7 @@
 """Outlook messages (``.msg``): a message Outlook saved, read as an ``.eml`` is.
 
 An ``.msg`` is a compound file (MS-OXMSG): the message's properties in streams of its
-root storage (``__substg1.0_00370001F`` is the subject in UTF-16), its recipients and
+root storage (``__substg1.0_0037001F`` is the subject in UTF-16), its recipients and
 attachments in storages of their own, an attached message a storage of the same form.
 This reader turns it into the MIME message it stands for (:func:`as_mime`) and reads that
 exactly as :mod:`citeline.extract.email_msg` reads an ``.eml``: a ``#`` section titled by
@@ -17,14 +17,15 @@ heading path (Subject > an attached message's Subject).
   keeps (``PR_TRANSPORT_MESSAGE_HEADERS``).
 - The body: the plain text (``PR_BODY``) and the HTML (``PR_HTML``) where the message has
   them, as a ``multipart/alternative`` (the plain text read, as for an ``.eml``); a
-  picture the HTML shows by ``cid:`` is read by OCR where it shows.
+  picture the HTML shows by ``cid:`` is read by OCR where it shows. A body kept only as
+  compressed RTF (MS-OXRTFCP) is read from the HTML it wraps (MS-OXRTFEX's
+  ``\\fromhtml1``), else, a message written in Rich Text, as the RTF reader reads RTF.
 - An attachment by value is a file (its long name, else its short one); an attached
   message (method 5) a forwarded message; an embedded OLE object (method 6) or a link
   is said in a warning.
 
 Refused, saying why: an empty file, a file that is no compound file or no message (a
 ``.msg`` of another program), one over :data:`~citeline.extract.blocks.MAX_UNPACKED`.
-A body kept only as compressed RTF (no plain text, no HTML) is not read, with a warning.
 """
 
 from __future__ import annotations
