@@ -41,11 +41,14 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import docx
+from docx.document import Document as DocumentObject
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import PackageNotFoundError
+from docx.opc.part import PartFactory
 from docx.oxml import parse_xml
 from docx.oxml.ns import qn
+from docx.package import Package
+from docx.parts.document import DocumentPart
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml.etree import XMLSyntaxError
@@ -484,6 +487,35 @@ def _note_block(block) -> str:  # type: ignore[no-untyped-def]
     return ""
 
 
+# The Word packages read, by suffix, with their media types: a document, one with macros
+# (which are not run, nor read), a template, a template with macros
+WORD_MEDIA_TYPES = {
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".docm": "application/vnd.ms-word.document.macroEnabled.12",
+    ".dotx": "application/vnd.openxmlformats-officedocument.wordprocessingml.template",
+    ".dotm": "application/vnd.ms-word.template.macroEnabled.12",
+}
+# ... and the content types of their main part, which python-docx reads for .docx's alone
+WORD_MAIN_PARTS = (
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+    "application/vnd.ms-word.document.macroEnabled.main+xml",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml",
+)
+for _type in WORD_MAIN_PARTS:
+    PartFactory.part_type_for.setdefault(_type, DocumentPart)
+
+
+def open_word(path: Path) -> DocumentObject:
+    """The Word document of a package whose main part is any of :data:`WORD_MAIN_PARTS`
+    (``docx.Document`` opens a ``.docx``'s alone); ValueError naming the content type of
+    one that is no Word document (a workbook renamed)."""
+    part = Package.open(str(path)).main_document_part
+    if part.content_type not in WORD_MAIN_PARTS or not isinstance(part, DocumentPart):
+        raise ValueError(f"it is not a Word document: its main part is {part.content_type}")
+    return part.document
+
+
 class DocxExtractor:
     name = "docx"
     version = "14"  # 2: outline levels, headings from formatting without heading styles;
@@ -503,18 +535,19 @@ class DocxExtractor:
     # 12: by html 22, an imported page's API furniture ("Source" links, toggle labels) dropped;
     # 13: by html 23, its own table of contents in a <dl>, DocBook's navigation tables;
     # 14: the text of its pictures, read by OCR, after the paragraph or row showing them
-    suffixes = (".docx",)
+    suffixes = tuple(WORD_MEDIA_TYPES)
 
     def extract(self, path: Path, rel: str) -> Document:
         if path.stat().st_size == 0:
             raise ExtractionError(rel, "empty file (0 bytes), not a Word document")
+        suffix = path.suffix.lower()
         if not zipfile.is_zipfile(path):
-            raise ExtractionError(rel, not_a_package(path, ".docx file", ".doc"))
+            raise ExtractionError(rel, not_a_package(path, f"{suffix} file", ".doc"))
         check_package(path, rel, "Word document")
         try:
-            d = docx.Document(str(path))
+            d = open_word(path)
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, XMLSyntaxError) as exc:
-            raise ExtractionError(rel, f"not a readable Word .docx file ({exc})") from exc
+            raise ExtractionError(rel, f"not a readable Word {suffix} file ({exc})") from exc
 
         blocks = list(_blocks(d.element.body, d._body))
         paragraphs = [b for b in blocks if isinstance(b, Paragraph)]
@@ -574,7 +607,7 @@ class DocxExtractor:
             path=rel,
             title=title,
             text=text,
-            media_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            media_type=WORD_MEDIA_TYPES.get(suffix, WORD_MEDIA_TYPES[".docx"]),
             extractor=self.name,
             extractor_version=self.version,
             warnings=tuple(warnings),

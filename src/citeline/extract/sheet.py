@@ -192,7 +192,7 @@ class XlsxExtractor:
     # spreadsheet program does not show); and the index reads a sheet's chunks with its
     # header row and its rows as sentences (citeline.chunk.bare_text), so a sheet indexed
     # before is stale
-    suffixes = (".xlsx", ".xlsm")
+    suffixes = (".xlsx", ".xlsm", ".xltx", ".xltm")  # a template read as its workbook
 
     def extract(self, path: Path, rel: str) -> Document:
         if path.stat().st_size == 0:

@@ -39,10 +39,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml.etree import XMLSyntaxError
-from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
+from pptx.opc.package import PartFactory
 from pptx.oxml import parse_xml
+from pptx.package import Package
+from pptx.parts.presentation import PresentationPart
+from pptx.presentation import Presentation as PresentationObject
 from pptx.shapes.picture import Picture
 
 from citeline.errors import ExtractionError
@@ -308,31 +311,65 @@ def deck_document(slides: list[Slide], path: Path, rel: str, deck_title: str, *,
     )
 
 
+# The PowerPoint packages read, by suffix, with their media types: a deck, one with macros
+# (not run, nor read), a slide show (opens playing), a template, and each with macros
+DECK_MEDIA_TYPES = {
+    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    ".pptm": "application/vnd.ms-powerpoint.presentation.macroEnabled.12",
+    ".ppsx": "application/vnd.openxmlformats-officedocument.presentationml.slideshow",
+    ".ppsm": "application/vnd.ms-powerpoint.slideshow.macroEnabled.12",
+    ".potx": "application/vnd.openxmlformats-officedocument.presentationml.template",
+    ".potm": "application/vnd.ms-powerpoint.template.macroEnabled.12",
+}
+# ... and the content types of their main part (python-pptx opens the first two alone)
+DECK_MAIN_PARTS = (
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml",
+    "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml",
+    "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
+    "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml",
+    "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml",
+    "application/vnd.ms-powerpoint.template.macroEnabled.main+xml",
+)
+for _type in DECK_MAIN_PARTS:
+    PartFactory.part_type_for.setdefault(_type, PresentationPart)
+
+
+def open_deck(path: Path) -> PresentationObject:
+    """The presentation of a package whose main part is any of :data:`DECK_MAIN_PARTS`
+    (``pptx.Presentation`` opens a deck's and a macro-enabled deck's alone); ValueError
+    naming the content type of one that is no deck (a document renamed)."""
+    part = Package.open(str(path)).main_document_part
+    if part.content_type not in DECK_MAIN_PARTS or not isinstance(part, PresentationPart):
+        raise ValueError(f"it is not a PowerPoint deck: its main part is {part.content_type}")
+    return part.presentation
+
+
 class PptxExtractor:
     name = "pptx"
     version = "3"  # 2: a SmartArt diagram's text is read (it was left out without a word);
     # 3: a picture's text, read by OCR, in its place among the slide's shapes
-    suffixes = (".pptx",)
+    suffixes = tuple(DECK_MEDIA_TYPES)
 
     def extract(self, path: Path, rel: str) -> Document:
         if path.stat().st_size == 0:
             raise ExtractionError(rel, "empty file (0 bytes), not a PowerPoint deck")
+        suffix = path.suffix.lower()
         if not zipfile.is_zipfile(path):
-            raise ExtractionError(rel, not_a_package(path, ".pptx file", ".ppt"))
+            raise ExtractionError(rel, not_a_package(path, f"{suffix} file", ".ppt"))
         check_package(path, rel, "PowerPoint deck")
         warnings: list[str] = []
         pictures = PictureReader(warnings)
         try:
-            prs = Presentation(str(path))
+            prs = open_deck(path)
             slides = _read(prs, pictures)
             deck_title = squash(prs.core_properties.title or "")
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, AttributeError,
                 XMLSyntaxError) as exc:
-            raise ExtractionError(rel, f"not a readable PowerPoint .pptx file ({exc})") from exc
+            raise ExtractionError(rel, f"not a readable PowerPoint {suffix} file ({exc})") from exc
         pictures.close()
         return deck_document(
             slides, path, rel, deck_title,
-            media_type="application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            media_type=DECK_MEDIA_TYPES.get(suffix, DECK_MEDIA_TYPES[".pptx"]),
             extractor=self.name, version=self.version, warnings=tuple(warnings))
 
 
