@@ -2119,3 +2119,62 @@ def test_a_wide_sheet_s_header_is_cut_so_its_rows_still_fit_the_window(tmp_path:
     assert all(c.text.startswith(f"[wide > wide]\n{head}\n") for c in chunks)
     for c in chunks:  # every piece still cites its own row's cells
         assert c.content == doc.text[c.start:c.end]
+
+
+MDX_PAGE = """---
+title: Deploying to a static host
+sidebar_position: 3
+---
+
+import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem';
+
+Build the site once, then copy `build/` to the host.
+
+## Building
+
+<Tabs>
+<TabItem value="npm">
+
+```bash
+npm run build
+```
+
+</TabItem>
+<TabItem value="yarn">
+
+```bash
+yarn build
+```
+
+</TabItem>
+</Tabs>
+
+:::tip
+
+Run `npm run serve` to check the build before you deploy it.
+
+:::
+
+## Rolling back
+
+Keep the previous `build/` folder: copying it back is the rollback.
+"""
+
+
+@pytest.mark.parametrize("name", ["deploying.mdx", "deploying.qmd", "deploying.Rmd"])
+def test_mdx_quarto_and_r_markdown_read_as_markdown_as_written(tmp_path: Path, name: str):
+    """A Docusaurus page (MDX: Markdown with JSX), a Quarto or R Markdown document: the
+    file as written is the text (an import line, a <Tabs> tag quoted as they are, as a
+    LaTeX source's markup is), its sections Markdown's, its title its front matter's."""
+    path = tmp_path / name
+    path.write_text(MDX_PAGE)
+    doc = extract(path)
+    assert (doc.text, doc.title, doc.headings) == (MDX_PAGE, "Deploying to a static host",
+                                                   "markdown")
+    chunks = chunk_document(doc)
+    assert [c.section for c in chunks] == [
+        "Deploying to a static host", "Deploying to a static host > Building",
+        "Deploying to a static host > Rolling back"]
+    assert chunks[1].content.startswith('## Building\n\n<Tabs>\n<TabItem value="npm">')
+    assert doc.media_type == ("text/mdx" if name.endswith(".mdx") else "text/markdown")

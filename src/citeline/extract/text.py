@@ -28,9 +28,14 @@ from citeline.types import Document, Heading
 # reStructuredText rule reads those: an underline at least as long as the title (or
 # 4), a blank line above the title, one level per underline character in order of use.
 _STYLES: dict[str, Literal["markdown", "rst"]] = {
-    ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".txt": "rst", ".text": "rst"}
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".qmd": "markdown",
+    ".rmd": "markdown", ".rst": "rst", ".txt": "rst", ".text": "rst"}
 _FM_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
-_MEDIA_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".rst": "text/x-rst"}
+# MDX (Markdown with JSX: Docusaurus, Nextra, Astro sites), Quarto and R Markdown are
+# Markdown with more in it: read as Markdown, the file as written (an ``import`` line, a
+# ``<Tabs>`` tag, a chunk's ``{r}`` fence header quoted as they are, as LaTeX's markup is)
+_MEDIA_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".mdx": "text/mdx",
+                ".qmd": "text/markdown", ".rmd": "text/markdown", ".rst": "text/x-rst"}
 
 # Vim's help format (`:help help-writing`): the first line is "*name.txt*<Tab>what it
 # is"; a line of "=" across the page opens a section, whose title is the next line
@@ -248,7 +253,7 @@ class TextExtractor:
     # named by convention without a suffix (README, NEWS, copyright) is read as a .txt,
     # titled with its folder's name when it has no title of its own ("curl copyright")
     version = "8"
-    suffixes = (".md", ".markdown", ".txt", ".text", ".rst")
+    suffixes = (".md", ".markdown", ".mdx", ".qmd", ".rmd", ".txt", ".text", ".rst")
 
     def extract(self, path: Path, rel: str) -> Document:
         text, warning = decode(rel, read_bytes(path, rel), western=True)
