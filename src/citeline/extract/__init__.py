@@ -325,7 +325,18 @@ def _load_builtin() -> None:
     _loaded = True
     import importlib
 
-    from citeline.extract import asciidoc, image, info, latex, man, notebook, org, rtf, text  # noqa: F401, E501
+    from citeline.extract import (  # noqa: F401
+        asciidoc,
+        calendar,
+        image,
+        info,
+        latex,
+        man,
+        notebook,
+        org,
+        rtf,
+        text,
+    )
 
     for mod in BUILTIN_OPTIONAL:
         try:

@@ -227,6 +227,7 @@ _SUFFIX_OF_TYPE = {
     "application/vnd.oasis.opendocument.presentation": ".odp",
     "application/vnd.oasis.opendocument.spreadsheet": ".ods",
     "application/epub+zip": ".epub", "application/vnd.ms-outlook": ".msg",
+    "text/calendar": ".ics", "application/ics": ".ics",
     "image/png": ".png", "image/jpeg": ".jpg",
     "image/gif": ".gif", "image/tiff": ".tif", "image/webp": ".webp", "image/heic": ".heic",
 }
