@@ -44,7 +44,7 @@ a damaged file) is said in a warning with why (``attachment notes.xyz
 (application/octet-stream, 12 bytes) not indexed (unsupported file type '.xyz')``),
 and its message is read without it. One content is read once per file, however many
 messages of a mailbox carry it. The file's version names each reader of its
-attachments at its version (``9 (docx 14, pdf 15)``): a change to the PDF reader marks
+attachments at its version (``10 (docx 14, pdf 15)``): a change to the PDF reader marks
 mail carrying a PDF stale, as it does a PDF saved alone. A picture the
 message carries for its HTML body (a ``multipart/related`` part a ``cid:`` URL shows, or
 a ``data:`` URI: a screenshot pasted into the message) is read by OCR too: where the
@@ -709,7 +709,7 @@ def message_document(msg: Message, path: Path, rel: str, extractor: Extractor,
 
 class EmlExtractor:
     name = "eml"
-    version = "9"  # an HTML body is read by html.read_page: a change to a page's text
+    version = "10"  # an HTML body is read by html.read_page: a change to a page's text
     # there is a change here too. 2: format=flowed text is unflowed (RFC 3676); 3: an
     # HTML body's nested lists are indented and its frame dropped as a page's (html 20);
     # 4: an HTML body's <pre> is a fenced code block, unless it is prose (html 21); 5: a
@@ -720,7 +720,8 @@ class EmlExtractor:
     # version names the readers of its attachments (mail read by 7 stamps none: read
     # again once, so that a change to one of them marks it stale from then on); 9: a
     # winmail.dat (TNEF: Outlook's Rich Text) is unpacked, its body and files the
-    # message's; an attachment named README or ChangeLog is read as text
+    # message's; an attachment named README or ChangeLog is read as text; 10: an
+    # invitation (a text/calendar part) is read by the calendar reader
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -735,7 +736,7 @@ class EmlExtractor:
 
 class MboxExtractor:
     name = "mbox"
-    version = "9"  # bumped with EmlExtractor's: they read a message alike
+    version = "10"  # bumped with EmlExtractor's: they read a message alike
     suffixes = (".mbox",)
 
     def extract(self, path: Path, rel: str) -> Document:
