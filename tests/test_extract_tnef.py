@@ -130,3 +130,13 @@ def test_a_message_with_no_tnef_reads_as_before(tmp_path: Path):
     path = b.write_eml(tmp_path, "plain.eml", msg)
     doc = extractor_for(path).extract(path, path.name)
     assert doc.text.endswith("Just text.") and doc.warnings == ()
+
+
+def test_a_file_name_with_a_line_break_is_read_on_one_line(tmp_path: Path):
+    # a crafted (or mangled) name: a MIME header may hold no line break
+    # (the same length, so every attribute keeps its size)
+    stream = winmail("two-files").replace(b"README", b"READ\nE")
+    doc = outlook_message(tmp_path, stream, "Body.\n")
+    assert "; READ E (application/octet-stream, 893 bytes, in winmail.dat)\n" in doc.text
+    assert doc.warnings[-1].startswith("attachment READ E (application/octet-stream, 893 "
+                                       "bytes, in winmail.dat) not indexed")

@@ -465,7 +465,7 @@ def _unpack_tnef(data: bytes, label: str, level: int, where: str, out: _Body) ->
     found: list[str] = []
     try:
         inner = tnef_message(data, found)
-    except TnefError as exc:
+    except (TnefError, ValueError) as exc:  # ValueError: a value no MIME header can hold
         out.warnings.append(f"{said} not indexed: not readable TNEF ({exc})")
         return
     out.warnings += [f"{said}: {w}" for w in found]

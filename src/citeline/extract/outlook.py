@@ -405,6 +405,7 @@ def add_file(msg: EmailMessage, data: bytes, name: str, props: Properties, html:
     """A file attached by value added to ``msg``: its content type from its properties,
     else its name; a picture the HTML body shows by its content id a part of the body's
     ``multipart/related`` (read where the HTML shows it), any other file an attachment."""
+    name = " ".join(name.split())  # a line break in a header is refused (and crafted)
     kind = (props.text(ATTACH_MIME).lower() or mimetypes.guess_type(name)[0]
             or "application/octet-stream")
     maintype, _, subtype = kind.partition("/")
