@@ -444,9 +444,13 @@ class MsgExtractor:
                                                "program's .msg, or one cut short?)")
                 warnings: list[str] = []
                 mime = as_mime(root, rel, warnings)
+                as_mail = mime.as_bytes()
             except (OSError, struct.error) as exc:  # a stream cut short or out of its file
                 raise ExtractionError(rel, f"the Outlook message is damaged ({exc})") from exc
-        return message_document(parse_message(mime.as_bytes(), rel), path, rel, self,
+            except ValueError as exc:  # a property no MIME header can hold (crafted)
+                raise ExtractionError(rel, f"the Outlook message cannot be read as mail "
+                                           f"({exc})") from exc
+        return message_document(parse_message(as_mail, rel), path, rel, self,
                                 "application/vnd.ms-outlook", warnings)
 
 
