@@ -105,3 +105,20 @@ def test_an_invitation_a_message_carries_is_read_under_it(tmp_path: Path):
     assert doc.text.endswith("Daily at ten, fifteen minutes.\n\n## Attachment: "
                              "attachment.ics\n\n" + invite.text.replace("# ", "### ", 1))
     assert readers_of(doc.extractor_version)[1] == {"ics": REGISTRY[".ics"].version}
+
+
+def test_an_invitation_s_calendar_rendering_is_read_once_beside_its_text(tmp_path: Path):
+    # Google's and Outlook's invitations: multipart/alternative of the text, the HTML and
+    # text/calendar; Google attaches the same calendar again as invite.ics
+    ics = (REAL / "exchange-standup.ics").read_bytes()
+    msg = b.mail_message("Invitation: Sprint 25 Daily Standup", "Daily at ten.\n")
+    msg.add_alternative("<p>Daily at <b>ten</b>.</p>", subtype="html")
+    msg.add_alternative(ics.decode(), subtype="calendar", params={"method": "REQUEST"})
+    msg.add_attachment(ics, maintype="application", subtype="ics", filename="invite.ics")
+    doc = extract(b.write_eml(tmp_path, "invite.eml", msg))
+    invite = extract(REAL / "exchange-standup.ics").text.replace("# ", "### ", 1)
+    assert doc.text.count("When: 2015-07-03 10:00") == 1
+    assert doc.text.endswith("Daily at ten.\n\n## Attachment: attachment.ics\n\n" + invite)
+    # the line names each as the message carries it
+    assert "\nAttachments: (text/calendar, 788 bytes); invite.ics (application/ics, 788 " \
+           "bytes)\n" in doc.text

@@ -203,8 +203,12 @@ def message_blocks(msg: Message, level: int, where: str, warnings: list[str],
     if head:
         blocks.append("\n".join(head))  # each line opens with its name: no heading
     blocks += body.blocks or body.tnef  # Outlook's Rich Text: the text is in winmail.dat
-    for attachment in body.attached:
-        blocks += attachments.blocks(attachment, level + 1, where, warnings)
+    read: set[str] = set()  # a file the message carries twice (an invitation as its
+    for attachment in body.attached:  # calendar rendering and as invite.ics) read once
+        digest = hashlib.sha256(attachment.data).hexdigest()
+        if digest not in read:
+            read.add(digest)
+            blocks += attachments.blocks(attachment, level + 1, where, warnings)
     for inner in body.nested:
         name = header_value(inner, "Subject") or NO_SUBJECT
         blocks += message_blocks(inner, level + 1, f"{where}forwarded message {name!r}: ",
@@ -484,7 +488,12 @@ def _alternative(parts: list[Message], level: int, where: str, out: _Body,
     (RFC 2046: the last is the richest), the first that gives any text. The plain text
     chosen, the pictures the HTML rendering carries (a screenshot pasted into the
     message, which the text only marks: ``[cid:image001.png@01DA...]``) are read after
-    it, in the order the message holds them."""
+    it, in the order the message holds them. An invitation's calendar rendering
+    (``text/calendar``, beside its text: Outlook's, Google's) is read besides, as an
+    attachment, since the text leaves out the time and place it holds."""
+    for calendar in [p for p in parts if p.get_content_type() == "text/calendar"]:
+        _walk(calendar, level, where, out, related)
+    parts = [p for p in parts if p.get_content_type() != "text/calendar"]
     plain = [p for p in parts if p.get_content_type() == "text/plain"]
     rest = [p for p in reversed(parts) if p.get_content_type() != "text/plain"]
     tried: list[_Body] = []
@@ -721,7 +730,8 @@ class EmlExtractor:
     # again once, so that a change to one of them marks it stale from then on); 9: a
     # winmail.dat (TNEF: Outlook's Rich Text) is unpacked, its body and files the
     # message's; an attachment named README or ChangeLog is read as text; 10: an
-    # invitation (a text/calendar part) is read by the calendar reader
+    # invitation (a text/calendar part, beside the text too) is read by the calendar
+    # reader, and a file one message carries twice is read once
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
