@@ -123,6 +123,12 @@ def test_a_property_list_that_runs_past_its_attribute_is_refused():
     with pytest.raises(TnefError):
         tnef_message(b"\x78\x9f\x3e\x22\x00\x00" + b"\x01\x03\x90\x06\x00\x08\x00\x00\x00"
                      + b"\x05\x00\x00\x00\x1f\x00\x37\x00" + b"\x00\x00", [])
+    # one multi-valued PT_LONG claiming four billion values in twelve bytes: refused at
+    # once, not counted through
+    props = b"\x01\x00\x00\x00" + b"\x03\x10\x00\x30" + b"\xff\xff\xff\xff"
+    with pytest.raises(TnefError):
+        tnef_message(b"\x78\x9f\x3e\x22\x00\x00\x01\x03\x90\x06\x00"
+                     + len(props).to_bytes(4, "little") + props + b"\x00\x00", [])
 
 
 def test_a_message_with_no_tnef_reads_as_before(tmp_path: Path):

@@ -97,6 +97,8 @@ def mapi_properties(data: bytes) -> dict[int, tuple[int, object]]:
             n = 1
             if kind & MULTIPLE:
                 n, at = struct.unpack_from("<I", data, at)[0], at + 4
+            if at + n * _FIXED[base] > len(data):  # a count no attribute holds (crafted)
+                raise TnefError("a property list runs past its attribute's end")
             for _ in range(n):
                 values.append(data[at:at + _FIXED[base]])
                 at += _FIXED[base]
