@@ -51,7 +51,7 @@ from citeline.extract.email_msg import (
     message_document,
     parse_message,
 )
-from citeline.extract.rtf import rtf_text
+from citeline.extract.rtf import TOKEN, rtf_text
 from citeline.types import Document
 
 # property ids (MS-OXPROPS) and types
@@ -201,10 +201,6 @@ def decompressed_rtf(data: bytes) -> bytes:
     return bytes(out)
 
 
-_RTF_TOKEN = re.compile(rb"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])"
-                        rb"|[\r\n]+|([^\\{}\r\n]+)", re.S)
-
-
 def encapsulated_html(rtf: bytes) -> str | None:
     """The HTML an RTF body wraps (MS-OXRTFEX: ``\\fromhtml1``; Outlook keeps an HTML
     message so when it keeps no HTML body): each ``{\\*\\htmltag ...}`` group's text, and
@@ -213,7 +209,7 @@ def encapsulated_html(rtf: bytes) -> str | None:
     if b"\\fromhtml1" not in rtf[:1024]:
         return None
     codepage = re.search(rb"\\ansicpg(\d+)", rtf[:1024])
-    encoding = f"cp{int(codepage.group(1))}" if codepage else "cp1252"
+    codec = encoding(int(codepage.group(1))) if codepage else "cp1252"
     out: list[str] = []
     raw = bytearray()  # \\'hh bytes, decoded together (a double-byte character)
     stack: list[tuple[bool, bool, bool]] = []  # per open group: its state outside
@@ -223,7 +219,7 @@ def encapsulated_html(rtf: bytes) -> str | None:
 
     def flush() -> None:
         if raw:
-            text = bytes(raw).decode(encoding, "replace")
+            text = bytes(raw).decode(codec, "replace")
             out.append(text if tag else html.escape(text, quote=False))
             raw.clear()
 
@@ -231,24 +227,24 @@ def encapsulated_html(rtf: bytes) -> str | None:
         flush()
         out.append(text if tag else html.escape(text, quote=False))
 
-    for m in _RTF_TOKEN.finditer(rtf):
+    for m in TOKEN.finditer(rtf.decode("latin-1")):  # bytes as characters, as rtf reads
         word, number, hexbyte, symbol, brace, run = m.groups()
         destination, starred = starred, False
-        if brace == b"{":
+        if brace == "{":
             flush()
             stack.append((skipped, tag, hidden))
             continue
-        if brace == b"}":
+        if brace == "}":
             flush()
             skipped, tag, hidden = stack.pop() if stack else (False, False, False)
             continue
         if skipped:
             continue
-        if symbol == b"*":
+        if symbol == "*":
             starred = True
             continue
         if word is not None:
-            name = word.decode("ascii")
+            name = word
             if destination or name in ("fonttbl", "colortbl", "stylesheet", "info", "pict"):
                 if name.startswith("htmltag") or name == "mhtmltag":
                     tag = True
@@ -257,7 +253,7 @@ def encapsulated_html(rtf: bytes) -> str | None:
                 continue
             if name == "htmlrtf":
                 flush()
-                hidden = number != b"0"
+                hidden = number != "0"
             elif hidden and not tag:
                 continue
             elif name == "par":
@@ -274,12 +270,12 @@ def encapsulated_html(rtf: bytes) -> str | None:
             if skip_chars:
                 skip_chars -= 1
                 continue
-            raw += bytes.fromhex(hexbyte.decode("ascii"))
+            raw += bytes.fromhex(hexbyte)
         elif symbol is not None:
-            if symbol in b"{}\\":
-                emit(symbol.decode("ascii"))
+            if symbol in "{}\\":
+                emit(symbol)
         elif run is not None:
-            text = run.decode(encoding, "replace")
+            text = run.encode("latin-1").decode(codec, "replace")
             if skip_chars:
                 text, skip_chars = text[1:], 0
             emit(text)

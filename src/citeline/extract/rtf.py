@@ -51,7 +51,7 @@ from citeline.types import Document
 
 # \word and its number (and the one space that may end it), \'hh, a control symbol, a
 # brace, a line end (no text in RTF), or a run of text
-_TOKEN = re.compile(r"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])"
+TOKEN = re.compile(r"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])"
                     r"|[\r\n]+|([^\\{}\r\n]+)", re.S)
 # destinations whose text is not the document's
 SKIPPED = frozenset("""
@@ -228,7 +228,7 @@ class _Reader:
         pos = 0
         n = len(data)
         while pos < n:
-            m = _TOKEN.match(data, pos)
+            m = TOKEN.match(data, pos)
             if m is None:  # a lone backslash at the end
                 break
             pos = m.end()
