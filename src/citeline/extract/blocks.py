@@ -13,7 +13,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from citeline.errors import ExtractionError
 
@@ -332,6 +332,21 @@ def check_package(path: Path, rel: str, what: str) -> None:
                 rel, f"this {what}'s part {p.filename} unpacks {p.file_size // max(p.compress_size, 1)}"
                      f" to 1 to {p.file_size >> 20} MB (no document's part packs over "
                      f"{MAX_RATIO} to 1): a zip bomb, not read")
+
+
+def main_part(package: Any, factory: Any, part_class: type, types: Sequence[str], path: Path,
+              what: str) -> Any:
+    """The main part of the Office Open XML package ``path``, opened by python-docx's or
+    python-pptx's ``package`` class, whose part ``factory`` is first told to make a
+    ``part_class`` of every content type in ``types`` (each library makes one of only
+    some: a .docx's, a .pptx's); ValueError naming the content type of a main part of
+    none of them (``what``: "a Word document", for a workbook renamed)."""
+    for kind in types:
+        factory.part_type_for.setdefault(kind, part_class)
+    part = package.open(str(path)).main_document_part
+    if part.content_type not in types or not isinstance(part, part_class):
+        raise ValueError(f"it is not {what}: its main part is {part.content_type}")
+    return part
 
 
 # The stream a password-protected Office Open XML file keeps its package in (MS-OFFCRYPTO),

@@ -61,6 +61,7 @@ from citeline.extract.blocks import (
     check_package,
     escape_markdown,
     formatted_levels,
+    main_part,
     not_a_package,
     one_paragraph,
     roman,
@@ -502,18 +503,14 @@ WORD_MAIN_PARTS = (
     "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
     "application/vnd.ms-word.template.macroEnabledTemplate.main+xml",
 )
-for _type in WORD_MAIN_PARTS:
-    PartFactory.part_type_for.setdefault(_type, DocumentPart)
 
 
 def open_word(path: Path) -> DocumentObject:
     """The Word document of a package whose main part is any of :data:`WORD_MAIN_PARTS`
     (``docx.Document`` opens a ``.docx``'s alone); ValueError naming the content type of
     one that is no Word document (a workbook renamed)."""
-    part = Package.open(str(path)).main_document_part
-    if part.content_type not in WORD_MAIN_PARTS or not isinstance(part, DocumentPart):
-        raise ValueError(f"it is not a Word document: its main part is {part.content_type}")
-    return part.document
+    return main_part(Package, PartFactory, DocumentPart, WORD_MAIN_PARTS, path,
+                     "a Word document").document
 
 
 class DocxExtractor:

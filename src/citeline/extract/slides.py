@@ -55,6 +55,7 @@ from citeline.extract.blocks import (
     TextBuilder,
     check_package,
     escape_markdown,
+    main_part,
     not_a_package,
     one_paragraph,
     squash,
@@ -330,18 +331,14 @@ DECK_MAIN_PARTS = (
     "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml",
     "application/vnd.ms-powerpoint.template.macroEnabled.main+xml",
 )
-for _type in DECK_MAIN_PARTS:
-    PartFactory.part_type_for.setdefault(_type, PresentationPart)
 
 
 def open_deck(path: Path) -> PresentationObject:
     """The presentation of a package whose main part is any of :data:`DECK_MAIN_PARTS`
     (``pptx.Presentation`` opens a deck's and a macro-enabled deck's alone); ValueError
     naming the content type of one that is no deck (a document renamed)."""
-    part = Package.open(str(path)).main_document_part
-    if part.content_type not in DECK_MAIN_PARTS or not isinstance(part, PresentationPart):
-        raise ValueError(f"it is not a PowerPoint deck: its main part is {part.content_type}")
-    return part.presentation
+    return main_part(Package, PartFactory, PresentationPart, DECK_MAIN_PARTS, path,
+                     "a PowerPoint deck").presentation
 
 
 class PptxExtractor:
