@@ -89,6 +89,7 @@ from dataclasses import dataclass, field, replace
 from email.errors import HeaderParseError
 from email.message import Message
 from email.parser import BytesParser
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from urllib.parse import unquote
@@ -205,9 +206,8 @@ def message_blocks(msg: Message, level: int, where: str, warnings: list[str],
     blocks += body.blocks or body.tnef  # Outlook's Rich Text: the text is in winmail.dat
     read: set[str] = set()  # a file the message carries twice (an invitation as its
     for attachment in body.attached:  # calendar rendering and as invite.ics) read once
-        digest = hashlib.sha256(attachment.data).hexdigest()
-        if digest not in read:
-            read.add(digest)
+        if attachment.digest not in read:
+            read.add(attachment.digest)
             blocks += attachments.blocks(attachment, level + 1, where, warnings)
     for inner in body.nested:
         name = header_value(inner, "Subject") or NO_SUBJECT
@@ -249,6 +249,11 @@ class _Attachment:
     name: str
     data: bytes
 
+    @cached_property
+    def digest(self) -> str:
+        """Its bytes' SHA-256: what tells the same file carried twice."""
+        return hashlib.sha256(self.data).hexdigest()
+
 
 def _file_name(part: Message, kind: str) -> str:
     """The name an attachment is read under: its own file name's last component (no
@@ -287,7 +292,7 @@ class Attachments:
         if name and Path(name).suffix.lower() in PICTURE_SUFFIXES:
             text = _picture(attachment.data, f"{where}attachment {attachment.label}", warnings)
             return [heading, escape_markdown(text)] if text else []
-        key = (hashlib.sha256(attachment.data).hexdigest(), name)
+        key = (attachment.digest, name)
         if key not in self.read:
             self.read[key] = _extract(attachment, self.readers)
         doc = self.read[key]
