@@ -112,11 +112,12 @@ class _Storage:
                 self.fixed[tag >> 16] = (tag & 0xFFFF, value)
         self.codepage = encoding(self.long(INTERNET_CPID) or self.long(MESSAGE_CODEPAGE) or 1252)
 
-    def _stream(self, name: str) -> bytes | None:
+    def _is_stream(self, name: str) -> bool:
         path = [*self.path, name]
-        if self.ole.exists("/".join(path)) and self.ole.get_type(path) == olefile.STGTY_STREAM:
-            return self.ole.openstream(path).read()
-        return None
+        return self.ole.exists("/".join(path)) and self.ole.get_type(path) == olefile.STGTY_STREAM
+
+    def _stream(self, name: str) -> bytes | None:
+        return self.ole.openstream([*self.path, name]).read() if self._is_stream(name) else None
 
     def children(self, prefix: str) -> list[list[str]]:
         """The storages directly under this one whose names start with ``prefix``, in
@@ -135,7 +136,7 @@ class _Storage:
 
     def has_text(self, prop: int) -> bool:
         """Whether the string property is there (an empty body is one)."""
-        return any(self._stream(f"__substg1.0_{prop:04X}{kind:04X}") is not None
+        return any(self._is_stream(f"__substg1.0_{prop:04X}{kind:04X}")
                    for kind in (UNICODE, STRING8))
 
     def binary(self, prop: int) -> bytes | None:
