@@ -112,12 +112,13 @@ class _Storage:
                 self.fixed[tag >> 16] = (tag & 0xFFFF, value)
         self.codepage = encoding(self.long(INTERNET_CPID) or self.long(MESSAGE_CODEPAGE) or 1252)
 
-    def _is_stream(self, name: str) -> bool:
+    def _holds(self, name: str, kind: int = olefile.STGTY_STREAM) -> bool:
+        """Whether this storage holds a stream (or of ``kind``: a storage) so named."""
         path = [*self.path, name]
-        return self.ole.exists("/".join(path)) and self.ole.get_type(path) == olefile.STGTY_STREAM
+        return self.ole.exists("/".join(path)) and self.ole.get_type(path) == kind
 
     def _stream(self, name: str) -> bytes | None:
-        return self.ole.openstream([*self.path, name]).read() if self._is_stream(name) else None
+        return self.ole.openstream([*self.path, name]).read() if self._holds(name) else None
 
     def children(self, prefix: str) -> list[list[str]]:
         """The storages directly under this one whose names start with ``prefix``, in
@@ -136,7 +137,7 @@ class _Storage:
 
     def has_text(self, prop: int) -> bool:
         """Whether the string property is there (an empty body is one)."""
-        return any(self._is_stream(f"__substg1.0_{prop:04X}{kind:04X}")
+        return any(self._holds(f"__substg1.0_{prop:04X}{kind:04X}")
                    for kind in (UNICODE, STRING8))
 
     def binary(self, prop: int) -> bytes | None:
@@ -151,8 +152,7 @@ class _Storage:
         return filetime(struct.unpack_from("<Q", value)[0]) if kind == SYSTIME else None
 
     def has_object(self, prop: int) -> bool:
-        path = [*self.path, f"__substg1.0_{prop:04X}{OBJECT:04X}"]
-        return self.ole.exists("/".join(path)) and self.ole.get_type(path) == olefile.STGTY_STORAGE
+        return self._holds(f"__substg1.0_{prop:04X}{OBJECT:04X}", olefile.STGTY_STORAGE)
 
 
 # the dictionary compressed RTF starts with (MS-OXRTFCP 2.1.3.1.1)
