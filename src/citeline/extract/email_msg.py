@@ -188,16 +188,18 @@ class _Body:
 
 
 def message_blocks(msg: Message, level: int, where: str, warnings: list[str],
-                   attachments: Attachments) -> list[str]:
+                   attachments: Attachments,
+                   fields: tuple[str, ...] = HEADER_FIELDS) -> list[str]:
     """``msg`` as canonical blocks: its heading at ``level`` (``#`` * level, at most
-    six), its header block, its body, its attachments' text a level down (read by
-    ``attachments``), then its forwarded messages a level down. ``where`` opens each of
-    its warnings ("" for an .eml's own message)."""
+    six), its header block (the header ``fields`` it has, each a line), its body, its
+    attachments' text a level down (read by ``attachments``), then its forwarded
+    messages a level down. ``where`` opens each of its warnings ("" for an .eml's own
+    message)."""
     subject = header_value(msg, "Subject") or NO_SUBJECT
     body = _Body()
     _walk(msg, level, where, body)
     warnings += body.warnings
-    head = [f"{name}: {value}" for name in HEADER_FIELDS if (value := header_value(msg, name))]
+    head = [f"{name}: {value}" for name in fields if (value := header_value(msg, name))]
     if body.attached:
         head.append("Attachments: " + "; ".join(a.label for a in body.attached))
     blocks = ["#" * min(level, MAX_HEADING_LEVEL) + " " + subject]
@@ -678,12 +680,13 @@ def parse_message(data: bytes, rel: str) -> Message:
 
 
 def read_message(msg: Message, rel: str, where: str, warnings: list[str],
-                  attachments: Attachments) -> list[str]:
-    """:func:`message_blocks` of a top-level message; its warnings are added to
-    ``warnings`` only when it could be read."""
+                  attachments: Attachments, level: int = 1,
+                  fields: tuple[str, ...] = HEADER_FIELDS) -> list[str]:
+    """:func:`message_blocks` of a message a file holds (its heading at ``level``); its
+    warnings are added to ``warnings`` only when it could be read."""
     own: list[str] = []
     try:
-        blocks = message_blocks(msg, 1, where, own, attachments)
+        blocks = message_blocks(msg, level, where, own, attachments, fields)
     except RecursionError as exc:  # forwarded inside forwarded, thousands deep
         raise ExtractionError(rel, "its MIME parts are nested too deeply to read") from exc
     warnings += own

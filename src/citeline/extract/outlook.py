@@ -96,6 +96,25 @@ class Properties(Protocol):
     def time(self, prop: int) -> datetime | None: ...
 
 
+class Attached(Properties, Protocol):
+    """An attachment of a message: its properties, and what it carries."""
+
+    def data(self) -> bytes | None:
+        """The file it carries by value; None when it carries none."""
+
+    def message(self) -> Item | None:
+        """The message it carries (an attached message, method 5); None for a file."""
+
+
+class Item(Properties, Protocol):
+    """A message wherever it is kept (an ``.msg`` file, an item of a ``.pst``): its
+    properties, its recipients' and its attachments'."""
+
+    def recipients(self) -> list[Properties]: ...
+
+    def attachments(self) -> list[Attached]: ...
+
+
 class _Storage:
     """One storage of the file holding a message, a recipient or an attachment: its
     properties by id. ``header`` is the size of the head of its fixed-size property
@@ -153,6 +172,21 @@ class _Storage:
 
     def has_object(self, prop: int) -> bool:
         return self._holds(f"__substg1.0_{prop:04X}{OBJECT:04X}", olefile.STGTY_STORAGE)
+
+    def recipients(self) -> list[Properties]:
+        return [_Storage(self.ole, path, 8) for path in self.children("__recip_version1.0_#")]
+
+    def attachments(self) -> list[Attached]:
+        return [_Storage(self.ole, path, 8) for path in self.children("__attach_version1.0_#")]
+
+    def data(self) -> bytes | None:
+        return self.binary(ATTACH_DATA)
+
+    def message(self) -> Item | None:
+        method = self.long(ATTACH_METHOD) or BY_VALUE
+        if method == EMBEDDED_MESSAGE or (self.has_object(ATTACH_DATA) and method != OLE_OBJECT):
+            return _Storage(self.ole, [*self.path, "__substg1.0_3701000D"], 24)
+        return None
 
 
 # the dictionary compressed RTF starts with (MS-OXRTFCP 2.1.3.1.1)
@@ -293,11 +327,10 @@ def _address(name: str, *addresses: str) -> str:
     return address or name
 
 
-def _recipients(storage: _Storage) -> dict[str, list[str]]:
+def _recipients(item: Item) -> dict[str, list[str]]:
     """The message's To and Cc recipients, each ``Name <addr>``, in the file's order."""
     kinds: dict[str, list[str]] = {"To": [], "Cc": []}
-    for path in storage.children("__recip_version1.0_#"):
-        recipient = _Storage(storage.ole, path, 8)
+    for recipient in item.recipients():
         kind = _RECIPIENT_KINDS.get(recipient.long(RECIPIENT_TYPE) or 0)
         who = _address(recipient.text(DISPLAY_NAME), recipient.text(SMTP_ADDRESS),
                        recipient.text(EMAIL_ADDRESS))
@@ -348,52 +381,51 @@ def encoding(cpid: int) -> str:
         return "cp1252"
 
 
-def as_mime(storage: _Storage, rel: str, warnings: list[str], depth: int = 0) -> EmailMessage:
-    """The MIME message ``storage`` stands for (see the module docstring)."""
+def as_mime(item: Item, rel: str, warnings: list[str], depth: int = 0) -> EmailMessage:
+    """The MIME message ``item`` stands for (see the module docstring)."""
     if depth > MAX_DEPTH:
         raise ExtractionError(rel, "its messages are attached inside each other too deeply "
                                    "to read")
     msg = EmailMessage()
-    received = parse_message(storage.text(TRANSPORT_HEADERS).encode("utf-8"), rel) \
-        if storage.text(TRANSPORT_HEADERS) else None
-    recipients = _recipients(storage)
-    sender = _address(storage.text(SENT_AS_NAME) or storage.text(SENDER_NAME),
-                      storage.text(SENT_AS_SMTP), storage.text(SENDER_SMTP),
-                      storage.text(SENT_AS_EMAIL), storage.text(SENDER_EMAIL))
-    when = storage.time(CLIENT_SUBMIT_TIME) or storage.time(DELIVERY_TIME)
+    received = parse_message(item.text(TRANSPORT_HEADERS).encode("utf-8"), rel) \
+        if item.text(TRANSPORT_HEADERS) else None
+    recipients = _recipients(item)
+    sender = _address(item.text(SENT_AS_NAME) or item.text(SENDER_NAME),
+                      item.text(SENT_AS_SMTP), item.text(SENDER_SMTP),
+                      item.text(SENT_AS_EMAIL), item.text(SENDER_EMAIL))
+    when = item.time(CLIENT_SUBMIT_TIME) or item.time(DELIVERY_TIME)
     fields = {
-        "Subject": storage.text(SUBJECT),
+        "Subject": item.text(SUBJECT),
         "From": sender,
-        "To": ", ".join(recipients["To"]) or storage.text(DISPLAY_TO),
-        "Cc": ", ".join(recipients["Cc"]) or storage.text(DISPLAY_CC),
+        "To": ", ".join(recipients["To"]) or item.text(DISPLAY_TO),
+        "Cc": ", ".join(recipients["Cc"]) or item.text(DISPLAY_CC),
         "Date": format_datetime(when) if when else "",
     }
     for name, value in fields.items():
         value = value or (str(received.get(name, "")) if received is not None else "")
         if value.strip():
             msg[name] = " ".join(value.split())
-    html_text = set_body(msg, storage, warnings)
-    for path in storage.children("__attach_version1.0_#"):
-        _attach(msg, _Storage(storage.ole, path, 8), html_text, rel, warnings, depth)
+    html_text = set_body(msg, item, warnings)
+    for attachment in item.attachments():
+        _attach(msg, attachment, html_text, rel, warnings, depth)
     return msg
 
 
-def _attach(msg: EmailMessage, attachment: _Storage, html: str, rel: str,
+def _attach(msg: EmailMessage, attachment: Attached, html: str, rel: str,
             warnings: list[str], depth: int) -> None:
     """The attachment added to ``msg`` as the MIME message carries it."""
     name = attachment.text(ATTACH_LONG_NAME) or attachment.text(ATTACH_NAME) \
         or attachment.text(DISPLAY_NAME)
-    method = attachment.long(ATTACH_METHOD) or BY_VALUE
-    if method == EMBEDDED_MESSAGE or (attachment.has_object(ATTACH_DATA)
-                                      and method != OLE_OBJECT):
-        inner = _Storage(attachment.ole, [*attachment.path, "__substg1.0_3701000D"], 24)
+    if (inner := attachment.message()) is not None:
         msg.add_attachment(as_mime(inner, rel, warnings, depth + 1))
         return
-    data = attachment.binary(ATTACH_DATA)
+    data = attachment.data()
     if data is None:
-        what = "an embedded OLE object" if method == OLE_OBJECT else "a link to a file"
-        warnings.append(f"attachment {name or '(unnamed)'} not indexed: {what}, not a file "
-                        "the message carries")
+        what = {OLE_OBJECT: "an embedded OLE object, not a file the message carries",
+                EMBEDDED_MESSAGE: "an attached message this file keeps in a form not read"}
+        warnings.append(f"attachment {name or '(unnamed)'} not indexed: "
+                        + what.get(attachment.long(ATTACH_METHOD) or BY_VALUE,
+                                   "a link to a file, not a file the message carries"))
         return
     add_file(msg, data, name, attachment, html)
 
