@@ -348,4 +348,5 @@ def _load_builtin() -> None:
 # Modules that register extractors for formats needing third-party libraries.
 # Each is one module under citeline/extract/ that calls register() at import.
 BUILTIN_OPTIONAL: tuple[str, ...] = ("pdf", "docx", "doc", "slides", "ppt", "html", "sheet", "xls",
-                                     "transcript", "opendocument", "epub", "email_msg", "outlook")
+                                     "transcript", "opendocument", "epub", "email_msg", "outlook",
+                                     "pst")
