@@ -53,7 +53,7 @@ def test_each_attachment_reads_as_its_file_does_under_its_message(greenhouse):
     doc = greenhouse
     # the readers of its attachments, each at its version; a picture is OCR's, and the
     # unknown type no reader's
-    assert readers_of(doc.extractor_version) == ("10", {
+    assert readers_of(doc.extractor_version) == ("11", {
         "pdf": REGISTRY[".pdf"].version, "docx": REGISTRY[".docx"].version,
         "csv": REGISTRY[".csv"].version})
     sections = {}
@@ -221,17 +221,17 @@ def test_a_change_to_an_attachment_s_reader_marks_its_mail_stale(
         assert not idx.index(folder).failed
         stamped = {s.record.path: s.record.extractor_version for s in idx.status()}
         assert stamped["notes.eml"] == stamped["broken.eml"] \
-            == f"10 ({markdown.name} {markdown.version})"
-        assert stamped["plain.eml"] == "10"
+            == f"11 ({markdown.name} {markdown.version})"
+        assert stamped["plain.eml"] == "11"
         assert not any(s.stale_reasons for s in idx.status())
 
         monkeypatch.setattr(markdown, "version", markdown.version + ".1")
         stale = {s.record.path: s.stale_reasons for s in idx.status() if s.stale_reasons}
         assert stale == {
             "notes.eml": (f"extractor eml {stamped['notes.eml']} -> "
-                          f"10 ({markdown.name} {markdown.version})",),
+                          f"11 ({markdown.name} {markdown.version})",),
             "broken.eml": (f"extractor eml {stamped['broken.eml']} -> "
-                           f"10 ({markdown.name} {markdown.version})",),
+                           f"11 ({markdown.name} {markdown.version})",),
             "alone.md": (f"extractor {markdown.name} {stamped['alone.md']} -> "
                          f"{markdown.version}",)}
         assert idx.index(folder).unchanged == ["plain.eml"]  # the others read again

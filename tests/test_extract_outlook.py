@@ -87,7 +87,7 @@ def test_a_bounce_carries_the_message_it_returns_and_that_message_s_pdf(tmp_path
     alone.write_bytes(pdf)
     text = nested_text(extractor_for(alone).extract(alone, alone.name), 3)
     assert doc.text.endswith(f"### Attachment: {name}\n\n{text}")
-    assert readers_of(doc.extractor_version) == ("1", {"pdf": REGISTRY[".pdf"].version})
+    assert readers_of(doc.extractor_version) == ("2", {"pdf": REGISTRY[".pdf"].version})
     assert doc.warnings == ()
 
 

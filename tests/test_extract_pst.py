@@ -15,7 +15,7 @@ import pytest
 
 from citeline.errors import ExtractionError
 from citeline.extract import REGISTRY, extractor_for, readers_of
-from citeline.extract.email_msg import nested_text
+from citeline.extract.email_msg import nested, nested_text
 from citeline.extract.pst import Zone, zone
 from citeline.pipeline import Index
 from citeline.types import Document
@@ -79,6 +79,13 @@ def test_an_attached_pdf_reads_as_the_pdf_saved_alone(mailbox: Document):
     pdf = section(mailbox, "## pdf attachment")
     assert pdf.endswith(f"### Attachment: Clinometer Usage.pdf\n\n{alone}")
     assert "Attachments: Clinometer Usage.pdf (application/pdf, 87 kB)" in pdf
+    # its pages are places in the mailbox's text, under each of the four items carrying it
+    own = [r for r in extractor_for(PDF).extract(PDF, PDF.name).regions]
+    text, place = nested(extractor_for(PDF).extract(PDF, PDF.name), 3)
+    pages = [r for r in mailbox.regions if r.label == "Clinometer Usage.pdf"]
+    assert [r.page for r in pages] == [1, 2, 3] * 4
+    for mine, page in zip(pages, own * 4, strict=True):
+        assert mailbox.text[mine.start:mine.end] == text[place(page.start):place(page.end)]
     assert readers_of(mailbox.extractor_version) == ("1", {
         "ics": REGISTRY[".ics"].version, "pdf": REGISTRY[".pdf"].version,
         "text": REGISTRY[".txt"].version})

@@ -80,6 +80,8 @@ _PARAGRAPH = re.compile(r"[^\n]([^\n]|\n(?!\n))*")  # runs of lines without a bl
 # splitter cut after every dot, and cut needles in two at a path or an ellipsis.)
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]*_`]*\s+|[。！？]+[」』）\"'”’)]*\s*")
 _WORD = re.compile(r"\S+\s*")
+# the units a message's attached file is cited by, by its regions' kind
+_ATTACHED_UNITS = {RegionKind.ATTACHED_PAGE: "page", RegionKind.ATTACHED_SLIDE: "slide"}
 
 
 @dataclass(frozen=True)
@@ -639,6 +641,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
     labels: dict[int, str] = {}  # page -> its printed number, where the PDF labels it
     printed: list[str] = []  # an e-book's printed pages, in reading order
     boxes: list[tuple[int | None, tuple[int, int, int, int]]] = []  # an image's lines read
+    attached: dict[tuple[str, str], list[int]] = {}  # a message's files: their pages
     for i in range(bisect.bisect_right(regions, start, key=_region_end), len(regions)):
         r = regions[i]
         if r.start >= end:
@@ -665,6 +668,8 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
             boxes.append((r.page, r.box))
             if r.confidence is not None:
                 conf = r.confidence if conf is None else min(conf, r.confidence)
+        elif r.kind in _ATTACHED_UNITS and r.label is not None and r.page is not None:
+            attached.setdefault((r.label, _ATTACHED_UNITS[r.kind]), []).append(r.page)
     xywh = None
     if boxes:  # the pages of a multi-page image, and the box around the lines on the first
         pages = [page for page, _ in boxes if page is not None]
@@ -681,6 +686,8 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
         ocr_confidence=conf,
         slides=tuple(sorted(set(slides))),
         xywh=xywh,
+        attached=tuple((name, unit, tuple(sorted(set(numbers))))
+                       for (name, unit), numbers in attached.items()),
     )
 
 

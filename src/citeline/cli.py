@@ -292,11 +292,14 @@ def _mib(n: int) -> str:
 def _place_notes(loc: Locator) -> str:
     """What a locator's fragment does not say, next to it: the number printed on the
     page where the PDF labels its pages otherwise (``#page=15`` of a book whose page 15
-    reads "1"), and text read by OCR, with the page's confidence."""
+    reads "1"), the page of a file attached to a message (``in report.pdf, page 3``),
+    and text read by OCR, with the page's confidence."""
     out = ""
     if loc.page_labels:
         shown = ", ".join(loc.page_labels)
         out += f" (printed page{'s' if len(loc.page_labels) > 1 else ''} {shown})"
+    if loc.attached:
+        out += f" ({loc.attached_note})"
     if loc.ocr_confidence is not None:
         low = " LOW" if loc.ocr_confidence < LOW_OCR_CONFIDENCE else ""
         out += f" (OCR confidence {loc.ocr_confidence:.0f}%{low})"

@@ -1594,7 +1594,8 @@ class Index:
             loc = hit.locator
             if not (len(loc.pages) > 1 or len(loc.slides) > 1 or loc.t_start is not None
                     or loc.sheet_range or len(loc.page_labels) > 1  # an e-book's printed pages
-                    or loc.xywh is not None):  # an image's lines
+                    or loc.xywh is not None  # an image's lines
+                    or any(len(numbers) > 1 for _, _, numbers in loc.attached)):
                 return sub_locator(hit, start, end)  # one page or slide, or text: nothing to narrow
             if hit.document not in maps:
                 maps[hit.document] = self.store.document_regions(hit.document)

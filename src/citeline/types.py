@@ -52,6 +52,11 @@ class RegionKind(StrEnum):
     # a line of an image read by OCR: its pixel box in ``box``, its page in ``page`` when
     # the image has more than one (a multi-page TIFF): locator #xywh=x,y,w,h
     LINE = "line"
+    # a page (a slide) of a file attached to a message, its name in ``label``, its
+    # number in ``page``: the message's locator stays #char=, and names the file's
+    # pages (slides) its range spans, which #page=N of the file saved alone opens
+    ATTACHED_PAGE = "attached page"
+    ATTACHED_SLIDE = "attached slide"
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,19 @@ class Chunk:
     context: str = ""
 
 
+def _runs(numbers: tuple[int, ...]) -> str:
+    """Sorted numbers, a run of three or more as ``first-last``: ``3, 4, 7-9``."""
+    out: list[str] = []
+    i = 0
+    while i < len(numbers):
+        j = i
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        out += [f"{numbers[i]}-{numbers[j]}"] if j - i >= 2 else map(str, numbers[i:j + 1])
+        i = j + 1
+    return ", ".join(out)
+
+
 @dataclass(frozen=True)
 class Locator:
     """Where a chunk is in its original file, in forms a browser understands."""
@@ -152,6 +170,10 @@ class Locator:
     # the part of an image the range was read from by OCR: (x, y, width, height) in its
     # pixels, the box around its lines (on the first of ``pages`` in a multi-page image)
     xywh: tuple[int, int, int, int] | None = None
+    # in a message, the files attached to it that the range spans, each (its name,
+    # "page" or "slide", the numbers of those its range spans): ("report.pdf", "page",
+    # (3, 4)); the fragment stays #char= (a place in the message's text)
+    attached: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
 
     @property
     def fragment(self) -> str:
@@ -210,7 +232,22 @@ class Locator:
             out["ocr_confidence"] = self.ocr_confidence
         if self.xywh is not None:
             out["xywh"] = list(self.xywh)
+        if self.attached:
+            out["attached"] = [{"file": name, "unit": unit, "numbers": list(numbers)}
+                               for name, unit, numbers in self.attached]
         return out
+
+    @property
+    def attached_note(self) -> str:
+        """The attached files' places a range spans, as a reader says them, a run of
+        three or more as a range: ``in report.pdf, pages 3, 4``; "" for none.
+
+        >>> Locator(0, 9, attached=(("report.pdf", "page", (3, 4, 7, 8, 9)),)).attached_note
+        'in report.pdf, pages 3, 4, 7-9'
+        """
+        return "; ".join(
+            f"in {name}, {unit}{'s' if len(numbers) > 1 else ''} {_runs(numbers)}"
+            for name, unit, numbers in self.attached)
 
 
 def _secs(t: float) -> str:

@@ -1199,3 +1199,29 @@ def test_an_image_opened_from_the_list_shows_the_image_and_the_text_read(page, t
     pg.get_by_role("button", name="kettle-note.md", exact=True).click()
     pg.locator("#doc-text").filter(has_text="Descale the kettle").wait_for()
     assert pg.locator("#viewer-body img").count() == 0
+
+
+def test_a_mailed_pdf_s_pages_are_shown_beside_its_citation(page, tmp_path):
+    """A citation of an attached PDF's text names the PDF's pages next to the place in
+    the message, as the locator's JSON says them."""
+    import email.policy
+    import io
+    from email.generator import BytesGenerator
+
+    import doc_builders as b
+
+    msg = b.mail_message("Island timetables", "Both timetables are attached.\n")
+    msg.add_attachment(b.numbered_pages_pdf(6), maintype="application", subtype="pdf",
+                       filename="timetable.pdf")
+    raw = io.BytesIO()
+    BytesGenerator(raw, policy=email.policy.default).flatten(msg)
+    pg = page
+    pg.set_input_files("#file-input", files=[{"name": "timetables.eml",
+                                              "mimeType": "message/rfc822",
+                                              "buffer": raw.getvalue()}])
+    wait_indexed(pg, "timetables.eml")
+    row = cited_row(pg, "When does the ferry to island number 5 leave?", "Fact 5:")
+    loc = row.locator("td.loc").text_content()
+    # one chunk holds the six short pages: a run, as the CLI says it
+    assert loc.startswith("#char=") and loc.endswith(" (in timetable.pdf, pages 1-6)")
+    pg.screenshot(path=str(tmp_path / "attached-pages.png"), full_page=True)

@@ -324,7 +324,7 @@ def sub_locator(hit: Hit, start: int, end: int) -> Locator:
     return Locator(
         start=start, end=end, pages=loc.pages, t_start=loc.t_start, t_end=loc.t_end,
         sheet_range=loc.sheet_range, ocr_confidence=loc.ocr_confidence, slides=loc.slides,
-        page_labels=loc.page_labels, xywh=loc.xywh,
+        page_labels=loc.page_labels, xywh=loc.xywh, attached=loc.attached,
     )
 
 

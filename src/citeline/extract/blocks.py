@@ -227,6 +227,12 @@ def escape_markdown(block: str) -> str:
     return _MD_SPECIAL.sub(lambda m: m.group(1) + "\\" + m.group(2), block)
 
 
+def escape_points(block: str) -> list[int]:
+    """Where :func:`escape_markdown` puts its backslashes: each before the offset of
+    ``block`` it names, in order (to follow an offset of ``block`` into its escape)."""
+    return [m.end(1) for m in _MD_SPECIAL.finditer(block)]
+
+
 def fenced(body: str, info: str = "") -> str:
     """``body`` as a CommonMark fenced code block: opened by a run of backticks longer
     than any inside it (three at least), so no line of the code closes it, and ``info``

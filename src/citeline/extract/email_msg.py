@@ -37,8 +37,9 @@ text (:class:`Attachments`) by the extractor of its type, from its file name (el
 content type: an unnamed PDF is ``attachment.pdf``), exactly as the file saved alone
 is: a section one level down headed ``Attachment: report.pdf``, before the forwarded
 messages, its own headings one level under that (:func:`nested_text`). Its citations
-are ranges of the message's text, under that heading path (a PDF attachment's pages
-are not its message's). A picture attached is read by OCR as a picture in a document
+are ranges of the message's text, under that heading path, and name the pages (a
+deck's slides) of the file they span: its page regions are the document's
+``ATTACHED_PAGE`` regions, labelled by its name (``in report.pdf, page 3``). A picture attached is read by OCR as a picture in a document
 is: a photograph adds nothing. One that cannot be read (a type citeline does not read,
 a damaged file) is said in a warning with why (``attachment notes.xyz
 (application/octet-stream, 12 bytes) not indexed (unsupported file type '.xyz')``),
@@ -78,6 +79,7 @@ rewrites mailboxes) and never written: nothing is added, removed or flushed.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import email.policy
 import hashlib
@@ -105,13 +107,19 @@ from citeline.extract import (
     supported,
     with_readers,
 )
-from citeline.extract.blocks import MAX_HEADING_LEVEL, MAX_UNPACKED, escape_markdown, squash
+from citeline.extract.blocks import (
+    MAX_HEADING_LEVEL,
+    MAX_UNPACKED,
+    escape_markdown,
+    escape_points,
+    squash,
+)
 from citeline.extract.html import data_uri_bytes, read_page
 from citeline.extract.image import SUFFIXES as PICTURE_SUFFIXES
 from citeline.extract.image import drawing_format, picture_text, why_not_an_image
 from citeline.extract.ocr import ocr_status
 from citeline.extract.text import undecodable, western_text
-from citeline.types import Document
+from citeline.types import Document, Region, RegionKind
 
 # The headers a reader looks at to tell one message from another, in the order mail
 # clients show them; others (Received, Message-ID, List-*) are routing, not content.
@@ -302,8 +310,60 @@ class Attachments:
             warnings.append(f"{where}attachment {attachment.label} not indexed{doc}")
             return []
         warnings += [f"{where}attachment {name}: {w}" for w in doc.warnings]
-        text = nested_text(doc, level)
-        return [heading, text] if text else [heading]
+        text, place = nested(doc, level)
+        if not text:
+            return [heading]
+        regions = [Region(_ATTACHED[r.kind], start, end, page=r.page,
+                          label=name if r.kind in _OWN_PLACES else r.label)
+                   for r in doc.regions if r.kind in _ATTACHED and r.page is not None
+                   and (start := place(r.start)) < (end := place(r.end))]
+        return [heading, Placed(text, regions)]
+
+
+# The regions of an attachment that name its places, as its message's text keeps them:
+# its own pages and slides (labelled by its name), and those of a file attached to it
+# (an attached message's PDF: labelled by that file's name already).
+_OWN_PLACES = {RegionKind.PAGE: RegionKind.ATTACHED_PAGE,
+               RegionKind.SLIDE: RegionKind.ATTACHED_SLIDE}
+_ATTACHED = {**_OWN_PLACES, RegionKind.ATTACHED_PAGE: RegionKind.ATTACHED_PAGE,
+             RegionKind.ATTACHED_SLIDE: RegionKind.ATTACHED_SLIDE}
+
+
+class Placed(str):
+    """A block of a message's text that knows the places it was read from in an
+    attached file: ``regions``, their offsets from the block's own start."""
+
+    regions: tuple[Region, ...]
+
+    def __new__(cls, text: str, regions: list[Region]) -> Placed:
+        block = super().__new__(cls, text)
+        block.regions = tuple(regions)
+        return block
+
+
+def mail_document(rel: str, title: str, blocks: list[str], media_type: str,
+                  extractor: Extractor, attachments: Attachments,
+                  warnings: list[str]) -> Document:
+    """The document of a file of mail: its messages' ``blocks`` joined by a blank line,
+    the places of its attached files (the :class:`Placed` blocks' regions) where they
+    are in that text, stamped by ``extractor`` with the readers of its attachments."""
+    regions: list[Region] = []
+    at = 0
+    for block in blocks:
+        if isinstance(block, Placed):
+            regions += [replace(r, start=r.start + at, end=r.end + at) for r in block.regions]
+        at += len(block) + 2
+    return Document(
+        path=rel,
+        title=title,
+        text="\n\n".join(blocks),
+        media_type=media_type,
+        extractor=extractor.name,
+        extractor_version=with_readers(extractor.version, attachments.readers),
+        regions=tuple(regions),
+        headings="atx",
+        warnings=tuple(warnings),
+    )
 
 
 def _picture(data: bytes, said: str, warnings: list[str]) -> str:
@@ -389,38 +449,79 @@ def nested_text(doc: Document, level: int) -> str:
     them (Markdown's, reStructuredText's, a PDF's outline), an ATX line one level further
     down (at most six), and any other line an ATX heading would be read from escaped
     (``\\#``), except in the code fences a Markdown text has."""
+    return nested(doc, level)[0]
+
+
+def nested(doc: Document, level: int) -> tuple[str, Callable[[int], int]]:
+    """:func:`nested_text`, and where each offset of ``doc.text`` went in it (one inside
+    a heading to its heading line's start), to carry ``doc``'s regions (a PDF's pages)
+    into its message's text."""
     text = doc.text
     found = doc.outline if doc.headings == "outline" else headings(text, doc.headings)
     out: list[str] = []
-    at = 0
+    # each piece of the output, in order: where it starts in text and in the output, and
+    # where its backslashes went (offsets of text); None for a heading line
+    pieces: list[tuple[int, int, list[int] | None]] = []
+    length = at = 0
+
+    def add(piece: str, start: int, points: list[int] | None) -> None:
+        nonlocal length
+        pieces.append((start, length, points))
+        out.append(piece)
+        length += len(piece)
+
     for h in sorted(found, key=lambda h: h.start):
         if h.start < at:
             continue
-        out.append(_escaped(text[at:h.start], doc.headings))
-        out.append("#" * min(level + h.level, MAX_HEADING_LEVEL) + " " + squash(h.title))
+        add(*_kept(text, at, h.start, doc.headings))
+        add("#" * min(level + h.level, MAX_HEADING_LEVEL) + " " + squash(h.title), h.start,
+            None)
         at = h.end
-    out.append(_escaped(text[at:], doc.headings))
-    return "".join(out).strip("\n")
+    add(*_kept(text, at, len(text), doc.headings))
+    joined = "".join(out)
+    result = joined.strip("\n")
+    lead = len(joined) - len(joined.lstrip("\n"))
+    starts = [start for start, _, _ in pieces]
+
+    def place(offset: int) -> int:
+        start, out_start, points = pieces[max(0, bisect.bisect_right(starts, offset) - 1)]
+        if points is not None:  # a backslash before the offset's own character is its
+            out_start += offset - start + bisect.bisect_left(points, offset)
+        return min(max(out_start - lead, 0), len(result))
+
+    return result, place
+
+
+def _kept(text: str, start: int, end: int, style: str) -> tuple[str, int, list[int]]:
+    """``text[start:end]`` escaped as :func:`_escaped` does, ``start``, and where its
+    backslashes went (each before the offset of ``text`` it names)."""
+    piece = text[start:end]
+    points = _escape_points(piece, style)
+    escaped = "\\".join(piece[a:b] for a, b in zip([0, *points], [*points, len(piece)],
+                                                     strict=True))
+    return escaped, start, [start + p for p in points]
 
 
 def _escaped(text: str, style: str) -> str:
     """``text`` with every line an ATX heading or a code fence would be read from
     escaped; in a Markdown or ATX text, whose fences the chunker honours, only heading
     lines outside them."""
+    return _kept(text, 0, len(text), style)[0]
+
+
+def _escape_points(text: str, style: str) -> list[int]:
+    """Where :func:`_escaped` puts a backslash in ``text``: before each offset named."""
     if style not in ("markdown", "atx"):
-        return escape_markdown(text)
+        return escape_points(text)
     fences = set(fence_starts(text))
-    pieces: list[str] = []
-    at = 0
+    points: list[int] = []
     in_fence = False
     for start, _, line in text_lines(text):
         if start in fences:
             in_fence = not in_fence
         elif not in_fence and (m := _ATX_LINE.match(line)):
-            pieces += [text[at:start + m.end(1)], "\\"]
-            at = start + m.end(1)
-    pieces.append(text[at:])
-    return "".join(pieces)
+            points.append(start + m.end(1))
+    return points
 
 
 def _walk(part: Message, level: int, where: str, out: _Body,
@@ -711,22 +812,14 @@ def message_document(msg: Message, path: Path, rel: str, extractor: Extractor,
     ``.msg``), titled by its Subject, stamped by ``extractor`` with the readers of its
     attachments; ``warnings``: those said while reading the file so far."""
     attachments = Attachments()
-    text = "\n\n".join(read_message(msg, rel, "", warnings, attachments))
-    return Document(
-        path=rel,
-        title=header_value(msg, "Subject") or path.stem,
-        text=text,
-        media_type=media_type,
-        extractor=extractor.name,
-        extractor_version=with_readers(extractor.version, attachments.readers),
-        headings="atx",
-        warnings=tuple(warnings),
-    )
+    blocks = read_message(msg, rel, "", warnings, attachments)
+    return mail_document(rel, header_value(msg, "Subject") or path.stem, blocks, media_type,
+                         extractor, attachments, warnings)
 
 
 class EmlExtractor:
     name = "eml"
-    version = "10"  # an HTML body is read by html.read_page: a change to a page's text
+    version = "11"  # an HTML body is read by html.read_page: a change to a page's text
     # there is a change here too. 2: format=flowed text is unflowed (RFC 3676); 3: an
     # HTML body's nested lists are indented and its frame dropped as a page's (html 20);
     # 4: an HTML body's <pre> is a fenced code block, unless it is prose (html 21); 5: a
@@ -739,7 +832,8 @@ class EmlExtractor:
     # winmail.dat (TNEF: Outlook's Rich Text) is unpacked, its body and files the
     # message's; an attachment named README or ChangeLog is read as text; 10: an
     # invitation (a text/calendar part, beside the text too) is read by the calendar
-    # reader, and a file one message carries twice is read once
+    # reader, and a file one message carries twice is read once; 11: an attached file's
+    # pages and slides are regions of the message's text (a citation names them)
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -754,7 +848,7 @@ class EmlExtractor:
 
 class MboxExtractor:
     name = "mbox"
-    version = "10"  # bumped with EmlExtractor's: they read a message alike
+    version = "11"  # bumped with EmlExtractor's: they read a message alike
     suffixes = (".mbox",)
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -799,16 +893,8 @@ class MboxExtractor:
             box.close()
         if not blocks:
             raise ExtractionError(rel, "no message in this mailbox could be read")
-        return Document(
-            path=rel,
-            title=path.stem,
-            text="\n\n".join(blocks),
-            media_type="application/mbox",
-            extractor=self.name,
-            extractor_version=with_readers(self.version, attachments.readers),
-            headings="atx",
-            warnings=tuple(warnings),
-        )
+        return mail_document(rel, path.stem, blocks, "application/mbox", self, attachments,
+                             warnings)
 
 
 register(EmlExtractor())

@@ -41,12 +41,13 @@ from pathlib import Path
 import pypff
 
 from citeline.errors import ExtractionError
-from citeline.extract import register, with_readers
+from citeline.extract import register
 from citeline.extract.email_msg import (
     HEADER_FIELDS,
     NO_SUBJECT,
     Attachments,
     header_value,
+    mail_document,
     parse_message,
     read_message,
 )
@@ -437,16 +438,8 @@ class PstExtractor:
                                       + "; ".join(warnings[:3]) + ")")
             raise ExtractionError(rel, "the Outlook data file holds no items (its folders "
                                        "are empty)")
-        return Document(
-            path=rel,
-            title=path.stem,
-            text="\n\n".join(blocks),
-            media_type="application/vnd.ms-outlook-pst",
-            extractor=self.name,
-            extractor_version=with_readers(self.version, attachments.readers),
-            headings="atx",
-            warnings=tuple(warnings),
-        )
+        return mail_document(rel, path.stem, blocks, "application/vnd.ms-outlook-pst", self,
+                             attachments, warnings)
 
 
 def _item_blocks(props: _Message, rel: str, where: str, warnings: list[str],

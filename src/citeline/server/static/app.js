@@ -412,10 +412,32 @@ async function readEvents(res, onEvent) {
 
 // The number printed on a cited PDF page, where the file labels its pages otherwise
 // (#page=15 of a book whose page 15 reads "1"): what the reader looks for on the page.
+// In a message, the pages (slides) of an attached file the range spans
+// ("in report.pdf, page 3"): the place to open in that file.
 function printedPages(loc) {
+  let out = "";
   const labels = loc && loc.page_labels;
-  if (!labels || !labels.length) return "";
-  return ` (printed page${labels.length > 1 ? "s" : ""} ${labels.join(", ")})`;
+  if (labels && labels.length) {
+    out += ` (printed page${labels.length > 1 ? "s" : ""} ${labels.join(", ")})`;
+  }
+  for (const a of (loc && loc.attached) || []) {
+    const many = a.numbers.length > 1 ? "s" : "";
+    out += ` (in ${a.file}, ${a.unit}${many} ${runs(a.numbers)})`;
+  }
+  return out;
+}
+
+// Sorted numbers, a run of three or more as first-last: "3, 4, 7-9" (as the CLI says them).
+function runs(numbers) {
+  const out = [];
+  for (let i = 0; i < numbers.length;) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
+    if (j - i >= 2) out.push(`${numbers[i]}-${numbers[j]}`);
+    else out.push(...numbers.slice(i, j + 1).map(String));
+    i = j + 1;
+  }
+  return out.join(", ");
 }
 
 function renderCitations(citations) {
