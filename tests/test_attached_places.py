@@ -3,6 +3,7 @@ regions of the message's text, so a citation of a mailed PDF says which page of 
 
 from __future__ import annotations
 
+import json
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from citeline.cli import _place_notes
 from citeline.extract import extractor_for
 from citeline.extract.email_msg import nested
 from citeline.pipeline import Index
-from citeline.types import Document, Heading, Locator, Region, RegionKind
+from citeline.store import locator_from, locator_json
+from citeline.types import AttachedPlace, Document, Heading, Locator, Region, RegionKind
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 
@@ -54,7 +56,7 @@ def test_an_attached_pdf_s_pages_are_places_in_its_message(tmp_path: Path):
     assert all(a.end <= b.start for a, b in zip(pages, pages[1:], strict=False))
     where = doc.text.index("Fact 4:")
     loc = locate_in(doc.regions, where, where + 10)
-    assert loc.attached == (("timetable.pdf", "page", (4,)),)
+    assert loc.attached == (AttachedPlace("timetable.pdf", "page", (4,)),)
     assert loc.fragment == f"#char={where},{where + 10}"  # a place in the message
     assert _place_notes(loc) == " (in timetable.pdf, page 4)"
 
@@ -85,15 +87,52 @@ def test_slides_and_a_pdf_in_an_attached_message_keep_their_file_s_name(tmp_path
         (RegionKind.ATTACHED_PAGE, name, n) for n in (1, 2, 3, 4)]
 
 
+def test_an_attached_spreadsheet_s_rows_are_cited_by_their_sheet_range(tmp_path: Path):
+    """A workbook mailed: a range of its rows' text names the sheet range it spans, as
+    the workbook saved alone is cited (a cell alone: its column)."""
+    b.spreadsheet(tmp_path / "pumps.xlsx", {
+        "Pumps": [["Pump", "Flow", "Site"], ["P-1", 12, "North"], ["P-2", 30, "South"],
+                  ["P-3", 7, "East"]],
+        "Q3 Sales": [["Region", "Total"], ["North", 41]]})
+    msg = b.mail_message("Pump list", "The list is attached.\n")
+    msg.add_attachment((tmp_path / "pumps.xlsx").read_bytes(), maintype="application",
+                       subtype="vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                       filename="pumps.xlsx")
+    path = b.write_eml(tmp_path, "pumps.eml", msg)
+    doc = extractor_for(path).extract(path, path.name)
+    alone = extractor_for(tmp_path / "pumps.xlsx").extract(tmp_path / "pumps.xlsx", "pumps.xlsx")
+
+    def cited(text: str, phrase: str, regions) -> str:  # type: ignore[no-untyped-def]
+        at = text.index(phrase)
+        return locate_in(regions, at, at + len(phrase))
+
+    for phrase in ("P-2 | 30 | South", "South", "Pump | Flow | Site\nP-1", "North | 41"):
+        mine, own = cited(doc.text, phrase, doc.regions), cited(alone.text, phrase,
+                                                                alone.regions)
+        assert mine.attached == (AttachedPlace("pumps.xlsx", "range",
+                                               range=own.sheet_range),)
+    assert cited(doc.text, "South", doc.regions).attached_note \
+        == "in pumps.xlsx, Pumps!C3:C3"
+    assert cited(doc.text, "North | 41", doc.regions).attached_note \
+        == "in pumps.xlsx, 'Q3 Sales'!A2:B2"
+
+
 def test_a_locator_keeps_its_attached_pages_through_json():
-    loc = Locator(5, 90, attached=(("timetable.pdf", "page", (2, 3)),
-                                   ("briefing.pptx", "slide", (1,))))
-    assert loc.attached_note == "in timetable.pdf, pages 2, 3; in briefing.pptx, slide 1"
-    assert Locator(0, 1, attached=(("a.pdf", "page", (1, 2, 3, 5, 7, 8, 9, 10)),)) \
+    loc = Locator(5, 90, attached=(AttachedPlace("timetable.pdf", "page", (2, 3)),
+                                   AttachedPlace("briefing.pptx", "slide", (1,)),
+                                   AttachedPlace("pumps.xlsx", "range", range="Pumps!A3:C3")))
+    assert loc.attached_note == ("in timetable.pdf, pages 2, 3; in briefing.pptx, slide 1; "
+                                 "in pumps.xlsx, Pumps!A3:C3")
+    assert Locator(0, 1, attached=(AttachedPlace("a.pdf", "page", (1, 2, 3, 5, 7, 8, 9, 10)),)) \
         .attached_note == "in a.pdf, pages 1-3, 5, 7-10"
     assert loc.to_json()["attached"] == [
         {"file": "timetable.pdf", "unit": "page", "numbers": [2, 3]},
-        {"file": "briefing.pptx", "unit": "slide", "numbers": [1]}]
+        {"file": "briefing.pptx", "unit": "slide", "numbers": [1]},
+        {"file": "pumps.xlsx", "unit": "range", "range": "Pumps!A3:C3"}]
+    assert locator_from(json.loads(json.dumps(locator_json(loc)))) == loc
+    # a locator a store kept before sheet ranges were (three fields a place)
+    kept = {**locator_json(loc), "attached": [["timetable.pdf", "page", [2, 3]]]}
+    assert locator_from(kept).attached == (AttachedPlace("timetable.pdf", "page", (2, 3)),)
     assert Region(RegionKind.ATTACHED_PAGE, 0, 1, page=2, label="x.pdf").label == "x.pdf"
 
 
@@ -108,13 +147,14 @@ def test_a_mailed_pdf_s_page_is_cited_through_the_index(tmp_path: Path, embedder
         assert idx.index(folder).indexed == ["timetables.eml"]
         hit = idx.search("when does the ferry to island number 5 leave", k=1).hits[0]
         assert "Fact 5:" in hit.content
-        (name, unit, numbers), = hit.locator.attached
+        (name, unit, numbers, _), = hit.locator.attached
         assert (name, unit) == ("timetable.pdf", "page") and 5 in numbers
         assert len(numbers) > 1  # short pages: one chunk holds several
         answer = idx.ask("When does the ferry to island number 5 leave?")
         assert not answer.refused
         spans = [sp for sp in answer.spans if "Fact 5:" in sp.text]
-        assert spans and spans[0].locator.attached == (("timetable.pdf", "page", (5,)),)
+        assert spans and spans[0].locator.attached == (
+            AttachedPlace("timetable.pdf", "page", (5,)),)
     finally:
         idx.close()
     reopened = Index(tmp_path / "index", embedder=embedder)

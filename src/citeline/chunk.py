@@ -48,7 +48,16 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from citeline.types import Chunk, Document, Heading, Locator, Region, RegionKind, Strategy
+from citeline.types import (
+    AttachedPlace,
+    Chunk,
+    Document,
+    Heading,
+    Locator,
+    Region,
+    RegionKind,
+    Strategy,
+)
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
@@ -642,6 +651,7 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
     printed: list[str] = []  # an e-book's printed pages, in reading order
     boxes: list[tuple[int | None, tuple[int, int, int, int]]] = []  # an image's lines read
     attached: dict[tuple[str, str], list[int]] = {}  # a message's files: their pages
+    attached_rows: dict[str, list[tuple[Region, int, int]]] = {}  # ... their sheets' rows
     for i in range(bisect.bisect_right(regions, start, key=_region_end), len(regions)):
         r = regions[i]
         if r.start >= end:
@@ -670,6 +680,8 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
                 conf = r.confidence if conf is None else min(conf, r.confidence)
         elif r.kind in _ATTACHED_UNITS and r.label is not None and r.page is not None:
             attached.setdefault((r.label, _ATTACHED_UNITS[r.kind]), []).append(r.page)
+        elif r.kind is RegionKind.ATTACHED_ROW and r.label is not None:
+            attached_rows.setdefault(r.label, []).append((r, *_columns(r, start, end)))
     xywh = None
     if boxes:  # the pages of a multi-page image, and the box around the lines on the first
         pages = [page for page, _ in boxes if page is not None]
@@ -686,8 +698,10 @@ def locate_in(regions: Sequence[Region], start: int, end: int) -> Locator:
         ocr_confidence=conf,
         slides=tuple(sorted(set(slides))),
         xywh=xywh,
-        attached=tuple((name, unit, tuple(sorted(set(numbers))))
-                       for (name, unit), numbers in attached.items()),
+        attached=(*(AttachedPlace(name, unit, tuple(sorted(set(numbers))))
+                    for (name, unit), numbers in attached.items()),
+                  *(AttachedPlace(name, "range", range=_a1_range(_one_sheet(rows)))
+                    for name, rows in attached_rows.items())),
     )
 
 
@@ -750,6 +764,11 @@ def _columns(row: Region, start: int, end: int) -> tuple[int, int]:
     if not touched:  # only separator text, or an empty cell: the cell after it
         touched = [min(bisect.bisect_right(begins, lo), len(begins) - 1)]
     return c0 + touched[0], c0 + touched[-1]
+
+
+def _one_sheet(rows: list[tuple[Region, int, int]]) -> list[tuple[Region, int, int]]:
+    """The rows of the first sheet among ``rows`` (a range names one sheet)."""
+    return [row for row in rows if row[0].sheet == rows[0][0].sheet]
 
 
 def _a1_range(rows: list[tuple[Region, int, int]]) -> str:

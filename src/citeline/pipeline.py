@@ -1595,7 +1595,7 @@ class Index:
             if not (len(loc.pages) > 1 or len(loc.slides) > 1 or loc.t_start is not None
                     or loc.sheet_range or len(loc.page_labels) > 1  # an e-book's printed pages
                     or loc.xywh is not None  # an image's lines
-                    or any(len(numbers) > 1 for _, _, numbers in loc.attached)):
+                    or any(len(a.numbers) > 1 or a.range for a in loc.attached)):
                 return sub_locator(hit, start, end)  # one page or slide, or text: nothing to narrow
             if hit.document not in maps:
                 maps[hit.document] = self.store.document_regions(hit.document)

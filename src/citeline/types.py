@@ -57,6 +57,9 @@ class RegionKind(StrEnum):
     # pages (slides) its range spans, which #page=N of the file saved alone opens
     ATTACHED_PAGE = "attached page"
     ATTACHED_SLIDE = "attached slide"
+    # a row of a spreadsheet attached to a message (its name in ``label``, the ROW
+    # fields): the message's locator names the sheet range its range spans
+    ATTACHED_ROW = "attached row"
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,24 @@ def _runs(numbers: tuple[int, ...]) -> str:
     return ", ".join(out)
 
 
+class AttachedPlace(NamedTuple):
+    """Where a range of a message's text is in a file attached to it: the file's name,
+    ``page`` or ``slide`` and their numbers, or ``range`` and a sheet range."""
+
+    file: str
+    unit: str  # "page", "slide" or "range"
+    numbers: tuple[int, ...] = ()  # pages or slides, ascending
+    range: str = ""  # a sheet range, "Sheet1!A12:F20", for unit "range"
+
+    @property
+    def said(self) -> str:
+        """``in report.pdf, pages 3, 4``, ``in budget.xlsx, Sheet1!A2:C4``."""
+        if self.unit == "range":
+            return f"in {self.file}, {self.range}"
+        return f"in {self.file}, {self.unit}{'s' if len(self.numbers) > 1 else ''} " \
+            + _runs(self.numbers)
+
+
 @dataclass(frozen=True)
 class Locator:
     """Where a chunk is in its original file, in forms a browser understands."""
@@ -170,10 +191,9 @@ class Locator:
     # the part of an image the range was read from by OCR: (x, y, width, height) in its
     # pixels, the box around its lines (on the first of ``pages`` in a multi-page image)
     xywh: tuple[int, int, int, int] | None = None
-    # in a message, the files attached to it that the range spans, each (its name,
-    # "page" or "slide", the numbers of those its range spans): ("report.pdf", "page",
-    # (3, 4)); the fragment stays #char= (a place in the message's text)
-    attached: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
+    # in a message, where the range is in the files attached to it: their pages,
+    # slides or sheet ranges; the fragment stays #char= (a place in the message's text)
+    attached: tuple[AttachedPlace, ...] = ()
 
     @property
     def fragment(self) -> str:
@@ -233,8 +253,10 @@ class Locator:
         if self.xywh is not None:
             out["xywh"] = list(self.xywh)
         if self.attached:
-            out["attached"] = [{"file": name, "unit": unit, "numbers": list(numbers)}
-                               for name, unit, numbers in self.attached]
+            out["attached"] = [
+                {"file": a.file, "unit": a.unit, "range": a.range} if a.unit == "range"
+                else {"file": a.file, "unit": a.unit, "numbers": list(a.numbers)}
+                for a in self.attached]
         return out
 
     @property
@@ -242,12 +264,12 @@ class Locator:
         """The attached files' places a range spans, as a reader says them, a run of
         three or more as a range: ``in report.pdf, pages 3, 4``; "" for none.
 
-        >>> Locator(0, 9, attached=(("report.pdf", "page", (3, 4, 7, 8, 9)),)).attached_note
-        'in report.pdf, pages 3, 4, 7-9'
+        >>> Locator(0, 9, attached=(AttachedPlace("report.pdf", "page", (3, 4, 7, 8, 9)),
+        ...                         AttachedPlace("b.xlsx", "range", range="Q3!A2:C4"))
+        ...         ).attached_note
+        'in report.pdf, pages 3, 4, 7-9; in b.xlsx, Q3!A2:C4'
         """
-        return "; ".join(
-            f"in {name}, {unit}{'s' if len(numbers) > 1 else ''} {_runs(numbers)}"
-            for name, unit, numbers in self.attached)
+        return "; ".join(a.said for a in self.attached)
 
 
 def _secs(t: float) -> str:

@@ -1203,7 +1203,8 @@ def test_an_image_opened_from_the_list_shows_the_image_and_the_text_read(page, t
 
 def test_a_mailed_pdf_s_pages_are_shown_beside_its_citation(page, tmp_path):
     """A citation of an attached PDF's text names the PDF's pages next to the place in
-    the message, as the locator's JSON says them."""
+    the message, and one of a mailed workbook's rows its sheet range, as the locator's
+    JSON says them."""
     import email.policy
     import io
     from email.generator import BytesGenerator
@@ -1213,6 +1214,12 @@ def test_a_mailed_pdf_s_pages_are_shown_beside_its_citation(page, tmp_path):
     msg = b.mail_message("Island timetables", "Both timetables are attached.\n")
     msg.add_attachment(b.numbered_pages_pdf(6), maintype="application", subtype="pdf",
                        filename="timetable.pdf")
+    b.spreadsheet(tmp_path / "piers.xlsx", {"Piers": [
+        ["Pier", "Berths", "Operator"], ["North pier", 4, "Aran Ferries"],
+        ["Kilronan quay", 9, "the harbour board of Inishmore"]]})
+    msg.add_attachment((tmp_path / "piers.xlsx").read_bytes(), maintype="application",
+                       subtype="vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                       filename="piers.xlsx")
     raw = io.BytesIO()
     BytesGenerator(raw, policy=email.policy.default).flatten(msg)
     pg = page
@@ -1224,4 +1231,7 @@ def test_a_mailed_pdf_s_pages_are_shown_beside_its_citation(page, tmp_path):
     loc = row.locator("td.loc").text_content()
     # one chunk holds the six short pages: a run, as the CLI says it
     assert loc.startswith("#char=") and loc.endswith(" (in timetable.pdf, pages 1-6)")
+    row = cited_row(pg, "Who operates the Kilronan quay?", "Kilronan quay")
+    loc = row.locator("td.loc").text_content()
+    assert loc.startswith("#char=") and " (in piers.xlsx, Piers!A" in loc
     pg.screenshot(path=str(tmp_path / "attached-pages.png"), full_page=True)

@@ -38,8 +38,9 @@ content type: an unnamed PDF is ``attachment.pdf``), exactly as the file saved a
 is: a section one level down headed ``Attachment: report.pdf``, before the forwarded
 messages, its own headings one level under that (:func:`nested_text`). Its citations
 are ranges of the message's text, under that heading path, and name the pages (a
-deck's slides) of the file they span: its page regions are the document's
-``ATTACHED_PAGE`` regions, labelled by its name (``in report.pdf, page 3``). A picture attached is read by OCR as a picture in a document
+deck's slides, a workbook's sheet range) of the file they span: its page, slide and row
+regions are the document's ``ATTACHED_*`` regions, labelled by its name (``in
+report.pdf, page 3``, ``in pumps.xlsx, Pumps!A3:C3``). A picture attached is read by OCR as a picture in a document
 is: a photograph adds nothing. One that cannot be read (a type citeline does not read,
 a damaged file) is said in a warning with why (``attachment notes.xyz
 (application/octet-stream, 12 bytes) not indexed (unsupported file type '.xyz')``),
@@ -313,20 +314,29 @@ class Attachments:
         text, place = nested(doc, level)
         if not text:
             return [heading]
-        regions = [Region(_ATTACHED[r.kind], start, end, page=r.page,
-                          label=name if r.kind in _OWN_PLACES else r.label)
-                   for r in doc.regions if r.kind in _ATTACHED and r.page is not None
-                   and (start := place(r.start)) < (end := place(r.end))]
+        regions = [_attached_region(r, start, end, name) for r in doc.regions
+                   if r.kind in _ATTACHED and (start := place(r.start)) < (end := place(r.end))]
         return [heading, Placed(text, regions)]
 
 
 # The regions of an attachment that name its places, as its message's text keeps them:
-# its own pages and slides (labelled by its name), and those of a file attached to it
-# (an attached message's PDF: labelled by that file's name already).
+# its own pages, slides and rows (labelled by its name), and those of a file attached to
+# it (an attached message's PDF: labelled by that file's name already).
 _OWN_PLACES = {RegionKind.PAGE: RegionKind.ATTACHED_PAGE,
-               RegionKind.SLIDE: RegionKind.ATTACHED_SLIDE}
-_ATTACHED = {**_OWN_PLACES, RegionKind.ATTACHED_PAGE: RegionKind.ATTACHED_PAGE,
-             RegionKind.ATTACHED_SLIDE: RegionKind.ATTACHED_SLIDE}
+               RegionKind.SLIDE: RegionKind.ATTACHED_SLIDE,
+               RegionKind.ROW: RegionKind.ATTACHED_ROW}
+_ATTACHED = {**_OWN_PLACES, **{kind: kind for kind in _OWN_PLACES.values()}}
+
+
+def _attached_region(region: Region, start: int, end: int, name: str) -> Region:
+    """``region`` of a file attached as ``name``, where it is in its message's block
+    (``start``:``end``): a page, slide or row of that file; a row's cells kept where
+    its text is as it was (an escape before it moves them)."""
+    own = region.kind in _OWN_PLACES
+    same = end - start == region.end - region.start
+    return replace(region, kind=_ATTACHED[region.kind], start=start, end=end,
+                   label=name if own else region.label, header=None,
+                   cells=region.cells if same else ())
 
 
 class Placed(str):
@@ -833,7 +843,7 @@ class EmlExtractor:
     # message's; an attachment named README or ChangeLog is read as text; 10: an
     # invitation (a text/calendar part, beside the text too) is read by the calendar
     # reader, and a file one message carries twice is read once; 11: an attached file's
-    # pages and slides are regions of the message's text (a citation names them)
+    # pages, slides and rows are regions of the message's text (a citation names them)
     suffixes = (".eml",)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -451,7 +451,7 @@ def add_file(msg: EmailMessage, data: bytes, name: str, props: Properties, html:
 
 class MsgExtractor:
     name = "msg"
-    version = "2"  # 2: an attached file's pages and slides are regions (eml 11)
+    version = "2"  # 2: an attached file's pages, slides and rows are regions (eml 11)
     suffixes = (".msg",)
 
     def extract(self, path: Path, rel: str) -> Document:

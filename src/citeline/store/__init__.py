@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from citeline.types import Chunk, Locator, Region, RegionKind
+from citeline.types import AttachedPlace, Chunk, Locator, Region, RegionKind
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def locator_json(loc: Locator) -> dict[str, object]:
         "t_end": loc.t_end, "sheet_range": loc.sheet_range, "ocr_confidence": loc.ocr_confidence,
         "slides": list(loc.slides), "page_labels": list(loc.page_labels),
         "xywh": list(loc.xywh) if loc.xywh is not None else None,
-        "attached": [[name, unit, list(numbers)] for name, unit, numbers in loc.attached],
+        "attached": [[a.file, a.unit, list(a.numbers), a.range] for a in loc.attached],
     }
 
 
@@ -148,8 +148,8 @@ def locator_from(d: dict[str, Any]) -> Locator:
         ocr_confidence=d.get("ocr_confidence"), slides=tuple(d.get("slides") or ()),
         page_labels=tuple(d.get("page_labels") or ()),
         xywh=tuple(d["xywh"]) if d.get("xywh") is not None else None,
-        attached=tuple((name, unit, tuple(numbers))
-                       for name, unit, numbers in d.get("attached") or ()),
+        attached=tuple(AttachedPlace(file, unit, tuple(numbers), *rest)
+                       for file, unit, numbers, *rest in d.get("attached") or ()),
     )
 
 

@@ -412,8 +412,8 @@ async function readEvents(res, onEvent) {
 
 // The number printed on a cited PDF page, where the file labels its pages otherwise
 // (#page=15 of a book whose page 15 reads "1"): what the reader looks for on the page.
-// In a message, the pages (slides) of an attached file the range spans
-// ("in report.pdf, page 3"): the place to open in that file.
+// In a message, the pages (slides, sheet range) of an attached file the range spans
+// ("in report.pdf, page 3", "in pumps.xlsx, Pumps!A3:C3"): the place to open in it.
 function printedPages(loc) {
   let out = "";
   const labels = loc && loc.page_labels;
@@ -421,8 +421,12 @@ function printedPages(loc) {
     out += ` (printed page${labels.length > 1 ? "s" : ""} ${labels.join(", ")})`;
   }
   for (const a of (loc && loc.attached) || []) {
-    const many = a.numbers.length > 1 ? "s" : "";
-    out += ` (in ${a.file}, ${a.unit}${many} ${runs(a.numbers)})`;
+    if (a.unit === "range") {
+      out += ` (in ${a.file}, ${a.range})`;
+    } else {
+      const many = a.numbers.length > 1 ? "s" : "";
+      out += ` (in ${a.file}, ${a.unit}${many} ${runs(a.numbers)})`;
+    }
   }
   return out;
 }
