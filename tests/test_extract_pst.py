@@ -165,6 +165,9 @@ def test_a_zone_s_daylight_time_begins_and_ends_where_its_rules_say():
     tokyo = zone(_tzdefinition("Tokyo Standard Time", -540, 0, (0, 0, 0, 0), (0, 0, 0, 0)))
     assert tokyo is not None and clock(tokyo, 2024, 7, 15, 0, 0) == "2024-07-15 09:00"
     assert zone(b"") is None and zone(b"\x02\x01\xff\xff") is None
+    # a rule naming month 13 (a damaged file): no zone, so the times are said in UTC
+    assert zone(_tzdefinition("Broken Standard Time", 480, -60, (13, 0, 1, 2),
+                              (3, 0, 2, 2))) is None
 
 
 def test_both_suffixes_are_outlook_data_files():

@@ -70,7 +70,7 @@ from citeline.extract.outlook import (
 )
 from citeline.types import Document
 
-MESSAGE_CLASS, IPM_SUBTREE, BOOLEAN = 0x001A, 0x35E0, 0x000B
+IPM_SUBTREE, BOOLEAN = 0x35E0, 0x000B  # the store's shown folders; a boolean's type
 # the name-to-id map's streams (MS-PST 2.4.7): GUIDs, entries, names
 _NAME_GUIDS, _NAME_ENTRIES = 0x0002, 0x0003
 PSETID_APPOINTMENT = uuid.UUID("00062002-0000-0000-c000-000000000046")
@@ -136,6 +136,9 @@ class _Record:
 
 
 class _Attachment(_Record):
+    """An item's attachment: the file it carries (an attached message is not given by
+    libpff's Python binding, so it is said in a warning)."""
+
     def __init__(self, attachment: pypff.attachment, codepage: str,
                  names: dict[tuple[uuid.UUID, int], int]) -> None:
         super().__init__(attachment.get_record_set(0) if attachment.number_of_record_sets
@@ -149,6 +152,9 @@ class _Attachment(_Record):
 
 
 class _Message(_Record):
+    """An item of a folder (a message, an appointment, a meeting request): its
+    properties, recipients and attachments; its 8-bit strings in its own code page."""
+
     def __init__(self, item: pypff.message, codepage: str,
                  names: dict[tuple[uuid.UUID, int], int]) -> None:
         super().__init__(item.get_record_set(0) if item.number_of_record_sets else None,
@@ -241,6 +247,9 @@ def zone(data: bytes | None) -> Zone | None:
             bias, standard_bias, daylight_bias = struct.unpack_from("<iii", data, at + 22)
             standard = struct.unpack_from("<8H", data, at + 34)
             daylight = struct.unpack_from("<8H", data, at + 50)
+            if any(not (when[1] == 0 or (when[1] <= 12 and when[2] <= 6 and 1 <= when[3]))
+                   for when in (standard, daylight)):
+                return None  # no month, day of week or week a rule can name: damaged
             rules.append(_Rule(year, bias, standard_bias, daylight_bias,
                                (standard[1], standard[2], standard[3], standard[4],
                                 standard[5]),
@@ -258,7 +267,8 @@ def _span(start: datetime, end: datetime | None, start_zone: Zone | None,
     the clock of the zone it was made in, the zone named once when it is one (``UTC``
     when the item keeps none)."""
     def clock(moment: datetime, where: Zone | None) -> str:
-        return f"{moment:%Y-%m-%d %H:%M}" if where is None else f"{where.local(moment):%Y-%m-%d %H:%M}"
+        shown = moment if where is None else where.local(moment)
+        return f"{shown:%Y-%m-%d %H:%M}"
 
     def named(where: Zone | None) -> str:
         return "UTC" if where is None else f"({where.name})"
@@ -289,18 +299,31 @@ def appointment(props: _Record) -> dict[str, str]:
     end = props.time(props.named(END))
     start_zone = zone(props.binary(props.named(START_ZONE)))
     end_zone = zone(props.binary(props.named(END_ZONE)))
-    if props.flag(props.named(ALL_DAY)):
-        first = _day(start, start_zone)
-        last = _day(end, end_zone or start_zone) - timedelta(days=1) if end else first
-        span = f"{first} to {last} (all day)" if last > first else f"{first} (all day)"
-    else:
-        span = _span(start, end, start_zone, end_zone)
-    lines = {"When": span}
+    all_day = props.flag(props.named(ALL_DAY))
+    lines: dict[str, str] = {}
+    # a time in year 1 or 9999 its zone moves out of the calendar: on UTC's clock, else
+    # (crafted) no When at all
+    for zones in ((start_zone, end_zone), (None, None)):
+        try:
+            lines["When"] = _when(start, end, *zones, all_day)
+            break
+        except OverflowError:
+            continue
     if props.flag(props.named(RECURRING)) and (pattern := props.text(props.named(PATTERN))):
         lines["Repeats"] = " ".join(pattern.split())
     if where := " ".join(props.text(props.named(LOCATION)).split()):
         lines["Where"] = where
     return lines
+
+
+def _when(start: datetime, end: datetime | None, start_zone: Zone | None,
+          end_zone: Zone | None, all_day: bool) -> str:
+    """An appointment's ``When``: its bounds on their zones' clocks, or its days."""
+    if all_day:
+        first = _day(start, start_zone)
+        last = _day(end, end_zone or start_zone) - timedelta(days=1) if end else first
+        return f"{first} to {last} (all day)" if last > first else f"{first} (all day)"
+    return _span(start, end, start_zone, end_zone)
 
 
 # --- the file ------------------------------------------------------------------------
