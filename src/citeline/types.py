@@ -13,6 +13,7 @@ computed from those offsets, never from lengths added up along the way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, NamedTuple
@@ -139,17 +140,25 @@ class Chunk:
     context: str = ""
 
 
+def consecutive(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted numbers as their runs of consecutive ones, each (first, last).
+
+    >>> consecutive([1, 2, 3, 7, 9, 10])
+    [(1, 3), (7, 7), (9, 10)]
+    """
+    out: list[tuple[int, int]] = []
+    for n in numbers:
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
 def _runs(numbers: tuple[int, ...]) -> str:
     """Sorted numbers, a run of three or more as ``first-last``: ``3, 4, 7-9``."""
-    out: list[str] = []
-    i = 0
-    while i < len(numbers):
-        j = i
-        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
-            j += 1
-        out += [f"{numbers[i]}-{numbers[j]}"] if j - i >= 2 else map(str, numbers[i:j + 1])
-        i = j + 1
-    return ", ".join(out)
+    return ", ".join(f"{a}-{b}" if b - a >= 2 else ", ".join(map(str, range(a, b + 1)))
+                     for a, b in consecutive(numbers))
 
 
 class AttachedPlace(NamedTuple):

@@ -140,7 +140,7 @@ from citeline.extract.blocks import (
 )
 from citeline.extract.image import PictureReader
 from citeline.extract.ocr import mean_confidence, ocr_status, read_upright, turned_warning
-from citeline.types import Document, Heading, Region, RegionKind
+from citeline.types import Document, Heading, Region, RegionKind, consecutive
 
 # A header/footer sits in the first or last lines of a page; two covers a
 # running title plus a page-number line.
@@ -1060,14 +1060,7 @@ def _strip_furniture_lines(lines: list[Line], furniture: Furniture, page: int) -
 
 def page_list(pages: list[int]) -> str:
     """[3] -> "3"; [1, 2, 3, 7] -> "1-3 and 7" (for messages)."""
-    runs: list[str] = []
-    i = 0
-    while i < len(pages):
-        j = i
-        while j + 1 < len(pages) and pages[j + 1] == pages[j] + 1:
-            j += 1
-        runs.append(str(pages[i]) if i == j else f"{pages[i]}-{pages[j]}")
-        i = j + 1
+    runs = [str(a) if a == b else f"{a}-{b}" for a, b in consecutive(pages)]
     return runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
 
 
