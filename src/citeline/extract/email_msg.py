@@ -40,8 +40,8 @@ messages, its own headings one level under that (:func:`nested_text`). Its citat
 are ranges of the message's text, under that heading path, and name the pages (a
 deck's slides, a workbook's sheet range) of the file they span: its page, slide and row
 regions are the document's ``ATTACHED_*`` regions, labelled by its name (``in
-report.pdf, page 3``, ``in pumps.xlsx, Pumps!A3:C3``). A picture attached is read by OCR as a picture in a document
-is: a photograph adds nothing. One that cannot be read (a type citeline does not read,
+report.pdf, page 3``, ``in pumps.xlsx, Pumps!A3:C3``). A picture attached is read by
+OCR as a picture in a document is: a photograph adds nothing. One that cannot be read (a type citeline does not read,
 a damaged file) is said in a warning with why (``attachment notes.xyz
 (application/octet-stream, 12 bytes) not indexed (unsupported file type '.xyz')``),
 and its message is read without it. One content is read once per file, however many
