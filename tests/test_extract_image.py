@@ -19,7 +19,7 @@ import doc_builders as b
 from citeline import cli
 from citeline.chunk import locate
 from citeline.errors import ConfigError, ExtractionError, UnsupportedFormat
-from citeline.extract import extractor_for
+from citeline.extract import extractor_for, fingerprint
 from citeline.extract import image as imagemod
 from citeline.types import Document, RegionKind
 
@@ -497,6 +497,31 @@ def test_a_picture_skipped_for_its_content_is_not_read_again(indexed, monkeypatc
     monkeypatch.setattr(extractor_for(docs / "photos" / "copy.jpg"), "version", "1+test")
     report = idx.index(docs)
     assert (640, 480) in read and "photos/greenhouse.jpg" in dict(report.skipped)
+
+
+def test_compact_drops_the_skips_only_an_older_reader_remembered(index_of, monkeypatch,
+                                                                 capsys):
+    """A remembered skip is asked for by its content and its reader's version: once the
+    image reader's version changes, the skip of a photograph no longer in the folder is
+    never asked for again, and compact drops it; the current reader's it keeps."""
+    noise = Image.effect_noise((320, 240), 64).convert("RGB")
+    buf = io.BytesIO()
+    noise.save(buf, format="JPEG")
+    idx, report = index_of({"photos/board.jpg": buf.getvalue(),
+                            "notes.md": "# Notes\n\nThe board photo is on the wall.\n"})
+    assert "no text found in the image" in dict(report.skipped)["photos/board.jpg"]
+    digest = fingerprint(Path(idx.location).parent / "docs" / "photos" / "board.jpg")
+    reader = extractor_for(Path("board.jpg"))
+    assert idx.store.skip_reason(digest, reader.name, reader.version) is not None
+    assert idx.compact().skips_dropped == 0  # the reader of today asks for it
+    monkeypatch.setattr(reader, "version", reader.version + "+test")
+    capsys.readouterr()
+    assert cli.main(["compact", "--index", idx.location]) == 0
+    assert "dropped 1 remembered skips of a reader's older version" in capsys.readouterr().out
+    monkeypatch.undo()
+    assert idx.store.skip_reason(digest, reader.name, reader.version) is None
+    assert cli.main(["compact", "--index", idx.location, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skips_dropped"] == 0
 
 
 def test_a_scan_in_german_is_read_in_the_languages_the_index_names(index_of, capsys):

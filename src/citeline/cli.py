@@ -279,6 +279,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
     print(f"dropped {report.cache_dropped} cached vectors no document uses "
           f"({report.cache_kept} kept); {_mib(report.bytes_before)} -> "
           f"{_mib(report.bytes_after)}" + (f" ({_mib(saved)} freed)" if saved > 0 else ""))
+    if report.skips_dropped:
+        print(f"dropped {report.skips_dropped} remembered skips of a reader's older version "
+              "(a run reads that content again anyway)")
     return 0
 
 

@@ -699,8 +699,12 @@ class Index:
     def compact(self) -> CompactReport:
         """Drop the embedding cache's vectors that no document in the index uses any more
         (removed or edited documents, another model's) and give their space back. A text
-        added again later is embedded again."""
-        return self.store.compact()
+        added again later is embedded again. Also dropped: the remembered skips of a
+        reader's older version (or of other OCR languages than the index's), which no
+        run asks for again."""
+        sign = ocr.signature(self.ocr_languages)
+        return self.store.compact({name: version + sign
+                                   for name, version in extractor_versions().items()})
 
     def gone(self) -> list[str]:
         """The documents whose original file is no longer there (``remove --missing``)."""

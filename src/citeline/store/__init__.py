@@ -8,7 +8,7 @@ default (one file, WAL mode), and further backends register in
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -64,6 +64,9 @@ class CompactReport:
     cache_kept: int
     bytes_before: int
     bytes_after: int
+    # remembered skips (content an extractor skipped for good) stamped with a reader's
+    # version no extractor has now: never matched again, so dropped
+    skips_dropped: int = 0
 
     def to_json(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -361,10 +364,12 @@ class Store(Protocol):
         damaged (pages a search would fail on, or read wrong), naming what to do."""
         ...
 
-    def compact(self) -> CompactReport:
+    def compact(self, readers: Mapping[str, str] | None = None) -> CompactReport:
         """Drop the embedding-cache rows no stored chunk, header-less chunk or sentence
         uses (texts of removed or edited documents, another model's vectors), then give
-        the space back as far as the backend can."""
+        the space back as far as the backend can. With ``readers`` (extractor name ->
+        the version a remembered skip of it is asked for by now), also the remembered
+        skips of any other version."""
         ...
 
     def close(self) -> None: ...

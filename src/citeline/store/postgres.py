@@ -58,7 +58,7 @@ import math
 import re
 import threading
 import uuid
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
@@ -1272,10 +1272,18 @@ class PostgresStore:
             "SELECT pg_total_relation_size('embeddings')").fetchone()[0])
 
     @_db
-    def compact(self) -> CompactReport:
+    def compact(self, readers: Mapping[str, str] | None = None) -> CompactReport:
         c = self.conn
         before = self._cache_bytes()
+        skips = 0
         with c.transaction():
+            if readers is not None:  # the remembered skips no run asks for now
+                stale = [(name, version) for name, version in c.execute(
+                    "SELECT DISTINCT extractor, extractor_version FROM skipped_content")
+                    if readers.get(name) != version]
+                for pair in stale:
+                    skips += c.execute("DELETE FROM skipped_content WHERE extractor = %s "
+                                       "AND extractor_version = %s", pair).rowcount
             # what writers committed before this statement is kept; a row a writer adds
             # meanwhile comes with its own chunk's vector, so at worst a cache miss
             c.execute("CREATE TEMP TABLE kept_cache ON COMMIT DROP AS "
@@ -1290,7 +1298,7 @@ class PostgresStore:
                 "WHERE k.text_hash = e.text_hash AND k.model_key = e.model_key)").rowcount
             kept = int(c.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
         c.execute("VACUUM (ANALYZE) embeddings")  # the freed rows' space is reused
-        return CompactReport(dropped, kept, before, self._cache_bytes())
+        return CompactReport(dropped, kept, before, self._cache_bytes(), skips)
 
     # --- job queue --------------------------------------------------------------------
 

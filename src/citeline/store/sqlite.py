@@ -29,7 +29,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -1051,11 +1051,12 @@ class SQLiteStore:
         return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + "-wal"))
                    if p.exists())
 
-    def compact(self) -> CompactReport:
+    def compact(self, readers: Mapping[str, str] | None = None) -> CompactReport:
         c = self.conn
         before = self._bytes()
         try:
             c.execute("BEGIN IMMEDIATE")  # writers wait: no chunk lands between keep and drop
+            skips = 0 if readers is None else _drop_stale_skips(c, readers)
             c.execute("CREATE TEMP TABLE IF NOT EXISTS kept_cache (text_hash TEXT NOT NULL, "
                       "model_key TEXT NOT NULL, PRIMARY KEY (text_hash, model_key)) WITHOUT ROWID")
             c.execute("DELETE FROM temp.kept_cache")
@@ -1091,7 +1092,17 @@ class SQLiteStore:
                 f"{self.path}: {dropped} unused cache rows were dropped, but the file could not "
                 f"be rewritten to give their space back while another process uses the index "
                 f"({exc}); run compact again when it is idle") from exc
-        return CompactReport(dropped, kept, before, self._bytes())
+        return CompactReport(dropped, kept, before, self._bytes(), skips)
+
+
+def _drop_stale_skips(c: sqlite3.Connection, readers: Mapping[str, str]) -> int:
+    """Delete the remembered skips whose reader (extractor name and version) is not in
+    ``readers``, the ones a run asks for now; how many went."""
+    stale = [(name, version) for name, version in c.execute(
+        "SELECT DISTINCT extractor, extractor_version FROM skipped_content")
+        if readers.get(name) != version]
+    return sum(c.execute("DELETE FROM skipped_content WHERE extractor = ? AND "
+                         "extractor_version = ?", pair).rowcount for pair in stale)
 
 
 def _use_wal(c: sqlite3.Connection) -> None:
