@@ -503,7 +503,7 @@ def nested(doc: Document, level: int) -> tuple[str, Callable[[int], int]]:
 
 
 def _kept(text: str, start: int, end: int, style: str) -> tuple[str, int, list[int]]:
-    """``text[start:end]`` escaped as :func:`_escaped` does, ``start``, and where its
+    """``text[start:end]`` escaped (:func:`_escape_points`), ``start``, and where its
     backslashes went (each before the offset of ``text`` it names)."""
     piece = text[start:end]
     points = _escape_points(piece, style)
@@ -512,15 +512,10 @@ def _kept(text: str, start: int, end: int, style: str) -> tuple[str, int, list[i
     return escaped, start, [start + p for p in points]
 
 
-def _escaped(text: str, style: str) -> str:
-    """``text`` with every line an ATX heading or a code fence would be read from
-    escaped; in a Markdown or ATX text, whose fences the chunker honours, only heading
-    lines outside them."""
-    return _kept(text, 0, len(text), style)[0]
-
-
 def _escape_points(text: str, style: str) -> list[int]:
-    """Where :func:`_escaped` puts a backslash in ``text``: before each offset named."""
+    """Where a backslash goes in ``text`` so that no line of it is read as an ATX
+    heading or a code fence: before each offset named; in a Markdown or ATX text, whose
+    fences the chunker honours, only before heading lines outside them."""
     if style not in ("markdown", "atx"):
         return escape_points(text)
     fences = set(fence_starts(text))

@@ -35,8 +35,9 @@ import html
 import mimetypes
 import re
 import struct
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from email.utils import format_datetime, formataddr
 from pathlib import Path
 from typing import Protocol
@@ -411,6 +412,22 @@ def as_mime(item: Item, rel: str, warnings: list[str], depth: int = 0) -> EmailM
     return msg
 
 
+def as_message(item: Item, rel: str, warnings: list[str],
+               fields: Mapping[str, str] | None = None) -> Message:
+    """The MIME message ``item`` stands for (:func:`as_mime`) with the header ``fields``
+    added (an appointment's When), parsed as the e-mail reader parses a file's; an
+    ExtractionError when a property no MIME header can hold (crafted) makes it none."""
+    try:
+        mime = as_mime(item, rel, warnings)
+        for name, value in (fields or {}).items():
+            mime[name] = value
+        data = mime.as_bytes()
+    except ValueError as exc:
+        raise ExtractionError(rel, f"the Outlook message cannot be read as mail ({exc})") \
+            from exc
+    return parse_message(data, rel)
+
+
 def _attach(msg: EmailMessage, attachment: Attached, html: str, rel: str,
             warnings: list[str], depth: int) -> None:
     """The attachment added to ``msg`` as the MIME message carries it."""
@@ -472,15 +489,10 @@ class MsgExtractor:
                                                "has no message properties (another "
                                                "program's .msg, or one cut short?)")
                 warnings: list[str] = []
-                mime = as_mime(root, rel, warnings)
-                as_mail = mime.as_bytes()
+                msg = as_message(root, rel, warnings)
             except (OSError, struct.error) as exc:  # a stream cut short or out of its file
                 raise ExtractionError(rel, f"the Outlook message is damaged ({exc})") from exc
-            except ValueError as exc:  # a property no MIME header can hold (crafted)
-                raise ExtractionError(rel, f"the Outlook message cannot be read as mail "
-                                           f"({exc})") from exc
-        return message_document(parse_message(as_mail, rel), path, rel, self,
-                                "application/vnd.ms-outlook", warnings)
+        return message_document(msg, path, rel, self, "application/vnd.ms-outlook", warnings)
 
 
 register(MsgExtractor())

@@ -48,7 +48,6 @@ from citeline.extract.email_msg import (
     Attachments,
     header_value,
     mail_document,
-    parse_message,
     read_message,
 )
 from citeline.extract.outlook import (
@@ -64,7 +63,7 @@ from citeline.extract.outlook import (
     Attached,
     Item,
     Properties,
-    as_mime,
+    as_message,
     encoding,
     filetime,
 )
@@ -470,13 +469,7 @@ def _item_blocks(props: _Message, rel: str, where: str, warnings: list[str],
     """One item as blocks a level under its folder: an ``.msg``'s reading, an
     appointment's When, Repeats and Where lines with its header lines."""
     said: list[str] = []  # what turning it into mail said (an OLE object not read)
-    mime = as_mime(props, rel, said)
-    for name, value in appointment(props).items():
-        mime[name] = value
-    try:
-        msg = parse_message(mime.as_bytes(), rel)
-    except ValueError as exc:  # a property no MIME header can hold (crafted)
-        raise ExtractionError(rel, f"it cannot be read as mail ({exc})") from exc
+    msg = as_message(props, rel, said, appointment(props))
     where = f"{where} {header_value(msg, 'Subject') or NO_SUBJECT!r}: "
     blocks = read_message(msg, rel, where, warnings, attachments, level=2,
                           fields=APPOINTMENT_FIELDS)
