@@ -748,6 +748,40 @@ def _plain_sheet_name(sheet: str) -> bool:
 
 # What joins a spreadsheet row's cells in the canonical text (the sheet extractor's).
 CELL_SEP = " | "
+# A cell's comment as the sheet extractor writes it, a line under its row
+# (``Comment on D3 by Ana Ruiz: ...``): the gate and the answer read a row's comments
+# with the row.
+NOTE_LINE = re.compile(r"Comment on [A-Z]{1,3}([1-9][0-9]*)(?: by [^\n]*?)?: ")
+
+
+def note_row(line: str) -> int | None:
+    """The sheet row of the cell a comment's line names; None for any other line.
+
+    >>> note_row("Comment on D3 by Ana Ruiz: checked"), note_row("P-102 | 3")
+    (3, None)
+    """
+    m = NOTE_LINE.match(line)
+    return int(m.group(1)) if m else None
+
+
+def row_notes(lines: Sequence[str], row: int | None = None) -> list[str]:
+    """The comments of a row: of ``lines`` (those right under the row's line), the
+    leading comment lines on ``row``, or, with no row given, on the row of the first
+    (a row's own comments come before those of the empty rows under it, which the
+    text alone does not tell apart when the row itself has none).
+
+    >>> row_notes(["Comment on D3: a", "Comment on E3: b", "Comment on C4: c", "P-5 | 1"])
+    ['Comment on D3: a', 'Comment on E3: b']
+    >>> row_notes(["Comment on C4: c"], row=3)
+    []
+    """
+    out: list[str] = []
+    for line in lines:
+        r = note_row(line)
+        if r is None or r != (row if row is not None else note_row(out[0]) if out else r):
+            break
+        out.append(line)
+    return out
 
 
 def _columns(row: Region, start: int, end: int) -> tuple[int, int]:

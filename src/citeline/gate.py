@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from citeline.chunk import CELL_SEP
+from citeline.chunk import CELL_SEP, NOTE_LINE, row_notes
 from citeline.retrieve.bm25 import key_terms, key_words, tokenize
 from citeline.types import Hit
 
@@ -146,11 +146,28 @@ def code_rows(keys: set[str], hit: Hit) -> list[str]:
     ...         sheet_range="s!A1:B3"), text, 0.4, 1.0)
     >>> code_rows({"e2"}, h), code_rows(set(), h)
     (['E2 | Lyon'], [])
+
+    A row's comments (the lines under it that :func:`~citeline.extract.sheet.note_line`
+    wrote, :func:`~citeline.chunk.row_notes`) are part of it; a comment holding the code
+    is a row of its own:
+
+    >>> text = "id | city\\nE1 | Oslo\\nComment on B2: the old harbour office\\nE2 | Lyon"
+    >>> h = Hit(1, 1, "s.csv", "s", "s", 0, len(text), Locator(0, len(text),
+    ...         sheet_range="s!A1:B3"), text, 0.4, 1.0)
+    >>> code_rows({"e1"}, h)
+    ['E1 | Oslo\\nComment on B2: the old harbour office']
     """
     if not keys or not hit.locator.sheet_range:
         return []
-    return [row for line in hit.content.split("\n")
-            if (row := line.strip()) and keys & set(tokenize(row))]
+    lines = [line.strip() for line in hit.content.split("\n")]
+    rows: list[str] = []
+    for i, line in enumerate(lines):
+        if not line or not keys & set(tokenize(line)):
+            continue
+        if not NOTE_LINE.match(line):  # a row holding the code, with its comments
+            line = "\n".join((line, *row_notes(lines[i + 1:])))
+        rows.append(line)
+    return rows
 
 
 def same_word(a: str, b: str, abbreviation: bool = False) -> bool:
@@ -204,8 +221,11 @@ def lookup(question: str, hit: Hit, header: str, rows: Sequence[str]) -> Lookup 
     cells = tuple(c.strip() for c in header.split(CELL_SEP))
     if not rows or not header.strip() or cells[-1] == "…":
         return None
+    if NOTE_LINE.match(rows[0]):  # the code is in a comment: prose, no column is asked
+        return None
     keys = set(key_terms(question))
-    row = rows[0].split(CELL_SEP)
+    first, *notes = rows[0].split("\n")
+    row = first.split(CELL_SEP)
     code = next((w for w in key_words(question) if keys & set(tokenize(w))
                  and set(tokenize(w)) & set(tokenize(rows[0]))), "")
     key_column = next((j for j, c in enumerate(row) if keys & set(tokenize(c))), None)
@@ -221,7 +241,7 @@ def lookup(question: str, hit: Hit, header: str, rows: Sequence[str]) -> Lookup 
         return None
     heads = {w for j in others for w in tokenize(cells[j])}
     named = tuple(t for t in asked if any(same_word(t, w, abbreviation=True) for w in heads))
-    values: set[str] = set()
+    values = {w for note in notes for w in tokenize(note)}  # what the row's comments say
     for line in hit.content.split("\n"):
         parts = line.split(CELL_SEP)
         if len(parts) == len(cells) and parts != list(cells):

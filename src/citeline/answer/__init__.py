@@ -26,6 +26,7 @@ from citeline.answer.extractive import (
     open_fence,
     score,
     select,
+    single_row,
     spans,
     sub_locator,
 )
@@ -109,7 +110,8 @@ def extractive_answer(
     cands = candidates(hits, openers=openers) or candidates(hits, min_chars=1,
                                                             openers=openers)
     scores = score(question, cands, embedder)
-    named = named_rows(question, cands)
+    named = named_rows(question, cands, lambda c: single_row(
+        locate_span(c.hit, c.start, c.end).sheet_range))
     if named:  # the rows the question names by their key are the answer, and only they
         chosen = select([cands[i] for i in named], [scores[i] for i in named], budget)
     else:

@@ -18,12 +18,12 @@ else the hit's cosine similarity (``HIT_WEIGHT``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from citeline.chunk import fence_starts
+from citeline.chunk import NOTE_LINE, fence_starts, row_notes
 from citeline.embed import Embedder
 from citeline.retrieve.bm25 import key_terms, tokenize
 from citeline.types import Hit, Locator, Span
@@ -253,13 +253,15 @@ def select(
     return sorted(picked, key=lambda c: (c.citation, c.start))
 
 
-def named_rows(question: str, cands: Sequence[Candidate]) -> list[int]:
+def named_rows(question: str, cands: Sequence[Candidate],
+               row_of: Callable[[Candidate], int | None] | None = None) -> list[int]:
     """Which candidates are sheet rows the question names by a code: a question term of
     a word with letters and digits (:func:`~citeline.retrieve.bm25.key_terms`: "e1042"
     of "E1042", "4021" of "P-4021") that one candidate alone holds, a sheet's row. Such a
     row is the answer, and rows the embedding model finds alike (every row of a sheet is,
     to it) are not; a code a paragraph also holds (an error code a manual explains)
-    names no row.
+    names no row. The row's comments under it come with it (:func:`row_notes`, told the
+    row's number by ``row_of`` when it can say).
 
     >>> from citeline.types import Hit, Locator
     >>> rows = "P-4018 | Hex nut | 0.12\\nP-4021 | Hex bolt | 0.45"
@@ -274,6 +276,15 @@ def named_rows(question: str, cands: Sequence[Candidate]) -> list[int]:
     >>> p = Hit(2, 2, "n.md", "n", "n", 0, len(note), Locator(0, len(note)), note, 0.3, 1.0)
     >>> named_rows("What does part P-4021 cost?", candidates([h, p]))
     []
+
+    A row's comments come with it:
+
+    >>> rows += "\\nComment on C3 by Ana Ruiz: the 2024 list is 8% higher"
+    >>> h = Hit(1, 1, "s.csv", "s", "s", 0, len(rows), Locator(0, len(rows), sheet_range="s!A2:C3"),
+    ...         rows, 0.4, 1.0)
+    >>> c = candidates([h])
+    >>> [c[i].text for i in named_rows("What does part P-4021 cost?", c)]
+    ['P-4021 | Hex bolt | 0.45', 'Comment on C3 by Ana Ruiz: the 2024 list is 8% higher']
     """
     keys = set(key_terms(question))
     if not keys:
@@ -282,8 +293,17 @@ def named_rows(question: str, cands: Sequence[Candidate]) -> list[int]:
     for i, c in enumerate(cands):  # prose too: a code a paragraph explains is no row's
         for t in keys & set(tokenize(c.text)):
             holders.setdefault(t, []).append(i)
-    return sorted({held[0] for held in holders.values()
-                   if len(held) == 1 and cands[held[0]].hit.locator.sheet_range is not None})
+    named = {held[0] for held in holders.values()
+             if len(held) == 1 and cands[held[0]].hit.locator.sheet_range is not None}
+    for i in list(named):  # and the row's comments, the lines right under it
+        if NOTE_LINE.match(cands[i].text):
+            continue
+        end = i + 1
+        while end < len(cands) and cands[end].citation == cands[i].citation:
+            end += 1
+        notes = row_notes([c.text for c in cands[i + 1:end]], row_of(cands[i]) if row_of else None)
+        named.update(range(i + 1, i + 1 + len(notes)))
+    return sorted(named)
 
 
 def score(question: str, cands: Sequence[Candidate], embedder: Embedder) -> list[float]:
@@ -311,6 +331,19 @@ def spans(picked: Sequence[Candidate], locate_span) -> tuple[Span, ...]:  # type
         )
         for c in picked
     )
+
+
+_ROWS = re.compile(r"\$?[A-Z]{1,3}\$?([0-9]+):\$?[A-Z]{1,3}\$?([0-9]+)")
+
+
+def single_row(sheet_range: str | None) -> int | None:
+    """The row of a sheet range within one row (``'Q3 Sales'!A3:E3`` is 3), else None.
+
+    >>> single_row("Pumps!A3:E3"), single_row("Pumps!A1:E5"), single_row(None)
+    (3, None, None)
+    """
+    m = _ROWS.fullmatch((sheet_range or "").rpartition("!")[2])
+    return int(m.group(1)) if m and m.group(1) == m.group(2) else None
 
 
 def sub_locator(hit: Hit, start: int, end: int) -> Locator:

@@ -31,7 +31,9 @@ and runs with content are bounded by :data:`MAX_REPEATED_CELLS`. A sheet hidden 
 table style (``table:display="false"``) is indexed with a warning, as an .xlsx's. A flat
 ``.fods`` (one XML file, LibreOffice's "Flat XML") is read as its package's content.xml
 is, and a template ``.ots`` as an .ods: the same cells give the same document.
-Neither reader indexes comments, drawings or charts.
+A cell's comment is a line under its row (:func:`note_line`: Excel's note, Excel 365's
+threaded comment with its replies, Calc's ``office:annotation``), a ROW region of its one
+cell, so its citation is that cell. Neither reader indexes drawings or charts.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ import openpyxl
 from lxml import etree
 from openpyxl.utils.exceptions import InvalidFileException
 
-from citeline.chunk import CELL_SEP
+from citeline.chunk import CELL_SEP, NOTE_LINE
 from citeline.errors import ExtractionError
 from citeline.extract import Extractor, read_bytes, register
 from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
@@ -68,6 +70,7 @@ XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.s
 # 15 significant digits round-trip every decimal a spreadsheet displays by default
 # without showing binary noise (0.1 + 0.2 -> 0.3, not 0.30000000000000004).
 FLOAT_DIGITS = 15
+MAX_ROWS = 1_048_576  # the last row a spreadsheet program opens
 
 
 def cell_text(value: object) -> str:
@@ -86,9 +89,15 @@ def cell_text(value: object) -> str:
 
 
 def sheet_rows(
-    builder: TextBuilder, sheet: str, rows: Iterable[tuple[int, Sequence[str]]]
+    builder: TextBuilder, sheet: str, rows: Iterable[tuple[int, Sequence[str]]],
+    notes: dict[tuple[int, int], Note] | None = None,
 ) -> list[Region]:
     """Append ``(row number, cell texts)`` rows of one sheet; empty rows are skipped.
+    Each of ``notes`` (the cells' comments, keyed by row and column, which a reader may
+    fill while ``rows`` are read) is a line of its own right after its cell's row
+    (:func:`note_line`), in the sheet's order, a ROW region of its one cell, so that its
+    citation is that cell (``Sheet1!C5``); a comment on a cell of an empty row has the
+    line the row would have had.
 
     Pure apart from the builder: the CSV and XLSX readers only differ in how
     they produce ``rows``.
@@ -96,12 +105,28 @@ def sheet_rows(
     regions: list[Region] = []
     header: str | None = None
     sep = "\n\n"  # a blank line before a new sheet, a newline between its rows
+    notes = notes if notes is not None else {}
+
+    def add_notes(before: int) -> None:
+        nonlocal sep
+        for key in sorted(k for k in notes if k[0] < before):
+            note = notes.pop(key)
+            line = note_line(note)
+            if not line:
+                continue
+            start, end = builder.add(line, sep=sep)
+            sep = "\n"
+            regions.append(Region(RegionKind.ROW, start, end, sheet=sheet, row=note.row,
+                                  first_col=note.col, last_col=note.col, header=header))
+
     for number, cells in rows:
+        add_notes(number)  # those of empty rows above this one
         if cells and cells[0] and cells[-1]:  # the common, full row: no scan needed
             first, last = 0, len(cells) - 1
         else:
             filled = [i for i, c in enumerate(cells) if c]
             if not filled:
+                add_notes(number + 1)
                 continue
             first, last = filled[0], filled[-1]
         kept = cells[first : last + 1]
@@ -120,7 +145,56 @@ def sheet_rows(
                 first_col=first + 1, last_col=last + 1, header=header, cells=tuple(starts),
             )
         )
+        add_notes(number + 1)
+    add_notes(MAX_ROWS + 1)
     return regions
+
+
+@dataclass(frozen=True)
+class Note:
+    """A cell's comment (Excel's note, Calc's comment): its 1-based row and column, its
+    text as written, and who wrote it ("" when the file does not say)."""
+
+    row: int
+    col: int
+    text: str
+    author: str = ""
+    replies: tuple[tuple[str, str], ...] = ()  # (author, text) of each reply, in order
+
+
+def note_line(note: Note) -> str:
+    """A comment as the canonical text shows it: one line naming its cell and author,
+    then its replies.
+    Excel starts a note's text with its author's name and a colon on a line of their
+    own (the bold first line its editor shows); that prefix is not said twice. An empty
+    comment is no line.
+
+    >>> note_line(Note(5, 3, "Author:\\nchecked against\\nthe 2024 list", "Author"))
+    'Comment on C5 by Author: checked against the 2024 list'
+    >>> note_line(Note(1, 2, "Just a test"))
+    'Comment on B1: Just a test'
+
+    An Excel 365 comment's replies follow it, each naming its author:
+
+    >>> note_line(Note(2, 4, "Still the 2023 price?", "Ana", (("Ben", "Yes."), ("", "Ok"))))
+    'Comment on D2 by Ana: Still the 2023 price? Reply by Ben: Yes. Reply: Ok'
+    """
+    from citeline.chunk import column_letter
+
+    text = note.text
+    author = " ".join(note.author.split())
+    if author and text.lstrip().startswith(f"{note.author}:"):
+        text = text.lstrip()[len(note.author) + 1:]
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    by = f" by {author}" if author else ""
+    line = f"Comment on {column_letter(note.col)}{note.row}{by}: {text}"
+    for who, said in note.replies:
+        if said := " ".join(said.split()):
+            line += f" Reply{' by ' + ' '.join(who.split()) if who.strip() else ''}: {said}"
+    assert NOTE_LINE.match(line), line  # what the gate and the answer take for a comment
+    return line
 
 
 def _document(rel: str, title: str, media_type: str, name: str, version: str,
@@ -154,6 +228,8 @@ class Sheet:
     state: SheetState = "visible"
     # formula cells with no saved result, indexed as their formulas: "B5 =SUM(B2:B3)"
     uncached: list[str] = field(default_factory=list)
+    # the cells' comments by (row, column), 1-based; a reader may fill it as rows are read
+    notes: dict[tuple[int, int], Note] = field(default_factory=dict)
 
 
 def workbook_document(rel: str, title: str, media_type: str, extractor: Extractor,
@@ -165,7 +241,7 @@ def workbook_document(rel: str, title: str, media_type: str, extractor: Extracto
     regions: list[Region] = []
     warnings: list[str] = []
     for sheet in sheets:
-        found = sheet_rows(builder, sheet.name, sheet.rows)
+        found = sheet_rows(builder, sheet.name, sheet.rows, sheet.notes)
         if not found:
             warnings.append(f"sheet {sheet.name!r} is empty")
         elif sheet.state != "visible":
@@ -185,13 +261,13 @@ def workbook_document(rel: str, title: str, media_type: str, extractor: Extracto
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "5"  # 2: a formula with no saved result is indexed as its formula, with a
+    version = "6"  # 2: a formula with no saved result is indexed as its formula, with a
     # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
     # 4: rows know where their cells begin (a piece of a row cites its own cells); 5: a
     # hidden sheet with rows is named in a warning (its citations point at a sheet the
     # spreadsheet program does not show); and the index reads a sheet's chunks with its
     # header row and its rows as sentences (citeline.chunk.bare_text), so a sheet indexed
-    # before is stale
+    # before is stale; 6: the cells' comments (notes), each a line under its row
     suffixes = (".xlsx", ".xlsm", ".xltx", ".xltm")  # a template read as its workbook
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -236,7 +312,9 @@ class XlsxExtractor:
                 wf.reset_dimensions()
                 saved = _saved_results(path, ws._worksheet_path)
                 rows = _with_formulas(rows, wf, saved, uncached)
-            yield Sheet(ws.title, rows, getattr(ws, "sheet_state", "visible"), uncached)
+            part = getattr(ws, "_worksheet_path", None)
+            notes = _xlsx_notes(path, part) if part else {}
+            yield Sheet(ws.title, rows, getattr(ws, "sheet_state", "visible"), uncached, notes)
 
     @staticmethod
     def _rows(ws) -> Iterator[tuple[int, list[str]]]:  # type: ignore[no-untyped-def]
@@ -307,6 +385,88 @@ def _saved_results(path: Path, part: str) -> set[tuple[int, int]]:
     return found
 
 
+_RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_THREADED = "{http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments}"
+_CELL_REF = re.compile(r"\$?([A-Za-z]{1,3})\$?([1-9][0-9]{0,6})")
+# What Excel 365 writes as the older note of a threaded comment, for older Excels: its
+# author "tc={the thread's id}", its text this preamble and the thread (or nothing)
+_THREAD_PREAMBLE = re.compile(r"\[Threaded comment\].*?Learn more: \S+\s*", re.S)
+
+
+def _xlsx_notes(path: Path, part: str) -> dict[tuple[int, int], Note]:
+    """The comments of worksheet ``part`` (``xl/worksheets/sheet1.xml``), by (row,
+    column), from the parts the sheet's relationships name: its comments (ECMA-376 Part
+    1, 18.7: each ``comment``'s ``ref`` cell, its author from the part's list, its runs'
+    text, not a run's phonetic guide ``rPh``), and Excel 365's threaded comments ([MS-XLSX]
+    2.6.205: a comment and its replies, each by a person of the workbook's person list),
+    which stand for the older note Excel writes beside each thread."""
+    part = part.lstrip("/")
+    notes: dict[tuple[int, int], Note] = {}
+    with zipfile.ZipFile(path) as z:
+        names = set(z.namelist())
+        related = _related(z, names, part)
+        for where in related.get("comments", []):
+            root = _xml(z.read(where))
+            authors = [a.text or "" for a in root.iter(_MAIN + "author")]
+            for c in root.iter(_MAIN + "comment"):
+                if (cell := _cell(c.get("ref", ""))) is None:
+                    continue
+                text = "".join(t.text or "" for t in c.iter(_MAIN + "t")
+                               if t.getparent() is None or t.getparent().tag != _MAIN + "rPh")
+                who = int(c.get("authorId") or 0)
+                author = authors[who] if 0 <= who < len(authors) else ""
+                if author.startswith("tc="):  # a thread's stand-in: the thread is read below
+                    author, text = "", _THREAD_PREAMBLE.sub("", text)
+                notes[cell] = Note(*cell, text, author)
+        threads = related.get("threadedComment", [])
+        if not threads:
+            return notes
+        people = {p.get("id"): p.get("displayName") or ""
+                  for where in _related(z, names, "xl/workbook.xml").get("person", [])
+                  for p in _xml(z.read(where)).iter(_THREADED + "person")}
+        for where in threads:
+            said: dict[tuple[int, int], list[tuple[str, str]]] = {}
+            for c in _xml(z.read(where)).iter(_THREADED + "threadedComment"):
+                if (cell := _cell(c.get("ref", ""))) is not None:
+                    said.setdefault(cell, []).append(
+                        (people.get(c.get("personId"), ""), c.findtext(_THREADED + "text") or ""))
+            for cell, ((author, text), *replies) in said.items():
+                notes[cell] = Note(*cell, text, author, tuple(replies))
+    return notes
+
+
+def _related(z: zipfile.ZipFile, names: set[str], part: str) -> dict[str, list[str]]:
+    """The parts ``part``'s relationships name, by the last word of their type
+    (``comments``, ``threadedComment``, ``person``), each as a name in the package."""
+    import posixpath
+
+    folder, name = posixpath.split(part)
+    rels = posixpath.join(folder, "_rels", name + ".rels")
+    out: dict[str, list[str]] = {}
+    if rels not in names:
+        return out
+    for rel in _xml(z.read(rels)):
+        target = rel.get("Target", "")
+        where = (target.lstrip("/") if target.startswith("/")
+                 else posixpath.normpath(posixpath.join(folder, target)))
+        if rel.tag == _RELS + "Relationship" and where in names:
+            out.setdefault(rel.get("Type", "").rpartition("/")[2], []).append(where)
+    return out
+
+
+def _xml(data: bytes) -> Any:
+    """A package part's XML, parsed as untrusted input: no entities, DTDs or network."""
+    return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True,
+                                                  load_dtd=False))
+
+
+def _cell(ref: str) -> tuple[int, int] | None:
+    """(row, column), 1-based, of an A1 cell reference; None for anything else."""
+    m = _CELL_REF.fullmatch(ref)
+    return (int(m.group(2)), _column_number(m.group(1))) if m else None
+
+
 def _column_number(ref: str) -> int:
     """The 1-based column of an A1 reference (``"AB12"`` is 28)."""
     n = 0
@@ -344,6 +504,7 @@ _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _CALCEXT = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0}"
+_DC = "{http://purl.org/dc/elements/1.1/}"
 _SHEET, _ROW, _CELL = _TABLE + "table", _TABLE + "table-row", _TABLE + "table-cell"
 _COVERED = _TABLE + "covered-table-cell"  # a cell merged into the one above or left of it
 _PARAGRAPHS = (_TEXT + "p", _TEXT + "h")
@@ -373,7 +534,8 @@ class OdsExtractor:
     gives (:class:`Sheet`), so the text, regions and citations are the same."""
 
     name = "ods"
-    version = "1"  # (flat .fods and templates .ots added: an .ods reads as it did)
+    version = "2"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
+    # cells' comments (office:annotation), each a line under its row
     suffixes = (".ods", ".fods", ".ots")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -452,9 +614,10 @@ def _ods_sheets(fh: IO[bytes], rel: str, part: str = "content.xml") -> Iterator[
         elif el.tag == _SHEET and event == "start" and spreadsheet:
             name = el.get(_TABLE + "name", "")
             uncached: list[str] = []
-            rows = _ods_rows(events, name, uncached, repeats, rel)
+            notes: dict[tuple[int, int], Note] = {}
+            rows = _ods_rows(events, name, uncached, repeats, rel, notes)
             yield Sheet(name, rows, "hidden" if el.get(_TABLE + "style-name") in hiding
-                        else "visible", uncached)
+                        else "visible", uncached, notes)
             for _ in rows:  # what was left unread, to the sheet's end
                 pass
     if not spreadsheet:
@@ -463,9 +626,11 @@ def _ods_sheets(fh: IO[bytes], rel: str, part: str = "content.xml") -> Iterator[
 
 
 def _ods_rows(events: Iterator[tuple[str, Any]], sheet: str, uncached: list[str],
-              repeats: _Repeats, rel: str) -> Iterator[tuple[int, list[str]]]:
+              repeats: _Repeats, rel: str,
+              notes: dict[tuple[int, int], Note]) -> Iterator[tuple[int, list[str]]]:
     """``(row number, cell texts)`` of the sheet whose table:table start ``events`` has
-    just given, to its end: a row repeated n times is n rows, an empty one none."""
+    just given, to its end: a row repeated n times is n rows, an empty one none. The
+    cells' comments go into ``notes`` as their rows are read."""
     number = 1  # the sheet row the next table:table-row is
     depth = 0  # tables inside a cell (ODF allows them, Calc writes none): their rows are not the sheet's
     for event, el in events:
@@ -481,7 +646,7 @@ def _ods_rows(events: Iterator[tuple[str, Any]], sheet: str, uncached: list[str]
         if el.tag != _ROW or event != "end" or depth:
             continue
         n = _repeat(el, _TABLE + "number-rows-repeated")
-        cells = _ods_cells(el, sheet, number, uncached, repeats, rel)
+        cells = _ods_cells(el, sheet, number, uncached, repeats, rel, notes)
         el.clear()  # and the rows before it: the tree holds one row at a time
         while el.getprevious() is not None:
             del el.getparent()[0]
@@ -493,9 +658,11 @@ def _ods_rows(events: Iterator[tuple[str, Any]], sheet: str, uncached: list[str]
 
 
 def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: _Repeats,
-               rel: str) -> list[str]:
+               rel: str, notes: dict[tuple[int, int], Note]) -> list[str]:
     """A table:table-row's cell texts from column A to its last cell with content (none
-    for an empty row): a run of empty cells is written out only when content follows."""
+    for an empty row): a run of empty cells is written out only when content follows.
+    A cell's comment (``office:annotation``: its ``dc:creator``, its paragraphs) goes
+    into ``notes``."""
     from citeline.chunk import column_letter
 
     cells: list[str] = []
@@ -507,6 +674,11 @@ def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: 
             text, formula = "", None
         else:
             continue
+        for note in cell.iterchildren(_OFFICE + "annotation"):
+            col = len(cells) + empty + 1
+            notes[number, col] = Note(
+                number, col, "\n".join(_paragraph(p) for p in note if p.tag in _PARAGRAPHS),
+                note.findtext(_DC + "creator") or "")
         n = _repeat(cell, _TABLE + "number-columns-repeated")
         if not text:
             empty += n

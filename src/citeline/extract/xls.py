@@ -38,7 +38,7 @@ from xlrd.compdoc import CompDocError
 from citeline.errors import ExtractionError
 from citeline.extract import read_as, register
 from citeline.extract.blocks import ENCRYPTED_PACKAGE, OLE2_SIGNATURE, cfb_directory
-from citeline.extract.sheet import Sheet, SheetState, cell_text, workbook_document
+from citeline.extract.sheet import Note, Sheet, SheetState, cell_text, workbook_document
 from citeline.types import Document
 
 XLS_MEDIA_TYPE = "application/vnd.ms-excel"
@@ -67,7 +67,7 @@ class XlsExtractor:
     into the rows an .xlsx with the same cells gives (:class:`~citeline.extract.sheet.Sheet`)."""
 
     name = "xls"
-    version = "1"
+    version = "2"  # 2: the cells' comments (NOTE records), each a line under its row
     suffixes = (".xls", ".xlt")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -140,7 +140,10 @@ def _sheets(book: xlrd.book.Book) -> Iterator[Sheet]:
     """Each sheet in the workbook's order, parsed when it is reached and let go after."""
     for index in range(book.nsheets):
         ws = book.sheet_by_index(index)
-        yield Sheet(ws.name, _rows(book, ws, index), _STATES.get(ws.visibility, "hidden"))
+        notes = {(r + 1, c + 1): Note(r + 1, c + 1, note.text or "", note.author or "")
+                 for (r, c), note in ws.cell_note_map.items()}  # NOTE records, their TXO text
+        yield Sheet(ws.name, _rows(book, ws, index), _STATES.get(ws.visibility, "hidden"),
+                    notes=notes)
 
 
 def _rows(book: xlrd.book.Book, ws: xlrd.sheet.Sheet, index: int) -> Iterator[tuple[int, list[str]]]:
