@@ -25,7 +25,7 @@ shape's own text) is read after the paragraph it is anchored in, a frame inside 
 after the paragraph holding it; a frame anchored to the page where the body lists it.
 A picture's text (a screenshot, a pasted scan: ``draw:frame/draw:image``) is read by OCR
 as a picture file is and goes where the frame's text would, a picture in a table cell
-after its row (as the Word reader puts them; :class:`_Pictures`). Inline: ``text:s`` is a space, ``text:tab`` one too, ``text:line-break`` a line break
+after its row (as the Word reader puts them; :class:`FramePictures`). Inline: ``text:s`` is a space, ``text:tab`` one too, ``text:line-break`` a line break
 inside the block; soft page breaks, bookmarks and change marks are nothing; a table
 of contents or an index is read as its paragraphs (as Word's is). Not indexed:
 tracked deletions (``text:tracked-changes`` keeps them apart from the body; tracked
@@ -235,7 +235,7 @@ def flat_xml(path: Path, rel: str, kind: Kind, inline: list[bytes] | None = None
     and saying why otherwise. Read whole, as a package's content.xml is, so bounded as a
     package's unpacked parts are (:data:`~citeline.extract.blocks.MAX_UNPACKED`). Given a
     list ``inline``, each picture's base64 data is appended to it and its element holds
-    ``#N`` instead, its index there (:class:`_Pictures` reads it)."""
+    ``#N`` instead, its index there (:class:`FramePictures` reads it)."""
     flat = flat_suffix(kind)
     size = path.stat().st_size
     if size > MAX_UNPACKED:
@@ -386,16 +386,16 @@ _OBJECTS = (qn("draw:object"), qn("draw:object-ole"))
 _HREF = "{http://www.w3.org/1999/xlink}href"
 
 
-class _Pictures:
+class FramePictures:
     """The text of the pictures a body shows (a screenshot, a pasted scan), each read by
     ``reader`` (:class:`~citeline.extract.image.PictureReader`, as a Word document's are):
     a package's part by its ``xlink:href``, a flat file's inline data. A picture linked
     from outside the package (a file beside it, a web address) is not the document's and
     is not read."""
 
-    def __init__(self, path: Path, package: _Package, reader: PictureReader) -> None:
+    def __init__(self, path: Path, inline: list[bytes] | None, reader: PictureReader) -> None:
         self.path = path
-        self.inline = package.inline
+        self.inline = inline  # a flat file's pictures (flat_xml); None: a package's parts
         self.reader = reader
 
     def text(self, frame: etree._Element) -> str:
@@ -618,7 +618,7 @@ class _Paragraph:
 class _TextReader:
     """Walks an .odt body in document order into the canonical text's blocks."""
 
-    def __init__(self, styles: _Styles, pictures: _Pictures) -> None:
+    def __init__(self, styles: _Styles, pictures: FramePictures) -> None:
         self.styles = styles
         self.pictures = pictures
         self.blocks: list[str] = []
@@ -765,7 +765,7 @@ class _TextReader:
     def drawn(self, el: etree._Element, pictures: list[str] | None = None) -> list[str]:
         """The blocks of a frame's or a shape's text, read as body text (a heading in it
         is a paragraph), a frame inside it after the paragraph holding it; a picture's
-        text (:class:`_Pictures`) a block in its place, or put in ``pictures`` when given
+        text (:class:`FramePictures`) a block in its place, or put in ``pictures`` when given
         (a table cell's, read after its row)."""
         reader = _TextReader(self.styles, self.pictures)
 
@@ -838,7 +838,7 @@ class OdtExtractor:
         warnings: list[str] = []
         pictures = PictureReader(warnings)
         reader = _TextReader(_Styles(package.content, package.styles),
-                             _Pictures(path, package, pictures))
+                             FramePictures(path, package.inline, pictures))
         reader.body(body)
         pictures.close()
         out = TextBuilder()
@@ -892,10 +892,10 @@ def _lines(styles: _Styles, el: etree._Element) -> str:
 
 
 def _shape_blocks(styles: _Styles, shapes: etree._Element,
-                  pictures: _Pictures) -> Iterator[tuple[str, str]]:
+                  pictures: FramePictures) -> Iterator[tuple[str, str]]:
     """(presentation class, block) of each frame and shape with text, in the page's
     order, groups opened in place, furniture left out; a table's rows a block each; a
-    picture's text (:class:`_Pictures`) a block."""
+    picture's text (:class:`FramePictures`) a block."""
     for shape in shapes:
         if not isinstance(shape.tag, str) or not shape.tag.startswith(_DRAW):
             continue  # the notes, forms, animations, comments
@@ -918,7 +918,7 @@ def _shape_blocks(styles: _Styles, shapes: etree._Element,
 
 
 def _read_slides(styles: _Styles, presentation: etree._Element,
-                 pictures: _Pictures) -> list[Slide]:
+                 pictures: FramePictures) -> list[Slide]:
     slides = []
     for number, page in enumerate(presentation.iterchildren(qn("draw:page")), start=1):
         title = ""
@@ -947,7 +947,7 @@ class OdpExtractor:
         warnings: list[str] = []
         pictures = PictureReader(warnings)
         slides = _read_slides(_Styles(package.content, None), body,
-                              _Pictures(path, package, pictures)) if body is not None else []
+                              FramePictures(path, package.inline, pictures)) if body is not None else []
         pictures.close()
         return deck_document(slides, path, rel, package.title,
                              media_type="application/vnd.oasis.opendocument.presentation",

@@ -33,7 +33,9 @@ table style (``table:display="false"``) is indexed with a warning, as an .xlsx's
 is, and a template ``.ots`` as an .ods: the same cells give the same document.
 A cell's comment is a line under its row (:func:`note_line`: Excel's note, Excel 365's
 threaded comment with its replies, Calc's ``office:annotation``), a ROW region of its one
-cell, so its citation is that cell. Neither reader indexes drawings or charts.
+cell, so its citation is that cell; so is each paragraph OCR reads in a picture anchored at
+a cell (a screenshot pasted beside the rows), ``Picture at E3: ...``. Neither reader
+indexes charts, shapes' own text, or a picture placed on the page at no cell.
 """
 
 from __future__ import annotations
@@ -54,11 +56,12 @@ import openpyxl
 from lxml import etree
 from openpyxl.utils.exceptions import InvalidFileException
 
-from citeline.chunk import CELL_SEP, NOTE_LINE
+from citeline.chunk import CELL_SEP, NOTE_LINE, PICTURE_LINE
 from citeline.errors import ExtractionError
 from citeline.extract import Extractor, read_bytes, register
 from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
-from citeline.extract.opendocument import check_odf, flat_xml, is_flat
+from citeline.extract.image import PictureReader
+from citeline.extract.opendocument import FramePictures, check_odf, flat_xml, is_flat
 from citeline.extract.text import decode_bytes
 from citeline.types import Document, Region, RegionKind
 
@@ -90,14 +93,15 @@ def cell_text(value: object) -> str:
 
 def sheet_rows(
     builder: TextBuilder, sheet: str, rows: Iterable[tuple[int, Sequence[str]]],
-    notes: dict[tuple[int, int], Note] | None = None,
+    notes: dict[tuple[int, ...], Note] | None = None,
 ) -> list[Region]:
     """Append ``(row number, cell texts)`` rows of one sheet; empty rows are skipped.
-    Each of ``notes`` (the cells' comments, keyed by row and column, which a reader may
-    fill while ``rows`` are read) is a line of its own right after its cell's row
-    (:func:`note_line`), in the sheet's order, a ROW region of its one cell, so that its
-    citation is that cell (``Sheet1!C5``); a comment on a cell of an empty row has the
-    line the row would have had.
+    Each of ``notes`` (the cells' comments, keyed by row and column, and the text of the
+    pictures anchored at a cell, keyed by row, column and their order; a reader may fill
+    it while ``rows`` are read) is a line of its own right after its cell's row
+    (:func:`note_lines`), in the sheet's order, a ROW region of its one cell, so that its
+    citation is that cell (``Sheet1!C5``); one on a cell of an empty row has the line
+    the row would have had.
 
     Pure apart from the builder: the CSV and XLSX readers only differ in how
     they produce ``rows``.
@@ -111,13 +115,11 @@ def sheet_rows(
         nonlocal sep
         for key in sorted(k for k in notes if k[0] < before):
             note = notes.pop(key)
-            line = note_line(note)
-            if not line:
-                continue
-            start, end = builder.add(line, sep=sep)
-            sep = "\n"
-            regions.append(Region(RegionKind.ROW, start, end, sheet=sheet, row=note.row,
-                                  first_col=note.col, last_col=note.col, header=header))
+            for line in note_lines(note):
+                start, end = builder.add(line, sep=sep)
+                sep = "\n"
+                regions.append(Region(RegionKind.ROW, start, end, sheet=sheet, row=note.row,
+                                      first_col=note.col, last_col=note.col, header=header))
 
     for number, cells in rows:
         add_notes(number)  # those of empty rows above this one
@@ -153,13 +155,34 @@ def sheet_rows(
 @dataclass(frozen=True)
 class Note:
     """A cell's comment (Excel's note, Calc's comment): its 1-based row and column, its
-    text as written, and who wrote it ("" when the file does not say)."""
+    text as written, and who wrote it ("" when the file does not say); or the text of a
+    picture anchored at the cell (``kind="picture"``)."""
 
     row: int
     col: int
     text: str
     author: str = ""
     replies: tuple[tuple[str, str], ...] = ()  # (author, text) of each reply, in order
+    # "picture": the text OCR read in a picture anchored at the cell (no author)
+    kind: Literal["comment", "picture"] = "comment"
+
+
+def note_lines(note: Note) -> list[str]:
+    """A comment's line (:func:`note_line`), or a picture's: a line for each paragraph
+    OCR read in it, each naming the cell it is anchored at.
+
+    >>> note_lines(Note(3, 5, "Ferry notice\\n\\nClosed on\\nSundays.", kind="picture"))
+    ['Picture at E3: Ferry notice', 'Picture at E3: Closed on Sundays.']
+    """
+    from citeline.chunk import column_letter
+
+    if note.kind == "comment":
+        return [line] if (line := note_line(note)) else []
+    at = f"Picture at {column_letter(note.col)}{note.row}: "
+    lines = [at + " ".join(para.split()) for para in re.split(r"\n\s*\n", note.text)
+             if para.strip()]
+    assert all(PICTURE_LINE.match(line) for line in lines), lines
+    return lines
 
 
 def note_line(note: Note) -> str:
@@ -228,15 +251,17 @@ class Sheet:
     state: SheetState = "visible"
     # formula cells with no saved result, indexed as their formulas: "B5 =SUM(B2:B3)"
     uncached: list[str] = field(default_factory=list)
-    # the cells' comments by (row, column), 1-based; a reader may fill it as rows are read
-    notes: dict[tuple[int, int], Note] = field(default_factory=dict)
+    # the cells' comments by (row, column), 1-based, and the pictures' text by (row,
+    # column, order); a reader may fill it as rows are read
+    notes: dict[tuple[int, ...], Note] = field(default_factory=dict)
 
 
 def workbook_document(rel: str, title: str, media_type: str, extractor: Extractor,
-                      sheets: Iterable[Sheet]) -> Document:
+                      sheets: Iterable[Sheet], pictures: PictureReader | None = None) -> Document:
     """The Document of a workbook's ``sheets``, in order: their rows (:func:`sheet_rows`),
     and a warning for each sheet that is empty, hidden or has formulas with no saved
-    result. The XLSX and ODS readers differ only in how they produce the sheets."""
+    result, then what ``pictures`` (the reader of the pictures the sheets show) did not
+    read. The XLSX and ODS readers differ only in how they produce the sheets."""
     builder = TextBuilder()
     regions: list[Region] = []
     warnings: list[str] = []
@@ -255,19 +280,23 @@ def workbook_document(rel: str, title: str, media_type: str, extractor: Extracto
                 f"(e.g. {sheet.uncached[0]}); their formulas are indexed instead: open and save "
                 "the file in a spreadsheet program to index the values")
         regions.extend(found)
+    if pictures is not None:  # what it did not read, said once
+        pictures.close()
+        warnings.extend(pictures.warnings)
     return _document(rel, title, media_type, extractor.name, extractor.version, builder,
                      regions, warnings)
 
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "6"  # 2: a formula with no saved result is indexed as its formula, with a
+    version = "7"  # 2: a formula with no saved result is indexed as its formula, with a
     # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
     # 4: rows know where their cells begin (a piece of a row cites its own cells); 5: a
     # hidden sheet with rows is named in a warning (its citations point at a sheet the
     # spreadsheet program does not show); and the index reads a sheet's chunks with its
     # header row and its rows as sentences (citeline.chunk.bare_text), so a sheet indexed
-    # before is stale; 6: the cells' comments (notes), each a line under its row
+    # before is stale; 6: the cells' comments (notes), each a line under its row; 7: the
+    # text of the pictures anchored at a cell, by OCR, lines under its row
     suffixes = (".xlsx", ".xlsm", ".xltx", ".xltm")  # a template read as its workbook
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -282,9 +311,10 @@ class XlsxExtractor:
                 SyntaxError) as exc:  # SyntaxError: a part's XML is damaged (either parser)
             raise ExtractionError(rel, f"not a readable .xlsx workbook ({exc})") from exc
         opened = [wb]  # and the same workbook read for its formulas, when a sheet has any
+        pictures = PictureReader([])
         try:
             return workbook_document(rel, path.stem, XLSX_MEDIA_TYPE, self,
-                                     self._sheets(path, rel, wb, opened))
+                                     self._sheets(path, rel, wb, opened, pictures), pictures)
         except (KeyError, ValueError, zipfile.BadZipFile, SyntaxError) as exc:
             raise ExtractionError(rel, f"the workbook is damaged ({exc})") from exc
         finally:
@@ -292,7 +322,8 @@ class XlsxExtractor:
                 book.close()
 
     @staticmethod
-    def _sheets(path: Path, rel: str, wb, opened: list) -> Iterator[Sheet]:  # type: ignore[no-untyped-def]
+    def _sheets(path: Path, rel: str, wb, opened: list,  # type: ignore[no-untyped-def]
+                pictures: PictureReader) -> Iterator[Sheet]:
         with_formulas = _sheets_with_formulas(path)
         lost = [name for name in _listed_sheets(path) if name not in wb.sheetnames]
         if lost:  # openpyxl leaves out a sheet whose part is missing, as if it never was
@@ -313,7 +344,10 @@ class XlsxExtractor:
                 saved = _saved_results(path, ws._worksheet_path)
                 rows = _with_formulas(rows, wf, saved, uncached)
             part = getattr(ws, "_worksheet_path", None)
-            notes = _xlsx_notes(path, part) if part else {}
+            notes: dict[tuple[int, ...], Note] = {}
+            if part:
+                notes.update(_xlsx_notes(path, part))
+                notes.update(_xlsx_pictures(path, part, pictures))
             yield Sheet(ws.title, rows, getattr(ws, "sheet_state", "visible"), uncached, notes)
 
     @staticmethod
@@ -388,6 +422,9 @@ def _saved_results(path: Path, part: str) -> set[tuple[int, int]]:
 _RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _THREADED = "{http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcomments}"
+_XDR = "{http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _CELL_REF = re.compile(r"\$?([A-Za-z]{1,3})\$?([1-9][0-9]{0,6})")
 # What Excel 365 writes as the older note of a threaded comment, for older Excels: its
 # author "tc={the thread's id}", its text this preamble and the thread (or nothing)
@@ -436,22 +473,63 @@ def _xlsx_notes(path: Path, part: str) -> dict[tuple[int, int], Note]:
     return notes
 
 
+def _xlsx_pictures(path: Path, part: str, reader: PictureReader) -> dict[tuple[int, ...], Note]:
+    """The text of the pictures worksheet ``part`` shows, by (row, column, order) of the
+    cell each is anchored at: its drawing part's anchors (ECMA-376 Part 1, 20.5), a
+    two-cell or one-cell anchor's ``from`` cell, each picture in it (a group's too) read
+    by ``reader`` as a Word document's pictures are. A picture placed by its position on
+    the page (an absolute anchor) is at no cell, and a linked one is not in the file:
+    neither is read; nor are charts."""
+    part = part.lstrip("/")
+    out: dict[tuple[int, ...], Note] = {}
+    with zipfile.ZipFile(path) as z:
+        names = set(z.namelist())
+        for drawing in _related(z, names, part).get("drawing", []):
+            embedded = {rid: where for rid, _, where in _rels(z, names, drawing)}
+            for anchor in _xml(z.read(drawing)):
+                if anchor.tag not in (_XDR + "twoCellAnchor", _XDR + "oneCellAnchor"):
+                    continue
+                try:
+                    at = anchor.find(_XDR + "from")
+                    row = int(at.findtext(_XDR + "row", "")) + 1  # type: ignore[union-attr]
+                    col = int(at.findtext(_XDR + "col", "")) + 1  # type: ignore[union-attr]
+                except (AttributeError, ValueError):  # no cell: a damaged anchor
+                    reader.damaged(f"a picture's anchor in {drawing} names no cell")
+                    continue
+                for blip in anchor.iter(_A + "blip"):
+                    if (where := embedded.get(blip.get(_R + "embed", ""))) is None:
+                        continue  # linked from outside the file (r:link), or missing
+                    if text := reader.text(z.read(where), where):
+                        out[row, col, len(out)] = Note(row, col, text, kind="picture")
+    return out
+
+
 def _related(z: zipfile.ZipFile, names: set[str], part: str) -> dict[str, list[str]]:
     """The parts ``part``'s relationships name, by the last word of their type
-    (``comments``, ``threadedComment``, ``person``), each as a name in the package."""
+    (``comments``, ``threadedComment``, ``person``, ``drawing``), each as a name in the
+    package."""
+    out: dict[str, list[str]] = {}
+    for _, kind, where in _rels(z, names, part):
+        out.setdefault(kind.rpartition("/")[2], []).append(where)
+    return out
+
+
+def _rels(z: zipfile.ZipFile, names: set[str], part: str) -> list[tuple[str, str, str]]:
+    """(id, type, part) of each relationship of ``part`` to a part of the package."""
     import posixpath
 
     folder, name = posixpath.split(part)
     rels = posixpath.join(folder, "_rels", name + ".rels")
-    out: dict[str, list[str]] = {}
     if rels not in names:
-        return out
+        return []
+    out = []
     for rel in _xml(z.read(rels)):
         target = rel.get("Target", "")
         where = (target.lstrip("/") if target.startswith("/")
                  else posixpath.normpath(posixpath.join(folder, target)))
-        if rel.tag == _RELS + "Relationship" and where in names:
-            out.setdefault(rel.get("Type", "").rpartition("/")[2], []).append(where)
+        if rel.tag == _RELS + "Relationship" and rel.get("TargetMode") != "External" \
+                and where in names:
+            out.append((rel.get("Id", ""), rel.get("Type", ""), where))
     return out
 
 
@@ -505,6 +583,7 @@ _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _CALCEXT = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0}"
 _DC = "{http://purl.org/dc/elements/1.1/}"
+_FRAME = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}frame"
 _SHEET, _ROW, _CELL = _TABLE + "table", _TABLE + "table-row", _TABLE + "table-cell"
 _COVERED = _TABLE + "covered-table-cell"  # a cell merged into the one above or left of it
 _PARAGRAPHS = (_TEXT + "p", _TEXT + "h")
@@ -534,8 +613,9 @@ class OdsExtractor:
     gives (:class:`Sheet`), so the text, regions and citations are the same."""
 
     name = "ods"
-    version = "2"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
-    # cells' comments (office:annotation), each a line under its row
+    version = "3"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
+    # cells' comments (office:annotation), each a line under its row; 3: the text of the
+    # pictures anchored in a cell, by OCR, lines under its row
     suffixes = (".ods", ".fods", ".ots")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -543,10 +623,14 @@ class OdsExtractor:
             raise ExtractionError(rel, "empty file (0 bytes), not a spreadsheet")
         if not zipfile.is_zipfile(path):
             if is_flat(path):  # a flat .fods (or one named .ods): its XML is content.xml's
-                data = flat_xml(path, rel, "spreadsheet")
+                inline: list[bytes] = []
+                data = flat_xml(path, rel, "spreadsheet", inline)
+                pictures = PictureReader([])
+                frames = FramePictures(path, inline, pictures)
                 try:
                     return workbook_document(rel, path.stem, ODS_MEDIA_TYPE, self,
-                                             _ods_sheets(io.BytesIO(data), rel, "XML"))
+                                             _ods_sheets(io.BytesIO(data), rel, frames, "XML"),
+                                             pictures)
                 except (KeyError, ValueError, etree.LxmlError) as exc:
                     raise ExtractionError(rel, f"the spreadsheet is damaged ({exc})") from exc
             if path.suffix.lower() == ".fods":
@@ -554,12 +638,15 @@ class OdsExtractor:
                                            ".ods): no office:document element opens it")
             raise ExtractionError(rel, not_a_package(path, ".ods spreadsheet", ".xls"))
         check_package(path, rel, "spreadsheet")
+        pictures = PictureReader([])
         try:
             with zipfile.ZipFile(path) as z:
                 _check_ods(z, rel)
                 with z.open("content.xml") as fh:
                     return workbook_document(rel, path.stem, ODS_MEDIA_TYPE, self,
-                                             _ods_sheets(fh, rel))
+                                             _ods_sheets(fh, rel, FramePictures(path, None,
+                                                                                pictures)),
+                                             pictures)
         except (KeyError, ValueError, zipfile.BadZipFile, zlib.error, EOFError,
                 NotImplementedError, etree.LxmlError) as exc:  # NotImplementedError: an
             # unknown compression method
@@ -590,7 +677,8 @@ class _Repeats:
                           "unpacked holds): too big to index, or a zip bomb")
 
 
-def _ods_sheets(fh: IO[bytes], rel: str, part: str = "content.xml") -> Iterator[Sheet]:
+def _ods_sheets(fh: IO[bytes], rel: str, frames: FramePictures,
+                part: str = "content.xml") -> Iterator[Sheet]:
     """The sheets of an .ods's content.xml (``part``; a flat .fods's whole XML holds the
     same elements, with its named styles too), in one streaming pass: each sheet's rows are
     parsed while it is built and dropped from the tree once read. A hidden sheet's table
@@ -614,8 +702,8 @@ def _ods_sheets(fh: IO[bytes], rel: str, part: str = "content.xml") -> Iterator[
         elif el.tag == _SHEET and event == "start" and spreadsheet:
             name = el.get(_TABLE + "name", "")
             uncached: list[str] = []
-            notes: dict[tuple[int, int], Note] = {}
-            rows = _ods_rows(events, name, uncached, repeats, rel, notes)
+            notes: dict[tuple[int, ...], Note] = {}
+            rows = _ods_rows(events, name, uncached, repeats, rel, notes, frames)
             yield Sheet(name, rows, "hidden" if el.get(_TABLE + "style-name") in hiding
                         else "visible", uncached, notes)
             for _ in rows:  # what was left unread, to the sheet's end
@@ -626,11 +714,12 @@ def _ods_sheets(fh: IO[bytes], rel: str, part: str = "content.xml") -> Iterator[
 
 
 def _ods_rows(events: Iterator[tuple[str, Any]], sheet: str, uncached: list[str],
-              repeats: _Repeats, rel: str,
-              notes: dict[tuple[int, int], Note]) -> Iterator[tuple[int, list[str]]]:
+              repeats: _Repeats, rel: str, notes: dict[tuple[int, ...], Note],
+              frames: FramePictures) -> Iterator[tuple[int, list[str]]]:
     """``(row number, cell texts)`` of the sheet whose table:table start ``events`` has
     just given, to its end: a row repeated n times is n rows, an empty one none. The
-    cells' comments go into ``notes`` as their rows are read."""
+    cells' comments and the text of the pictures anchored in them (read by ``frames``)
+    go into ``notes`` as their rows are read."""
     number = 1  # the sheet row the next table:table-row is
     depth = 0  # tables inside a cell (ODF allows them, Calc writes none): their rows are not the sheet's
     for event, el in events:
@@ -646,7 +735,7 @@ def _ods_rows(events: Iterator[tuple[str, Any]], sheet: str, uncached: list[str]
         if el.tag != _ROW or event != "end" or depth:
             continue
         n = _repeat(el, _TABLE + "number-rows-repeated")
-        cells = _ods_cells(el, sheet, number, uncached, repeats, rel, notes)
+        cells = _ods_cells(el, sheet, number, uncached, repeats, rel, notes, frames)
         el.clear()  # and the rows before it: the tree holds one row at a time
         while el.getprevious() is not None:
             del el.getparent()[0]
@@ -658,11 +747,13 @@ def _ods_rows(events: Iterator[tuple[str, Any]], sheet: str, uncached: list[str]
 
 
 def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: _Repeats,
-               rel: str, notes: dict[tuple[int, int], Note]) -> list[str]:
+               rel: str, notes: dict[tuple[int, ...], Note], frames: FramePictures) -> list[str]:
     """A table:table-row's cell texts from column A to its last cell with content (none
     for an empty row): a run of empty cells is written out only when content follows.
     A cell's comment (``office:annotation``: its ``dc:creator``, its paragraphs) goes
-    into ``notes``."""
+    into ``notes``, and so does the text of each picture anchored in it (a
+    ``draw:frame`` in the cell, as Calc keeps a picture anchored "to cell"; one anchored
+    to the page, in the sheet's ``table:shapes``, is at no cell and not read)."""
     from citeline.chunk import column_letter
 
     cells: list[str] = []
@@ -674,11 +765,14 @@ def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: 
             text, formula = "", None
         else:
             continue
+        col = len(cells) + empty + 1
         for note in cell.iterchildren(_OFFICE + "annotation"):
-            col = len(cells) + empty + 1
             notes[number, col] = Note(
                 number, col, "\n".join(_paragraph(p) for p in note if p.tag in _PARAGRAPHS),
                 note.findtext(_DC + "creator") or "")
+        for frame in cell.iter(_FRAME):
+            if shown := frames.text(frame):
+                notes[number, col, len(notes)] = Note(number, col, shown, kind="picture")
         n = _repeat(cell, _TABLE + "number-columns-repeated")
         if not text:
             empty += n
