@@ -62,7 +62,7 @@ def test_a_sheets_pictures_are_lines_under_their_anchors_row(workbook):
     assert any("HAL Crate" in line for line in diagram)
     # the photograph adds nothing; the diagram, on an empty row, comes after the last row
     assert doc.text == "\n".join([*ROWS[:3], *screen, *ROWS[3:], *diagram])
-    assert doc.warnings == () and (doc.extractor, doc.extractor_version) == ("xlsx", "7")
+    assert doc.warnings == () and (doc.extractor, doc.extractor_version) == ("xlsx", "8")
     for line, cell in [(screen[0], "Pumps!E3:E3"), (screen[-1], "Pumps!E3:E3"),
                        (diagram[0], "Pumps!B7:B7")]:
         start = doc.text.index(line)
@@ -105,3 +105,26 @@ def test_a_pictures_text_is_found_by_search_and_cites_its_cell(index_of):
     ans = idx.ask("What does the greenhouse irrigation manual say about the schedule?")
     assert not ans.refused, ans.answer
     assert {sp.locator.sheet_range for sp in ans.spans} <= {"Pumps!E3:E3", "Pumps!B7:B7"}
+
+
+TEXTBOXES = "\n".join([
+    "Key | Site | Units", "P-101 | Zürich Süd | 12",
+    "Text box at E2: How to fill in this sheet",
+    "Text box at E2: Enter the units counted at the monthly check; leave a cell empty when a "
+    "pump was not checked.",
+    "P-102 | Łódź Północ | 3", "P-103 | Harbour East | 4",
+    "Text box at B6: Units below 4 are ordered from the depot in Kiel."])
+
+
+@pytest.mark.parametrize("name", ["pump-textboxes-xlsxwriter.xlsx", "pump-textboxes.xlsx",
+                                  "pump-textboxes.ods"])
+def test_a_text_box_in_a_sheet_is_read_under_its_anchors_row(name: str):
+    """A text box (instructions beside the rows, a remark under them) is text the sheet
+    shows: each paragraph a line under its anchor's row, cited by that cell, as
+    XlsxWriter writes it and as Calc saves it in .xlsx and .ods."""
+    doc = extract(REAL / name)
+    assert doc.text == TEXTBOXES and doc.warnings == ()
+    for line, cell in [("Text box at E2: Enter", "Pumps!E2:E2"), ("Text box at B6", "Pumps!B6:B6")]:
+        start = doc.text.index(line)
+        end = doc.text.find("\n", start)
+        assert locate(doc, start, end if end > 0 else len(doc.text)).sheet_range == cell

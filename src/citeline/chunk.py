@@ -752,9 +752,10 @@ CELL_SEP = " | "
 # (``Comment on D3 by Ana Ruiz: ...``): the gate and the answer read a row's comments
 # with the row.
 NOTE_LINE = re.compile(r"Comment on [A-Z]{1,3}([1-9][0-9]*)(?: by [^\n]*?)?: ")
-# A line of the text OCR read in a picture a sheet shows, as the sheet extractor writes
-# it under the row of the cell the picture is anchored at (``Picture at E3: ...``).
-PICTURE_LINE = re.compile(r"Picture at [A-Z]{1,3}[1-9][0-9]*: ")
+# A line of a drawing a sheet shows, as the sheet extractor writes it under the row of
+# the cell the drawing is anchored at: the text OCR read in a picture (``Picture at E3:
+# ...``), or a text box's (``Text box at E2: ...``).
+DRAWN_LINE = re.compile(r"(?:Picture|Text box) at [A-Z]{1,3}[1-9][0-9]*: ")
 
 
 def note_row(line: str) -> int | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from citeline.chunk import CELL_SEP, NOTE_LINE, PICTURE_LINE, row_notes
+from citeline.chunk import CELL_SEP, DRAWN_LINE, NOTE_LINE, row_notes
 from citeline.retrieve.bm25 import key_terms, key_words, tokenize
 from citeline.types import Hit
 
@@ -221,8 +221,8 @@ def lookup(question: str, hit: Hit, header: str, rows: Sequence[str]) -> Lookup 
     cells = tuple(c.strip() for c in header.split(CELL_SEP))
     if not rows or not header.strip() or cells[-1] == "…":
         return None
-    if NOTE_LINE.match(rows[0]) or PICTURE_LINE.match(rows[0]):  # the code is in a comment
-        return None  # or a picture's text: prose, where no column is asked
+    if NOTE_LINE.match(rows[0]) or DRAWN_LINE.match(rows[0]):  # the code is in a comment
+        return None  # or a drawing's text: prose, where no column is asked
     keys = set(key_terms(question))
     first, *notes = rows[0].split("\n")
     row = first.split(CELL_SEP)

@@ -34,8 +34,9 @@ is, and a template ``.ots`` as an .ods: the same cells give the same document.
 A cell's comment is a line under its row (:func:`note_line`: Excel's note, Excel 365's
 threaded comment with its replies, Calc's ``office:annotation``), a ROW region of its one
 cell, so its citation is that cell; so is each paragraph OCR reads in a picture anchored at
-a cell (a screenshot pasted beside the rows), ``Picture at E3: ...``. Neither reader
-indexes charts, shapes' own text, or a picture placed on the page at no cell.
+a cell (a screenshot pasted beside the rows), ``Picture at E3: ...``, and each of a text
+box's (``Text box at E2: ...``). Neither reader indexes charts, or a drawing placed on the
+page at no cell.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ import openpyxl
 from lxml import etree
 from openpyxl.utils.exceptions import InvalidFileException
 
-from citeline.chunk import CELL_SEP, NOTE_LINE, PICTURE_LINE
+from citeline.chunk import CELL_SEP, DRAWN_LINE, NOTE_LINE
 from citeline.errors import ExtractionError
 from citeline.extract import Extractor, read_bytes, register
 from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
@@ -163,25 +164,29 @@ class Note:
     text: str
     author: str = ""
     replies: tuple[tuple[str, str], ...] = ()  # (author, text) of each reply, in order
-    # "picture": the text OCR read in a picture anchored at the cell (no author)
-    kind: Literal["comment", "picture"] = "comment"
+    # "picture": the text OCR read in a picture anchored at the cell; "text box": a text
+    # box's (or a shape's) paragraphs, one a line (neither has an author)
+    kind: Literal["comment", "picture", "text box"] = "comment"
 
 
 def note_lines(note: Note) -> list[str]:
-    """A comment's line (:func:`note_line`), or a picture's: a line for each paragraph
-    OCR read in it, each naming the cell it is anchored at.
+    """A comment's line (:func:`note_line`), or a drawing's: a line for each paragraph
+    OCR read in a picture, or of a text box's text, each naming the cell it is anchored
+    at.
 
     >>> note_lines(Note(3, 5, "Ferry notice\\n\\nClosed on\\nSundays.", kind="picture"))
     ['Picture at E3: Ferry notice', 'Picture at E3: Closed on Sundays.']
+    >>> note_lines(Note(2, 5, "How to\\nEnter the units.", kind="text box"))
+    ['Text box at E2: How to', 'Text box at E2: Enter the units.']
     """
     from citeline.chunk import column_letter
 
     if note.kind == "comment":
         return [line] if (line := note_line(note)) else []
-    at = f"Picture at {column_letter(note.col)}{note.row}: "
-    lines = [at + " ".join(para.split()) for para in re.split(r"\n\s*\n", note.text)
-             if para.strip()]
-    assert all(PICTURE_LINE.match(line) for line in lines), lines
+    at = f"{note.kind.capitalize()} at {column_letter(note.col)}{note.row}: "
+    paragraphs = re.split(r"\n\s*\n" if note.kind == "picture" else r"\n", note.text)
+    lines = [at + " ".join(para.split()) for para in paragraphs if para.strip()]
+    assert all(DRAWN_LINE.match(line) for line in lines), lines
     return lines
 
 
@@ -289,14 +294,15 @@ def workbook_document(rel: str, title: str, media_type: str, extractor: Extracto
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "7"  # 2: a formula with no saved result is indexed as its formula, with a
+    version = "8"  # 2: a formula with no saved result is indexed as its formula, with a
     # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
     # 4: rows know where their cells begin (a piece of a row cites its own cells); 5: a
     # hidden sheet with rows is named in a warning (its citations point at a sheet the
     # spreadsheet program does not show); and the index reads a sheet's chunks with its
     # header row and its rows as sentences (citeline.chunk.bare_text), so a sheet indexed
     # before is stale; 6: the cells' comments (notes), each a line under its row; 7: the
-    # text of the pictures anchored at a cell, by OCR, lines under its row
+    # text of the pictures anchored at a cell, by OCR, lines under its row; 8: and of the
+    # text boxes and shapes anchored at one
     suffixes = (".xlsx", ".xlsm", ".xltx", ".xltm")  # a template read as its workbook
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -347,7 +353,7 @@ class XlsxExtractor:
             notes: dict[tuple[int, ...], Note] = {}
             if part:
                 notes.update(_xlsx_notes(path, part))
-                notes.update(_xlsx_pictures(path, part, pictures))
+                notes.update(_xlsx_drawings(path, part, pictures))
             yield Sheet(ws.title, rows, getattr(ws, "sheet_state", "visible"), uncached, notes)
 
     @staticmethod
@@ -473,13 +479,14 @@ def _xlsx_notes(path: Path, part: str) -> dict[tuple[int, int], Note]:
     return notes
 
 
-def _xlsx_pictures(path: Path, part: str, reader: PictureReader) -> dict[tuple[int, ...], Note]:
-    """The text of the pictures worksheet ``part`` shows, by (row, column, order) of the
+def _xlsx_drawings(path: Path, part: str, reader: PictureReader) -> dict[tuple[int, ...], Note]:
+    """The text of the drawings worksheet ``part`` shows, by (row, column, order) of the
     cell each is anchored at: its drawing part's anchors (ECMA-376 Part 1, 20.5), a
-    two-cell or one-cell anchor's ``from`` cell, each picture in it (a group's too) read
-    by ``reader`` as a Word document's pictures are. A picture placed by its position on
-    the page (an absolute anchor) is at no cell, and a linked one is not in the file:
-    neither is read; nor are charts."""
+    two-cell or one-cell anchor's ``from`` cell; in it (a group's too) a text box's or a
+    shape's paragraphs (``txBody``), and each picture read by ``reader`` as a Word
+    document's pictures are. A drawing placed by its position on the page (an absolute
+    anchor) is at no cell, and a linked picture is not in the file: neither is read; nor
+    are charts."""
     part = part.lstrip("/")
     out: dict[tuple[int, ...], Note] = {}
     with zipfile.ZipFile(path) as z:
@@ -496,6 +503,12 @@ def _xlsx_pictures(path: Path, part: str, reader: PictureReader) -> dict[tuple[i
                 except (AttributeError, ValueError):  # no cell: a damaged anchor
                     reader.damaged(f"a picture's anchor in {drawing} names no cell")
                     continue
+                for body in anchor.iter(_XDR + "txBody"):  # a text box's, a shape's
+                    paragraphs = ["".join(t.text or "" if t.tag == _A + "t" else " "
+                                          for t in p.iter(_A + "t", _A + "br"))
+                                  for p in body.iter(_A + "p")]
+                    if text := "\n".join(p for p in paragraphs if p.strip()):
+                        out[row, col, len(out)] = Note(row, col, text, kind="text box")
                 for blip in anchor.iter(_A + "blip"):
                     if (where := embedded.get(blip.get(_R + "embed", ""))) is None:
                         continue  # linked from outside the file (r:link), or missing
@@ -583,7 +596,8 @@ _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _CALCEXT = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0}"
 _DC = "{http://purl.org/dc/elements/1.1/}"
-_FRAME = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}frame"
+_DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+_FRAME = _DRAW + "frame"
 _SHEET, _ROW, _CELL = _TABLE + "table", _TABLE + "table-row", _TABLE + "table-cell"
 _COVERED = _TABLE + "covered-table-cell"  # a cell merged into the one above or left of it
 _PARAGRAPHS = (_TEXT + "p", _TEXT + "h")
@@ -613,9 +627,9 @@ class OdsExtractor:
     gives (:class:`Sheet`), so the text, regions and citations are the same."""
 
     name = "ods"
-    version = "3"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
+    version = "4"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
     # cells' comments (office:annotation), each a line under its row; 3: the text of the
-    # pictures anchored in a cell, by OCR, lines under its row
+    # pictures anchored in a cell, by OCR, lines under its row; 4: and of its text boxes
     suffixes = (".ods", ".fods", ".ots")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -770,9 +784,12 @@ def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: 
             notes[number, col] = Note(
                 number, col, "\n".join(_paragraph(p) for p in note if p.tag in _PARAGRAPHS),
                 note.findtext(_DC + "creator") or "")
-        for frame in cell.iter(_FRAME):
-            if shown := frames.text(frame):
-                notes[number, col, len(notes)] = Note(number, col, shown, kind="picture")
+        for shape in cell.iterchildren(_DRAW + "*"):
+            for frame in shape.iter(_FRAME):
+                if shown := frames.text(frame):
+                    notes[number, col, len(notes)] = Note(number, col, shown, kind="picture")
+            if said := "\n".join(p for p in _shape_paragraphs(shape) if p.strip()):
+                notes[number, col, len(notes)] = Note(number, col, said, kind="text box")
         n = _repeat(cell, _TABLE + "number-columns-repeated")
         if not text:
             empty += n
@@ -789,6 +806,20 @@ def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: 
         if formula:
             uncached.append(f"{column_letter(col + 1)}{number} {formula}")
     return cells
+
+
+def _shape_paragraphs(shape: Any) -> Iterator[str]:
+    """The paragraphs a drawing anchored in a cell shows as text: a shape's own (a custom
+    shape, a rectangle: its ``text:p`` children, as Calc saves an Excel text box), a
+    frame's text box's, a group's shapes' in turn; a picture's frame has none."""
+    for child in shape:
+        if child.tag in _PARAGRAPHS:
+            yield _paragraph(child)
+        elif child.tag == _TEXT + "list":
+            yield from (_paragraph(p) for p in child.iter(*_PARAGRAPHS))
+        elif child.tag in (_DRAW + "text-box", _DRAW + "g") or (
+                shape.tag == _DRAW + "g" and child.tag.startswith(_DRAW)):
+            yield from _shape_paragraphs(child)
 
 
 def _repeat(el: Any, attr: str) -> int:
