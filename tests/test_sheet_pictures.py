@@ -6,6 +6,7 @@ LibreOffice Calc saves it as .xlsx and .ods."""
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from openpyxl.drawing.image import Image
 
 from citeline.chunk import locate
+from citeline.errors import ExtractionError
 from citeline.extract import extractor_for
 from citeline.extract import image as imagemod
 from citeline.gate import lookup
@@ -78,7 +80,7 @@ def test_calcs_copies_read_as_the_workbook_openpyxl_wrote(workbook, name: str):
 
 def test_without_ocr_a_sheets_pictures_are_counted(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(imagemod, "ocr_status", lambda: "tesseract is not installed")
-    for name in ("pump-pictures.xlsx", "pump-pictures.ods"):
+    for name in ("pump-pictures.xlsx", "pump-pictures.ods", "pump-pictures.xls"):
         doc = extract(REAL / name)
         assert doc.warnings == ("3 pictures not read for their text: tesseract is not "
                                 "installed",), name
@@ -128,3 +130,31 @@ def test_a_text_box_in_a_sheet_is_read_under_its_anchors_row(name: str):
         start = doc.text.index(line)
         end = doc.text.find("\n", start)
         assert locate(doc, start, end if end > 0 else len(doc.text)).sheet_range == cell
+
+
+def test_an_excel_97_workbooks_pictures_read_as_the_xlsx_ones(workbook):
+    """Calc's .xls of the workbook keeps its pictures as OfficeArt shapes in the sheet's
+    drawing records, their files in the workbook's BLIP store: the same text and regions."""
+    doc = extract(REAL / "pump-pictures.xls")
+    assert (doc.text, doc.regions, doc.warnings) == (workbook.text, workbook.regions, ())
+    assert (doc.extractor, doc.extractor_version) == ("xls", "3")
+
+
+def test_an_excel_97_pictures_cell_is_its_anchors(monkeypatch: pytest.MonkeyPatch):
+    """A BIFF8 workbook whose one sheet shows only a picture (a license badge) at A1: the
+    badge's PNG is what OCR is given, and a text read in it would be A1's line. (OCR
+    finds no words in an 80 x 15 badge, so the sheet is empty and the file refused.)"""
+    given: list[bytes] = []
+    real = imagemod.picture_text
+
+    def reading(data: bytes, where: str, warnings: list[str]) -> str | None:
+        given.append(data)
+        return real(data, where, warnings)
+
+    monkeypatch.setattr(imagemod, "picture_text", reading)
+    with pytest.raises(ExtractionError, match="every sheet is empty"):
+        extract(REAL / "excel-picture-in-cell.xls")
+    from PIL import Image as PILImage
+    assert len(given) == 1 and PILImage.open(io.BytesIO(given[0])).size == (80, 15)
+    monkeypatch.setattr(imagemod, "picture_text", lambda data, where, warnings: "cc by-nc-nd")
+    assert extract(REAL / "excel-picture-in-cell.xls").text == "Picture at A1: cc by-nc-nd"

@@ -10,8 +10,12 @@ a number its value (not its display: ``0.25``, not ``25%``), a number in a date 
 format a date, a time of day or a duration as openpyxl converts it (its own function,
 :func:`openpyxl.utils.datetime.from_excel`, on the workbook's 1900 or 1904 date system),
 a boolean ``TRUE``/``FALSE``, an error its code (``#DIV/0!``), a formula its saved result
-(a .xls always stores one), a cell merged away empty. Not read: comments, drawings,
-charts, and VBA macros. A web page or a text table saved under a .xls name (web
+(a .xls always stores one), a cell merged away empty. A cell's note (a NOTE record, its
+text in a TXO) is a line under its row, as the .xlsx reader reads a comment; a picture
+anchored at a cell (its OfficeArt shape in the sheet's MSODRAWING records, its file in the
+workbook's BLIP store: [MS-XLS] 2.4.188, [MS-ODRAW]) is read by OCR as the .xlsx reader
+reads one, each paragraph a line under its anchor's row. Not read: text boxes, charts,
+and VBA macros. A web page or a text table saved under a .xls name (web
 applications' "Export to Excel"), which Excel opens by its content, is read by the HTML or
 CSV reader, with a warning saying so.
 
@@ -28,6 +32,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import olefile
 import xlrd
 from openpyxl.styles.numbers import is_date_format, is_timedelta_format
 from openpyxl.utils.datetime import MAC_EPOCH, WINDOWS_EPOCH, from_excel
@@ -36,8 +41,9 @@ from xlrd.biffh import XLRDError
 from xlrd.compdoc import CompDocError
 
 from citeline.errors import ExtractionError
-from citeline.extract import read_as, register
+from citeline.extract import officeart, read_as, register
 from citeline.extract.blocks import ENCRYPTED_PACKAGE, OLE2_SIGNATURE, cfb_directory
+from citeline.extract.image import PictureReader
 from citeline.extract.sheet import Note, Sheet, SheetState, cell_text, workbook_document
 from citeline.types import Document
 
@@ -67,7 +73,8 @@ class XlsExtractor:
     into the rows an .xlsx with the same cells gives (:class:`~citeline.extract.sheet.Sheet`)."""
 
     name = "xls"
-    version = "2"  # 2: the cells' comments (NOTE records), each a line under its row
+    version = "3"  # 2: the cells' comments (NOTE records), each a line under its row; 3:
+    # the text of the pictures anchored at a cell, by OCR
     suffixes = (".xls", ".xlt")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -88,8 +95,11 @@ class XlsExtractor:
             raise ExtractionError(rel, _why_refused(path, exc)) from exc
         except _XLRD_ERRORS as exc:
             raise ExtractionError(rel, _damaged(path, exc)) from exc
+        pictures = PictureReader([])
+        drawn = _drawings(path, pictures) if book.biff_version >= 80 else {}
         try:
-            return workbook_document(rel, path.stem, XLS_MEDIA_TYPE, self, _sheets(book))
+            return workbook_document(rel, path.stem, XLS_MEDIA_TYPE, self,
+                                     _sheets(book, drawn), pictures)
         except _XLRD_ERRORS as exc:
             raise ExtractionError(rel, _damaged(path, exc)) from exc
         finally:
@@ -136,12 +146,16 @@ def _cut_short(path: Path) -> bool:
     return in_use >= whole
 
 
-def _sheets(book: xlrd.book.Book) -> Iterator[Sheet]:
-    """Each sheet in the workbook's order, parsed when it is reached and let go after."""
+def _sheets(book: xlrd.book.Book,
+            drawn: dict[str, dict[tuple[int, ...], Note]]) -> Iterator[Sheet]:
+    """Each sheet in the workbook's order, parsed when it is reached and let go after,
+    with its cells' notes and the text of its pictures (``drawn``, by sheet name)."""
     for index in range(book.nsheets):
         ws = book.sheet_by_index(index)
-        notes = {(r + 1, c + 1): Note(r + 1, c + 1, note.text or "", note.author or "")
-                 for (r, c), note in ws.cell_note_map.items()}  # NOTE records, their TXO text
+        notes: dict[tuple[int, ...], Note] = {
+            (r + 1, c + 1): Note(r + 1, c + 1, note.text or "", note.author or "")
+            for (r, c), note in ws.cell_note_map.items()}  # NOTE records, their TXO text
+        notes.update(drawn.get(ws.name, {}))
         yield Sheet(ws.name, _rows(book, ws, index), _STATES.get(ws.visibility, "hidden"),
                     notes=notes)
 
@@ -154,6 +168,121 @@ def _rows(book: xlrd.book.Book, ws: xlrd.sheet.Sheet, index: int) -> Iterator[tu
         yield r + 1, [cell_text(_value(book, cell, epoch, formats)) for cell in ws.row(r)]
     if book.on_demand:  # Excel 2.x-5.0 files are read whole, on_demand or not
         book.unload_sheet(index)
+
+
+# BIFF record types: the drawing group (the workbook's BLIP store) and a sheet's drawing,
+# each continued by CONTINUE records past 8,224 bytes; a sheet's name and stream offset;
+# a substream's end
+_MSODRAWINGGROUP, _MSODRAWING, _CONTINUE, _BOUNDSHEET, _EOF = 0xEB, 0xEC, 0x3C, 0x85, 0x0A
+_CLIENT_ANCHOR = 0xF010  # a shape's cell: flags, then column, dx, row, dy of each corner
+_SPGR_CONTAINER = 0xF003  # a group: its first shape is the group's own, with its anchor
+
+
+def _drawings(path: Path, reader: PictureReader) -> dict[str, dict[tuple[int, ...], Note]]:
+    """The text of the pictures each sheet of a BIFF8 workbook shows, by sheet name, then
+    (row, column, order) of the cell each is anchored at: the sheet's drawing (its
+    MSODRAWING records' OfficeArt shapes, their ClientAnchor's top-left cell, their pib
+    property) and the workbook's BLIP store (MSODRAWINGGROUP), each picture read by
+    ``reader``. A drawing that cannot be followed is said in a warning and left."""
+    try:
+        with olefile.OleFileIO(str(path)) as ole:
+            stream = next((n for n in ("Workbook", "Book") if ole.exists(n)), None)
+            data = ole.openstream(stream).read() if stream else b""
+    except (OSError, ValueError, struct.error, IndexError):  # xlrd read it: a foreign
+        return {}  # layout olefile refuses (it says so to no one else) keeps no pictures
+    group, listed = b"", []
+    for kind, body in _records(data, 0, group=True):
+        if kind == _MSODRAWINGGROUP:
+            group += body
+        elif kind == _BOUNDSHEET and len(body) >= 8:
+            wide = body[7] & 1
+            listed.append((body[8:8 + body[6] * (2 if wide else 1)]
+                           .decode("utf-16-le" if wide else "latin-1", "replace"),
+                           struct.unpack_from("<I", body)[0]))
+    if not group:
+        return {}
+    entries = officeart.store_entries(group, 0, len(group))
+    out: dict[str, dict[tuple[int, ...], Note]] = {}
+    for name, at in listed:
+        drawing = b"".join(body for kind, body in _records(data, at) if kind == _MSODRAWING)
+        found: dict[tuple[int, ...], Note] = {}
+        try:
+            for (row, col), pib in _anchored_pibs(drawing, 0, len(drawing), None):
+                if not 1 <= pib <= len(entries):
+                    continue
+                picture = officeart.entry_blip(group, entries[pib - 1], b"")
+                if picture is None:
+                    continue
+                file, kind = picture
+                if file is None:
+                    reader.not_read(kind)
+                elif text := reader.text(file, f"picture {pib} of sheet {name!r}"):
+                    found[row, col, len(found)] = Note(row, col, text, kind="picture")
+        except (IndexError, struct.error):
+            reader.damaged(f"the drawing of sheet {name!r} runs past its records")
+        out[name] = found
+    return out
+
+
+def _records(data: bytes, at: int, group: bool = False) -> Iterator[tuple[int, bytes]]:
+    """(type, body) of each BIFF record of the substream at ``at``, to its EOF, a
+    CONTINUE record's body given as the type of the record it continues (a drawing's
+    only, when ``group`` is false: those are what is joined)."""
+    last = None
+    while at + 4 <= len(data):
+        kind, size = struct.unpack_from("<HH", data, at)
+        body = data[at + 4:at + 4 + size]
+        at += 4 + size
+        if kind == _CONTINUE and last in (_MSODRAWINGGROUP, _MSODRAWING):
+            yield last, body
+            continue
+        last = kind
+        yield kind, body
+        if kind == _EOF:
+            return
+
+
+def _anchored_pibs(d: bytes, at: int, end: int,
+                   held: tuple[int, int] | None) -> Iterator[tuple[tuple[int, int], int]]:
+    """((row, column), pib), 1-based, of each shape showing a picture in the OfficeArt
+    records from ``at`` to ``end``: its ClientAnchor's top-left cell, or (in a group)
+    the group's, ``held``."""
+    i = at
+    while i + 8 <= end:
+        version, _, kind, size = officeart.header(d, i)
+        body, after = i + 8, min(i + 8 + size, end)
+        if kind == officeart.SP_CONTAINER:
+            cell, pib, j = _client_anchor(d, body, after) or held, None, body
+            while j + 8 <= after:
+                _, count, inner, inner_size = officeart.header(d, j)
+                if inner in (officeart.FOPT, officeart.SECONDARY_FOPT, officeart.TERTIARY_FOPT):
+                    for k in range(min(count, inner_size // 6)):
+                        opid, value = struct.unpack_from("<HI", d, j + 8 + 6 * k)
+                        if opid & 0x3FFF == officeart.PIB:
+                            pib = value
+                j += 8 + inner_size
+            if cell is not None and pib:
+                yield cell, pib
+        elif kind == _SPGR_CONTAINER:  # its first shape is the group's own, with its cell
+            first = officeart.header(d, body)[3] if body + 8 <= after else 0
+            yield from _anchored_pibs(d, body, after,
+                                      _client_anchor(d, body + 8, min(body + 8 + first, after))
+                                      or held)
+        elif version == 0xF:
+            yield from _anchored_pibs(d, body, after, held)
+        i = after
+
+
+def _client_anchor(d: bytes, at: int, end: int) -> tuple[int, int] | None:
+    """(row, column), 1-based, of the top-left cell a shape's ClientAnchor record among
+    the records from ``at`` to ``end`` (a shape container's) names; None without one."""
+    while at + 8 <= end:
+        _, _, kind, size = officeart.header(d, at)
+        if kind == _CLIENT_ANCHOR and size >= 18:
+            col, _, row = struct.unpack_from("<3H", d, at + 10)
+            return row + 1, col + 1
+        at += 8 + size
+    return None
 
 
 def _value(book: xlrd.book.Book, cell: xlrd.sheet.Cell, epoch, formats: dict[int, str | None]) -> object:  # type: ignore[no-untyped-def]
