@@ -9,6 +9,7 @@ Google Sheets' workbooks from xlrd's tests, and one workbook LibreOffice Calc sa
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,21 @@ def test_excel_365s_threaded_comments_are_read_with_their_replies_once():
         "Comment on B3 by Chen Wei: Moved here from Quay East in May.")
     start = doc.text.index("Comment on D2")
     assert locate(doc, start, doc.text.index("\n", start)).sheet_range == "Pumps!D2:D2"
+
+
+def test_a_damaged_comments_part_costs_its_comments_not_the_rows(tmp_path: Path):
+    """Calc's workbook with its first sheet's comments part cut off mid-element: the rows
+    and the other sheet's comment are read, and a warning says what was left."""
+    src = REAL / "pump-notes.xlsx"
+    damaged = tmp_path / "damaged.xlsx"
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(damaged, "w") as out:
+        for item in z.infolist():
+            data = z.read(item)
+            out.writestr(item, data[:len(data) // 2] if item.filename == "xl/comments1.xml"
+                         else data)
+    doc = extract(damaged)
+    assert doc.text == "\n".join(line for line in PUMPS.split("\n")
+                                 if not line.startswith("Comment on") or "B2" in line)
+    assert len(doc.warnings) == 1
+    assert doc.warnings[0].startswith("sheet 'Pumps': its comments cannot be read (")
+    assert doc.warnings[0].endswith("); not indexed")

@@ -781,8 +781,11 @@ def row_notes(lines: Sequence[str], row: int | None = None) -> list[str]:
     """
     out: list[str] = []
     for line in lines:
-        r = note_row(line)
-        if r is None or r != (row if row is not None else note_row(out[0]) if out else r):
+        on = note_row(line)
+        if on is None:
+            break
+        row = on if row is None else row
+        if on != row:
             break
         out.append(line)
     return out

@@ -285,6 +285,12 @@ def named_rows(question: str, cands: Sequence[Candidate],
     >>> c = candidates([h])
     >>> [c[i].text for i in named_rows("What does part P-4021 cost?", c)]
     ['P-4021 | Hex bolt | 0.45', 'Comment on C3 by Ana Ruiz: the 2024 list is 8% higher']
+    >>> rows += ". Checked in May.\\nP-4022 | Hex cap | 0.50"
+    >>> h = Hit(1, 1, "s.csv", "s", "s", 0, len(rows), Locator(0, len(rows), sheet_range="s!A2:C4"),
+    ...         rows, 0.4, 1.0)
+    >>> c = candidates([h])
+    >>> [c[i].text for i in named_rows("What does part P-4021 cost?", c)]
+    ['P-4021 | Hex bolt | 0.45', 'Comment on C3 by Ana Ruiz: the 2024 list is 8% higher.', 'Checked in May.']
     """
     keys = set(key_terms(question))
     if not keys:
@@ -296,14 +302,26 @@ def named_rows(question: str, cands: Sequence[Candidate],
     named = {held[0] for held in holders.values()
              if len(held) == 1 and cands[held[0]].hit.locator.sheet_range is not None}
     for i in list(named):  # and the row's comments, the lines right under it
-        if NOTE_LINE.match(cands[i].text):
+        if NOTE_LINE.match(_line(cands[i])[1]):
             continue
-        end = i + 1
-        while end < len(cands) and cands[end].citation == cands[i].citation:
-            end += 1
-        notes = row_notes([c.text for c in cands[i + 1:end]], row_of(cands[i]) if row_of else None)
-        named.update(range(i + 1, i + 1 + len(notes)))
+        under: dict[int, str] = {}  # the lines after the row's, by where they start
+        j = i + 1
+        while j < len(cands) and cands[j].citation == cands[i].citation:
+            at, line = _line(cands[j])
+            under.setdefault(at, line)
+            j += 1
+        notes = row_notes(list(under.values()), row_of(cands[i]) if row_of else None)
+        kept = set(list(under)[:len(notes)])  # a comment of two sentences is two candidates
+        named.update(k for k in range(i + 1, j) if _line(cands[k])[0] in kept)
     return sorted(named)
+
+
+def _line(c: Candidate) -> tuple[int, str]:
+    """Where in its hit's content the line holding candidate ``c`` starts, and the line."""
+    text, at = c.hit.content, c.start - c.hit.start
+    begin = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return begin, text[begin:end if end >= 0 else len(text)]
 
 
 def score(question: str, cands: Sequence[Candidate], embedder: Embedder) -> list[float]:

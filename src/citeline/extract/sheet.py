@@ -350,10 +350,7 @@ class XlsxExtractor:
                 saved = _saved_results(path, ws._worksheet_path)
                 rows = _with_formulas(rows, wf, saved, uncached)
             part = getattr(ws, "_worksheet_path", None)
-            notes: dict[tuple[int, ...], Note] = {}
-            if part:
-                notes.update(_xlsx_notes(path, part))
-                notes.update(_xlsx_drawings(path, part, pictures))
+            notes = _xlsx_extras(path, part, ws.title, pictures) if part else {}
             yield Sheet(ws.title, rows, getattr(ws, "sheet_state", "visible"), uncached, notes)
 
     @staticmethod
@@ -435,6 +432,23 @@ _CELL_REF = re.compile(r"\$?([A-Za-z]{1,3})\$?([1-9][0-9]{0,6})")
 # What Excel 365 writes as the older note of a threaded comment, for older Excels: its
 # author "tc={the thread's id}", its text this preamble and the thread (or nothing)
 _THREAD_PREAMBLE = re.compile(r"\[Threaded comment\].*?Learn more: \S+\s*", re.S)
+
+
+def _xlsx_extras(path: Path, part: str, sheet: str,
+                 pictures: PictureReader) -> dict[tuple[int, ...], Note]:
+    """Worksheet ``part``'s comments (:func:`_xlsx_notes`) and drawings' text
+    (:func:`_xlsx_drawings`); a part of them that cannot be read costs what it holds, said
+    in a warning (``pictures``'), not the sheet's rows."""
+    notes: dict[tuple[int, ...], Note] = {}
+    for what in ("comments", "drawings"):
+        try:
+            notes.update(_xlsx_notes(path, part) if what == "comments"
+                         else _xlsx_drawings(path, part, pictures))
+        except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile, zlib.error,
+                EOFError) as exc:  # SyntaxError: lxml's XMLSyntaxError
+            pictures.warnings.append(f"sheet {sheet!r}: its {what} cannot be read ({exc}); "
+                                     "not indexed")
+    return notes
 
 
 def _xlsx_notes(path: Path, part: str) -> dict[tuple[int, int], Note]:
