@@ -44,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import datetime as dt
+import heapq
 import io
 import re
 import zipfile
@@ -111,10 +112,18 @@ def sheet_rows(
     header: str | None = None
     sep = "\n\n"  # a blank line before a new sheet, a newline between its rows
     notes = notes if notes is not None else {}
+    due: list[tuple[int, ...]] = []  # a heap of the keys of ``notes`` not yet written
+    queued: set[tuple[int, ...]] = set()
 
     def add_notes(before: int) -> None:
         nonlocal sep
-        for key in sorted(k for k in notes if k[0] < before):
+        if len(notes) > len(queued):  # the reader has added some
+            for key in notes.keys() - queued:
+                heapq.heappush(due, key)
+                queued.add(key)
+        while due and due[0][0] < before:
+            key = heapq.heappop(due)
+            queued.discard(key)
             note = notes.pop(key)
             for line in note_lines(note):
                 start, end = builder.add(line, sep=sep)
