@@ -119,7 +119,7 @@ TEXTBOXES = "\n".join([
 
 
 @pytest.mark.parametrize("name", ["pump-textboxes-xlsxwriter.xlsx", "pump-textboxes.xlsx",
-                                  "pump-textboxes.ods"])
+                                  "pump-textboxes.ods", "pump-textboxes.xls"])
 def test_a_text_box_in_a_sheet_is_read_under_its_anchors_row(name: str):
     """A text box (instructions beside the rows, a remark under them) is text the sheet
     shows: each paragraph a line under its anchor's row, cited by that cell, as
@@ -137,7 +137,7 @@ def test_an_excel_97_workbooks_pictures_read_as_the_xlsx_ones(workbook):
     drawing records, their files in the workbook's BLIP store: the same text and regions."""
     doc = extract(REAL / "pump-pictures.xls")
     assert (doc.text, doc.regions, doc.warnings) == (workbook.text, workbook.regions, ())
-    assert (doc.extractor, doc.extractor_version) == ("xls", "3")
+    assert (doc.extractor, doc.extractor_version) == ("xls", "4")
 
 
 def test_an_excel_97_pictures_cell_is_its_anchors(monkeypatch: pytest.MonkeyPatch):

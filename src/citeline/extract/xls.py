@@ -14,8 +14,8 @@ a boolean ``TRUE``/``FALSE``, an error its code (``#DIV/0!``), a formula its sav
 text in a TXO) is a line under its row, as the .xlsx reader reads a comment; a picture
 anchored at a cell (its OfficeArt shape in the sheet's MSODRAWING records, its file in the
 workbook's BLIP store: [MS-XLS] 2.4.188, [MS-ODRAW]) is read by OCR as the .xlsx reader
-reads one, each paragraph a line under its anchor's row. Not read: text boxes, charts,
-and VBA macros. A web page or a text table saved under a .xls name (web
+reads one, each paragraph a line under its anchor's row, and so is a text box's text (its
+TXO record). Not read: charts, and VBA macros. A web page or a text table saved under a .xls name (web
 applications' "Export to Excel"), which Excel opens by its content, is read by the HTML or
 CSV reader, with a warning saying so.
 
@@ -73,8 +73,8 @@ class XlsExtractor:
     into the rows an .xlsx with the same cells gives (:class:`~citeline.extract.sheet.Sheet`)."""
 
     name = "xls"
-    version = "3"  # 2: the cells' comments (NOTE records), each a line under its row; 3:
-    # the text of the pictures anchored at a cell, by OCR
+    version = "4"  # 2: the cells' comments (NOTE records), each a line under its row; 3:
+    # the text of the pictures anchored at a cell, by OCR; 4: and of the text boxes
     suffixes = (".xls", ".xlt")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -174,24 +174,28 @@ def _rows(book: xlrd.book.Book, ws: xlrd.sheet.Sheet, index: int) -> Iterator[tu
 # each continued by CONTINUE records past 8,224 bytes; a sheet's name and stream offset;
 # a substream's end
 _MSODRAWINGGROUP, _MSODRAWING, _CONTINUE, _BOUNDSHEET, _EOF = 0xEB, 0xEC, 0x3C, 0x85, 0x0A
+_OBJ, _TXO = 0x5D, 0x1B6  # a shape's object record, and a text box's text
+_FT_CMO, _OT_NOTE = 0x15, 0x19  # OBJ's first field (common properties): its type, a note's
 _CLIENT_ANCHOR = 0xF010  # a shape's cell: flags, then column, dx, row, dy of each corner
 _SPGR_CONTAINER = 0xF003  # a group: its first shape is the group's own, with its anchor
 
 
 def _drawings(path: Path, reader: PictureReader) -> dict[str, dict[tuple[int, ...], Note]]:
-    """The text of the pictures each sheet of a BIFF8 workbook shows, by sheet name, then
+    """The text of the drawings each sheet of a BIFF8 workbook shows, by sheet name, then
     (row, column, order) of the cell each is anchored at: the sheet's drawing (its
-    MSODRAWING records' OfficeArt shapes, their ClientAnchor's top-left cell, their pib
-    property) and the workbook's BLIP store (MSODRAWINGGROUP), each picture read by
-    ``reader``. A drawing that cannot be followed is said in a warning and left."""
+    MSODRAWING records' OfficeArt shapes, their ClientAnchor's top-left cell), each
+    picture (a shape's pib property, its file in the workbook's BLIP store,
+    MSODRAWINGGROUP) read by ``reader``, and each text box's or shape's text (its TXO
+    record and the CONTINUE records after it, [MS-XLS] 2.4.329; a note's is xlrd's). A
+    drawing that cannot be followed is said in a warning and left."""
     try:
         with olefile.OleFileIO(str(path)) as ole:
             stream = next((n for n in ("Workbook", "Book") if ole.exists(n)), None)
             data = ole.openstream(stream).read() if stream else b""
     except (OSError, ValueError, struct.error, IndexError):  # xlrd read it: a foreign
-        return {}  # layout olefile refuses (it says so to no one else) keeps no pictures
+        return {}  # layout olefile refuses (it says so to no one else) keeps no drawings
     group, listed = b"", []
-    for kind, body in _records(data, 0, group=True):
+    for kind, body in _records(data, 0):
         if kind == _MSODRAWINGGROUP:
             group += body
         elif kind == _BOUNDSHEET and len(body) >= 8:
@@ -199,16 +203,15 @@ def _drawings(path: Path, reader: PictureReader) -> dict[str, dict[tuple[int, ..
             listed.append((body[8:8 + body[6] * (2 if wide else 1)]
                            .decode("utf-16-le" if wide else "latin-1", "replace"),
                            struct.unpack_from("<I", body)[0]))
-    if not group:
-        return {}
-    entries = officeart.store_entries(group, 0, len(group))
+    entries = officeart.store_entries(group, 0, len(group)) if group else []
     out: dict[str, dict[tuple[int, ...], Note]] = {}
     for name, at in listed:
-        drawing = b"".join(body for kind, body in _records(data, at) if kind == _MSODRAWING)
+        drawing, boxes = _sheet_drawing(data, at)
         found: dict[tuple[int, ...], Note] = {}
         try:
-            for (row, col), pib in _anchored_pibs(drawing, 0, len(drawing), None):
-                if not 1 <= pib <= len(entries):
+            shapes = list(_shapes(drawing, 0, len(drawing), None))
+            for cell, pib, _, _ in shapes:
+                if not pib or not 1 <= pib <= len(entries):
                     continue
                 picture = officeart.entry_blip(group, entries[pib - 1], b"")
                 if picture is None:
@@ -217,17 +220,54 @@ def _drawings(path: Path, reader: PictureReader) -> dict[str, dict[tuple[int, ..
                 if file is None:
                     reader.not_read(kind)
                 elif text := reader.text(file, f"picture {pib} of sheet {name!r}"):
-                    found[row, col, len(found)] = Note(row, col, text, kind="picture")
+                    found[(*cell, len(found))] = Note(*cell, text, kind="picture")
+            for ends, text in boxes:  # the shape whose ClientTextbox record ends there
+                owner = min(((e - b, cell) for cell, _, b, e in shapes if b < ends <= e),
+                            default=None)
+                if owner is not None and text.strip():
+                    cell = owner[1]
+                    found[(*cell, len(found))] = Note(*cell, text, kind="text box")
         except (IndexError, struct.error):
             reader.damaged(f"the drawing of sheet {name!r} runs past its records")
         out[name] = found
     return out
 
 
-def _records(data: bytes, at: int, group: bool = False) -> Iterator[tuple[int, bytes]]:
+def _sheet_drawing(data: bytes, at: int) -> tuple[bytes, list[tuple[int, str]]]:
+    """The OfficeArt records of the sheet whose substream starts at ``at`` (its
+    MSODRAWING records joined), and each text box's (where the drawing had got to when
+    its TXO came, the text): a TXO's characters are in the CONTINUE records after it,
+    each opening with a byte saying whether they are one byte or two; a note's text
+    (an OBJ of type Note before it) is left to xlrd."""
+    drawing = bytearray()
+    boxes: list[tuple[int, str]] = []
+    shape = None  # the type the last OBJ record gave its shape (ftCmo's ot)
+    text: tuple[int, int, list[str]] | None = None  # at, characters, read so far
+    for kind, body in _records(data, at):
+        if kind == _MSODRAWING:
+            drawing += body
+        elif kind == _OBJ and len(body) >= 6:
+            ft, _, ot = struct.unpack_from("<3H", body)
+            shape = ot if ft == _FT_CMO else None
+        elif kind == _TXO and len(body) >= 12 and shape != _OT_NOTE:
+            count = struct.unpack_from("<H", body, 10)[0]
+            text = (len(drawing), count, []) if count else None
+        elif kind == _CONTINUE and text is not None and body:
+            wide = body[0] & 1
+            text[2].append(body[1:].decode("utf-16-le" if wide else "latin-1", "replace"))
+            if sum(len(t) for t in text[2]) >= text[1]:
+                said = "".join(text[2])[:text[1]]
+                boxes.append((text[0], said.replace("\r\n", "\n").replace("\r", "\n")))
+                text = None
+        elif kind != _CONTINUE:
+            text = None
+    return bytes(drawing), boxes
+
+
+def _records(data: bytes, at: int) -> Iterator[tuple[int, bytes]]:
     """(type, body) of each BIFF record of the substream at ``at``, to its EOF, a
-    CONTINUE record's body given as the type of the record it continues (a drawing's
-    only, when ``group`` is false: those are what is joined)."""
+    CONTINUE record's body given as the type of the drawing record it continues (other
+    CONTINUE records as themselves)."""
     last = None
     while at + 4 <= len(data):
         kind, size = struct.unpack_from("<HH", data, at)
@@ -242,11 +282,12 @@ def _records(data: bytes, at: int, group: bool = False) -> Iterator[tuple[int, b
             return
 
 
-def _anchored_pibs(d: bytes, at: int, end: int,
-                   held: tuple[int, int] | None) -> Iterator[tuple[tuple[int, int], int]]:
-    """((row, column), pib), 1-based, of each shape showing a picture in the OfficeArt
-    records from ``at`` to ``end``: its ClientAnchor's top-left cell, or (in a group)
-    the group's, ``held``."""
+def _shapes(d: bytes, at: int, end: int, held: tuple[int, int] | None
+            ) -> Iterator[tuple[tuple[int, int], int | None, int, int]]:
+    """(cell, pib, start, end) of each shape in the OfficeArt records from ``at`` to
+    ``end`` that has a cell: its ClientAnchor's top-left (row, column), 1-based, or (in a
+    group) the group's, ``held``; its picture (pib property), None for none; where its
+    container starts and ends."""
     i = at
     while i + 8 <= end:
         version, _, kind, size = officeart.header(d, i)
@@ -261,15 +302,14 @@ def _anchored_pibs(d: bytes, at: int, end: int,
                         if opid & 0x3FFF == officeart.PIB:
                             pib = value
                 j += 8 + inner_size
-            if cell is not None and pib:
-                yield cell, pib
+            if cell is not None:
+                yield cell, pib, i, after
         elif kind == _SPGR_CONTAINER:  # its first shape is the group's own, with its cell
             first = officeart.header(d, body)[3] if body + 8 <= after else 0
-            yield from _anchored_pibs(d, body, after,
-                                      _client_anchor(d, body + 8, min(body + 8 + first, after))
-                                      or held)
+            yield from _shapes(d, body, after,
+                               _client_anchor(d, body + 8, min(body + 8 + first, after)) or held)
         elif version == 0xF:
-            yield from _anchored_pibs(d, body, after, held)
+            yield from _shapes(d, body, after, held)
         i = after
 
 
