@@ -64,7 +64,7 @@ def test_a_sheets_pictures_are_lines_under_their_anchors_row(workbook):
     assert any("HAL Crate" in line for line in diagram)
     # the photograph adds nothing; the diagram, on an empty row, comes after the last row
     assert doc.text == "\n".join([*ROWS[:3], *screen, *ROWS[3:], *diagram])
-    assert doc.warnings == () and (doc.extractor, doc.extractor_version) == ("xlsx", "8")
+    assert doc.warnings == () and (doc.extractor, doc.extractor_version) == ("xlsx", "9")
     for line, cell in [(screen[0], "Pumps!E3:E3"), (screen[-1], "Pumps!E3:E3"),
                        (diagram[0], "Pumps!B7:B7")]:
         start = doc.text.index(line)
@@ -158,3 +158,17 @@ def test_an_excel_97_pictures_cell_is_its_anchors(monkeypatch: pytest.MonkeyPatc
     assert len(given) == 1 and PILImage.open(io.BytesIO(given[0])).size == (80, 15)
     monkeypatch.setattr(imagemod, "picture_text", lambda data, where, warnings: "cc by-nc-nd")
     assert extract(REAL / "excel-picture-in-cell.xls").text == "Picture at A1: cc by-nc-nd"
+
+
+@pytest.mark.parametrize("name", ["flow-chart-xlsxwriter.xlsx", "flow-chart.xlsx"])
+def test_a_chart_says_its_title_kind_series_and_axes_under_its_anchors_row(name: str):
+    """A chart's numbers are the sheet's cells, already read; what it adds is what it
+    says of itself, a line cited by its anchor's cell, as XlsxWriter writes it and as
+    Calc saves it."""
+    doc = extract(REAL / name)
+    line = ("Chart at E2: Monthly flow at the harbour pumps. A line chart of Pump A, Pump B; "
+            "axes: Month, Flow (m³/h).")
+    assert doc.text == "\n".join(["Month | Pump A | Pump B", "Jan | 120 | 80", line,
+                                  "Feb | 135 | 90", "Mar | 150 | 70"])
+    start = doc.text.index(line)
+    assert locate(doc, start, start + len(line)).sheet_range == "Flow!E2:E2"

@@ -754,8 +754,8 @@ CELL_SEP = " | "
 NOTE_LINE = re.compile(r"Comment on [A-Z]{1,3}([1-9][0-9]*)(?: by [^\n]*?)?: ")
 # A line of a drawing a sheet shows, as the sheet extractor writes it under the row of
 # the cell the drawing is anchored at: the text OCR read in a picture (``Picture at E3:
-# ...``), or a text box's (``Text box at E2: ...``).
-DRAWN_LINE = re.compile(r"(?:Picture|Text box) at [A-Z]{1,3}[1-9][0-9]*: ")
+# ...``), a text box's (``Text box at E2: ...``), or what a chart says of itself.
+DRAWN_LINE = re.compile(r"(?:Picture|Text box|Chart) at [A-Z]{1,3}[1-9][0-9]*: ")
 
 
 def note_row(line: str) -> int | None:

@@ -35,8 +35,9 @@ A cell's comment is a line under its row (:func:`note_line`: Excel's note, Excel
 threaded comment with its replies, Calc's ``office:annotation``), a ROW region of its one
 cell, so its citation is that cell; so is each paragraph OCR reads in a picture anchored at
 a cell (a screenshot pasted beside the rows), ``Picture at E3: ...``, and each of a text
-box's (``Text box at E2: ...``). Neither reader indexes charts, or a drawing placed on the
-page at no cell.
+box's (``Text box at E2: ...``), and what an .xlsx's chart says of itself (``Chart at E2:
+...``). Neither reader indexes a drawing placed on the page at no cell, nor an .ods's
+charts.
 """
 
 from __future__ import annotations
@@ -174,8 +175,9 @@ class Note:
     author: str = ""
     replies: tuple[tuple[str, str], ...] = ()  # (author, text) of each reply, in order
     # "picture": the text OCR read in a picture anchored at the cell; "text box": a text
-    # box's (or a shape's) paragraphs, one a line (neither has an author)
-    kind: Literal["comment", "picture", "text box"] = "comment"
+    # box's (or a shape's) paragraphs, one a line; "chart": what a chart says of itself,
+    # one line (none has an author)
+    kind: Literal["comment", "picture", "text box", "chart"] = "comment"
 
 
 def note_lines(note: Note) -> list[str]:
@@ -193,7 +195,8 @@ def note_lines(note: Note) -> list[str]:
     if note.kind == "comment":
         return [line] if (line := note_line(note)) else []
     at = f"{note.kind.capitalize()} at {column_letter(note.col)}{note.row}: "
-    paragraphs = re.split(r"\n\s*\n" if note.kind == "picture" else r"\n", note.text)
+    paragraphs = (re.split(r"\n\s*\n", note.text) if note.kind == "picture"
+                  else note.text.split("\n") if note.kind == "text box" else [note.text])
     lines = [at + " ".join(para.split()) for para in paragraphs if para.strip()]
     assert all(DRAWN_LINE.match(line) for line in lines), lines
     return lines
@@ -303,7 +306,7 @@ def workbook_document(rel: str, title: str, media_type: str, extractor: Extracto
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "8"  # 2: a formula with no saved result is indexed as its formula, with a
+    version = "9"  # 2: a formula with no saved result is indexed as its formula, with a
     # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
     # 4: rows know where their cells begin (a piece of a row cites its own cells); 5: a
     # hidden sheet with rows is named in a warning (its citations point at a sheet the
@@ -311,7 +314,7 @@ class XlsxExtractor:
     # header row and its rows as sentences (citeline.chunk.bare_text), so a sheet indexed
     # before is stale; 6: the cells' comments (notes), each a line under its row; 7: the
     # text of the pictures anchored at a cell, by OCR, lines under its row; 8: and of the
-    # text boxes and shapes anchored at one
+    # text boxes and shapes anchored at one; 9: a chart's title, kind, series and axes
     suffixes = (".xlsx", ".xlsm", ".xltx", ".xltm")  # a template read as its workbook
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -437,6 +440,7 @@ _THREADED = "{http://schemas.microsoft.com/office/spreadsheetml/2018/threadedcom
 _XDR = "{http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 _CELL_REF = re.compile(r"\$?([A-Za-z]{1,3})\$?([1-9][0-9]{0,6})")
 # What Excel 365 writes as the older note of a threaded comment, for older Excels: its
 # author "tc={the thread's id}", its text this preamble and the thread (or nothing)
@@ -508,8 +512,8 @@ def _xlsx_drawings(path: Path, part: str, reader: PictureReader) -> dict[tuple[i
     two-cell or one-cell anchor's ``from`` cell; in it (a group's too) a text box's or a
     shape's paragraphs (``txBody``), and each picture read by ``reader`` as a Word
     document's pictures are. A drawing placed by its position on the page (an absolute
-    anchor) is at no cell, and a linked picture is not in the file: neither is read; nor
-    are charts."""
+    anchor) is at no cell, and a linked picture is not in the file: neither is read. A
+    chart is read for what it says of itself (:func:`chart_text`)."""
     part = part.lstrip("/")
     out: dict[tuple[int, ...], Note] = {}
     with zipfile.ZipFile(path) as z:
@@ -537,7 +541,61 @@ def _xlsx_drawings(path: Path, part: str, reader: PictureReader) -> dict[tuple[i
                         continue  # linked from outside the file (r:link), or missing
                     if text := reader.text(z.read(where), where):
                         out[row, col, len(out)] = Note(row, col, text, kind="picture")
+                for chart in anchor.iter(_CHART + "chart"):
+                    if (where := embedded.get(chart.get(_R + "id", ""))) is not None and \
+                            (text := chart_text(_xml(z.read(where)))):
+                        out[row, col, len(out)] = Note(row, col, text, kind="chart")
     return out
+
+
+def chart_text(space: Any) -> str:
+    """What a chart (a DrawingML ``chartSpace``, ECMA-376 Part 1, 21.2) says of itself, as
+    a sentence or two: its title, its kind, its series' names, its axes' titles; the
+    numbers are the sheet's cells. "" for a chart that names nothing.
+
+    >>> xml = ('<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+    ...        '<c:chart><c:title><c:tx><c:strRef><c:strCache><c:pt idx="0"><c:v>Units by site'
+    ...        '</c:v></c:pt></c:strCache></c:strRef></c:tx></c:title><c:plotArea><c:barChart>'
+    ...        '<c:barDir val="col"/></c:barChart></c:plotArea></c:chart></c:chartSpace>')
+    >>> chart_text(_xml(xml.encode()))
+    'Units by site. A column chart.'
+    """
+    chart = space.find(_CHART + "chart")
+    plot = chart.find(_CHART + "plotArea") if chart is not None else None
+    if plot is None:
+        return ""
+    title = _chart_label(chart.find(_CHART + "title"))
+    kinds: dict[str, None] = {}
+    for el in plot:
+        name = etree.QName(el).localname
+        if name.endswith("Chart"):
+            kind = name.removesuffix("Chart").replace("3D", "").removeprefix("of").lower()
+            if kind == "bar" and el.find(_CHART + "barDir") is not None and \
+                    el.find(_CHART + "barDir").get("val") == "col":
+                kind = "column"
+            kinds[kind] = None
+    series = [name for ser in plot.iter(_CHART + "ser")
+              if (name := _chart_label(ser.find(_CHART + "tx")))]
+    axes = [name for ax in plot if etree.QName(ax).localname in ("catAx", "valAx", "dateAx",
+                                                                "serAx")
+            if (name := _chart_label(ax.find(_CHART + "title")))]
+    if not (title or series or axes):
+        return ""
+    said = f"A {' and '.join(kinds) or 'plain'} chart"
+    said += f" of {', '.join(series)}" if series else ""
+    said += f"; axes: {', '.join(axes)}" if axes else ""
+    return f"{title}. {said}." if title else f"{said}."
+
+
+def _chart_label(el: Any) -> str:
+    """The text of a chart's title or series name: its rich text's runs, or the cached
+    value of the cell it names (``strRef``'s ``strCache``), or a literal ``v``."""
+    if el is None:
+        return ""
+    runs = [t.text or "" for t in el.iter(_A + "t")]
+    if not runs:
+        runs = [v.text or "" for v in el.iter(_CHART + "v")]
+    return " ".join("".join(runs).split())
 
 
 def _related(z: zipfile.ZipFile, names: set[str], part: str) -> dict[str, list[str]]:
