@@ -160,11 +160,12 @@ def test_an_excel_97_pictures_cell_is_its_anchors(monkeypatch: pytest.MonkeyPatc
     assert extract(REAL / "excel-picture-in-cell.xls").text == "Picture at A1: cc by-nc-nd"
 
 
-@pytest.mark.parametrize("name", ["flow-chart-xlsxwriter.xlsx", "flow-chart.xlsx"])
+@pytest.mark.parametrize("name", ["flow-chart-xlsxwriter.xlsx", "flow-chart.xlsx",
+                                  "flow-chart.ods"])
 def test_a_chart_says_its_title_kind_series_and_axes_under_its_anchors_row(name: str):
     """A chart's numbers are the sheet's cells, already read; what it adds is what it
     says of itself, a line cited by its anchor's cell, as XlsxWriter writes it and as
-    Calc saves it."""
+    Calc saves it (in an .ods, an embedded object with a data table of its own)."""
     doc = extract(REAL / name)
     line = ("Chart at E2: Monthly flow at the harbour pumps. A line chart of Pump A, Pump B; "
             "axes: Month, Flow (m³/h).")
@@ -172,3 +173,11 @@ def test_a_chart_says_its_title_kind_series_and_axes_under_its_anchors_row(name:
                                   "Feb | 135 | 90", "Mar | 150 | 70"])
     start = doc.text.index(line)
     assert locate(doc, start, start + len(line)).sheet_range == "Flow!E2:E2"
+
+
+@pytest.mark.parametrize("name", ["chart-kinds-xlsxwriter.xlsx", "chart-kinds.ods"])
+def test_a_bar_chart_drawn_upright_is_a_column_chart_in_either_format(name: str):
+    doc = extract(REAL / name)
+    assert [line for line in doc.text.split("\n") if line.startswith("Chart")] == [
+        "Chart at D2: Units by site (columns). A column chart of Units.",
+        "Chart at D20: Units by site (bars). A bar chart of Units."]

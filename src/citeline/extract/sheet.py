@@ -35,9 +35,8 @@ A cell's comment is a line under its row (:func:`note_line`: Excel's note, Excel
 threaded comment with its replies, Calc's ``office:annotation``), a ROW region of its one
 cell, so its citation is that cell; so is each paragraph OCR reads in a picture anchored at
 a cell (a screenshot pasted beside the rows), ``Picture at E3: ...``, and each of a text
-box's (``Text box at E2: ...``), and what an .xlsx's chart says of itself (``Chart at E2:
-...``). Neither reader indexes a drawing placed on the page at no cell, nor an .ods's
-charts.
+box's (``Text box at E2: ...``), and what a chart says of itself (``Chart at E2: ...``).
+Neither reader indexes a drawing placed on the page at no cell.
 """
 
 from __future__ import annotations
@@ -579,12 +578,66 @@ def chart_text(space: Any) -> str:
     axes = [name for ax in plot if etree.QName(ax).localname in ("catAx", "valAx", "dateAx",
                                                                 "serAx")
             if (name := _chart_label(ax.find(_CHART + "title")))]
+    return chart_sentence(title, list(kinds), series, axes)
+
+
+def chart_sentence(title: str, kinds: Sequence[str], series: Sequence[str],
+                   axes: Sequence[str]) -> str:
+    """What a chart says of itself as the text shows it, the same for an .xlsx's and an
+    .ods's; "" when it names nothing.
+
+    >>> chart_sentence("Flow", ["line"], ["Pump A", "Pump B"], ["Month"])
+    'Flow. A line chart of Pump A, Pump B; axes: Month.'
+    """
     if not (title or series or axes):
         return ""
     said = f"A {' and '.join(kinds) or 'plain'} chart"
     said += f" of {', '.join(series)}" if series else ""
     said += f"; axes: {', '.join(axes)}" if axes else ""
     return f"{title}. {said}." if title else f"{said}."
+
+
+def _ods_chart(frame: Any, frames: FramePictures) -> str:
+    """What the chart a ``draw:frame`` shows says of itself (:func:`chart_sentence`): the
+    embedded object's content (``Object 1/content.xml`` in the package, or a flat file's
+    inline ``office:document``), its ``chart:chart``'s class, title and axes' titles, and
+    its series' names, the header row of its own data table (the cells it names, cached).
+    "" for a frame showing no chart."""
+    obj = frame.find(_DRAW + "object")
+    if obj is None:
+        return ""
+    root = obj.find(_OFFICE + "document")
+    if root is None:
+        href = (obj.get("{http://www.w3.org/1999/xlink}href") or "").removeprefix("./")
+        if not href or frames.inline is not None or href.startswith(("../", "/")) or ":" in href:
+            return ""
+        try:
+            with zipfile.ZipFile(frames.path) as z:
+                root = _xml(z.read(f"{href}/content.xml"))
+        except (KeyError, SyntaxError):  # an object with no content, or damaged XML
+            return ""
+    chart = next(root.iter(_CHART_ODF + "chart"), None)
+    if chart is None:
+        return ""
+
+    def said(el: Any) -> str:
+        title = el.find(_CHART_ODF + "title") if el is not None else None
+        return " ".join(" ".join(_paragraph(p) for p in title.iter(*_PARAGRAPHS)).split()) \
+            if title is not None else ""
+
+    kind = (chart.get(_CHART_ODF + "class") or "").rpartition(":")[2]
+    plot = chart.find(_CHART_ODF + "plot-area")
+    if kind == "bar" and plot is not None:  # drawn upright unless its style says vertical
+        style = next((st for st in root.iter(_STYLE + "style")  # (bars along the y axis)
+                      if st.get(_STYLE + "name") == plot.get(_CHART_ODF + "style-name")), None)
+        props = style.find(_STYLE + "chart-properties") if style is not None else None
+        if props is None or props.get(_CHART_ODF + "vertical") != "true":
+            kind = "column"
+    header = next(root.iter(_TABLE + "table-header-rows"), None)
+    series = [" ".join(_paragraph(p) for p in cell.iter(*_PARAGRAPHS)).strip()
+              for cell in (header.iter(_CELL) if header is not None else [])][1:]
+    axes = [t for axis in chart.iter(_CHART_ODF + "axis") if (t := said(axis))]
+    return chart_sentence(said(chart), [kind] if kind else [], [n for n in series if n], axes)
 
 
 def _chart_label(el: Any) -> str:
@@ -679,6 +732,7 @@ _CALCEXT = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.
 _DC = "{http://purl.org/dc/elements/1.1/}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _FRAME = _DRAW + "frame"
+_CHART_ODF = "{urn:oasis:names:tc:opendocument:xmlns:chart:1.0}"
 _SHEET, _ROW, _CELL = _TABLE + "table", _TABLE + "table-row", _TABLE + "table-cell"
 _COVERED = _TABLE + "covered-table-cell"  # a cell merged into the one above or left of it
 _PARAGRAPHS = (_TEXT + "p", _TEXT + "h")
@@ -708,9 +762,10 @@ class OdsExtractor:
     gives (:class:`Sheet`), so the text, regions and citations are the same."""
 
     name = "ods"
-    version = "4"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
+    version = "5"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
     # cells' comments (office:annotation), each a line under its row; 3: the text of the
-    # pictures anchored in a cell, by OCR, lines under its row; 4: and of its text boxes
+    # pictures anchored in a cell, by OCR, lines under its row; 4: and of its text boxes;
+    # 5: a chart's title, kind, series and axes
     suffixes = (".ods", ".fods", ".ots")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -869,6 +924,8 @@ def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: 
             for frame in shape.iter(_FRAME):
                 if shown := frames.text(frame):
                     notes[number, col, len(notes)] = Note(number, col, shown, kind="picture")
+                elif shown := _ods_chart(frame, frames):
+                    notes[number, col, len(notes)] = Note(number, col, shown, kind="chart")
             if said := "\n".join(p for p in _shape_paragraphs(shape) if p.strip()):
                 notes[number, col, len(notes)] = Note(number, col, said, kind="text box")
         n = _repeat(cell, _TABLE + "number-columns-repeated")
