@@ -15,9 +15,9 @@ text in a TXO) is a line under its row, as the .xlsx reader reads a comment; a p
 anchored at a cell (its OfficeArt shape in the sheet's MSODRAWING records, its file in the
 workbook's BLIP store: [MS-XLS] 2.4.188, [MS-ODRAW]) is read by OCR as the .xlsx reader
 reads one, each paragraph a line under its anchor's row, and so is a text box's text (its
-TXO record). Not read: charts, and VBA macros. A web page or a text table saved under a .xls name (web
-applications' "Export to Excel"), which Excel opens by its content, is read by the HTML or
-CSV reader, with a warning saying so.
+TXO record). Not read: charts, and VBA macros. A web page or a text table saved under a
+.xls name (web applications' "Export to Excel"), which Excel opens by its content, is read
+by the HTML or CSV reader, with a warning saying so.
 
 This is its own module, not part of sheet.py, because xlrd is an optional library: when
 it is missing, .xls stays unsupported while .xlsx, .ods and .csv are still read.
@@ -203,7 +203,11 @@ def _drawings(path: Path, reader: PictureReader) -> dict[str, dict[tuple[int, ..
             listed.append((body[8:8 + body[6] * (2 if wide else 1)]
                            .decode("utf-16-le" if wide else "latin-1", "replace"),
                            struct.unpack_from("<I", body)[0]))
-    entries = officeart.store_entries(group, 0, len(group)) if group else []
+    try:
+        entries = officeart.store_entries(group, 0, len(group)) if group else []
+    except (IndexError, struct.error):
+        reader.damaged("the workbook's picture store runs past its records")
+        entries = []
     out: dict[str, dict[tuple[int, ...], Note]] = {}
     for name, at in listed:
         drawing, boxes = _sheet_drawing(data, at)
