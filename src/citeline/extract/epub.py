@@ -109,7 +109,7 @@ from citeline.extract.html import (
     read_page,
 )
 from citeline.extract.image import PictureReader
-from citeline.extract.opendocument import package_kind
+from citeline.extract.opendocument import package_kind, untrusted_parser
 from citeline.types import Document, Region, RegionKind
 
 _NS = {
@@ -148,11 +148,6 @@ _MARKS = re.compile("[\U000F0000-\U000FFFFD]")
 _PAGE_WORD = re.compile(r"(?:page|pg\.?|p\.)\s*", re.I)
 _NUMBER_FRAME = "[](){}<>|*\u2014\u2013-\u00b7\u2022 "
 _NUMBER_MAX_CHARS = 12  # "xxxviii", "A-123": a page number, not a sentence
-
-
-def _parser() -> etree.XMLParser:
-    # no entities, DTDs or network: a package's XML is untrusted input
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 
 
 def _q(tag: str) -> str:
@@ -232,7 +227,7 @@ class _Package:
 
     def xml(self, name: str, what: str) -> etree._Element:
         try:
-            return etree.fromstring(self.z.read(name), _parser())
+            return etree.fromstring(self.z.read(name), untrusted_parser())
         except etree.XMLSyntaxError as exc:
             raise ExtractionError(self.rel, f"not a readable EPUB: its {what} {name} is not "
                                             f"well-formed XML ({exc})") from exc

@@ -89,6 +89,22 @@ def store_entries(data: bytes, at: int, end: int) -> list[int]:
     return []
 
 
+def shape_pib(data: bytes, at: int, end: int) -> int | None:
+    """The picture (pib, counted from 1 in the BLIP store) of the shape whose records run
+    from ``at`` to ``end`` (a shape container's body), from its property tables (FOPT and
+    the secondary and tertiary ones); None when it shows none."""
+    pib = None
+    while at + 8 <= end:
+        _, count, kind, size = header(data, at)
+        if kind in (FOPT, SECONDARY_FOPT, TERTIARY_FOPT):
+            for k in range(min(count, size // 6)):
+                opid, value = struct.unpack_from("<HI", data, at + 8 + 6 * k)
+                if opid & 0x3FFF == PIB:
+                    pib = value
+        at += 8 + size
+    return pib
+
+
 def shape_pibs(data: bytes, at: int, end: int) -> dict[int, int]:
     """spid -> pib of every shape showing a picture in the records from ``at`` to
     ``end``, inside groups too: each shape container's FSP names the shape, one of its
@@ -99,17 +115,12 @@ def shape_pibs(data: bytes, at: int, end: int) -> dict[int, int]:
         version, instance, kind, size = header(data, i)
         body, after = i + 8, min(i + 8 + size, end)
         if kind == SP_CONTAINER:
-            spid, pib = None, None
+            spid, pib = None, shape_pib(data, body, after)
             j = body
             while j + 8 <= after:
-                _, count, inner, inner_size = header(data, j)
+                _, _, inner, inner_size = header(data, j)
                 if inner == FSP and inner_size >= 4:
                     spid = struct.unpack_from("<I", data, j + 8)[0]
-                elif inner in (FOPT, SECONDARY_FOPT, TERTIARY_FOPT):
-                    for k in range(min(count, inner_size // 6)):
-                        opid, value = struct.unpack_from("<HI", data, j + 8 + 6 * k)
-                        if opid & 0x3FFF == PIB:
-                            pib = value
                 j += 8 + inner_size
             if spid is not None and pib:
                 found[spid] = pib

@@ -174,8 +174,9 @@ _LEGACY = {"text": ".doc", "presentation": ".ppt", "spreadsheet": ".xls"}
 _OOXML = (("word/", ".docx"), ("xl/", ".xlsx"), ("ppt/", ".pptx"))
 
 
-def _parser() -> etree.XMLParser:
-    # no entities, DTDs or network: a package's XML is untrusted input
+def untrusted_parser() -> etree.XMLParser:
+    """The parser of a package's XML, which is untrusted input: no entities, DTDs or
+    network (the OpenDocument, EPUB and spreadsheet readers')."""
     return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 
 
@@ -278,7 +279,7 @@ def _open_flat(path: Path, rel: str, kind: Kind) -> _Package:
     inline: list[bytes] = []
     data = flat_xml(path, rel, kind, inline)
     try:
-        root = etree.fromstring(data, _parser())
+        root = etree.fromstring(data, untrusted_parser())
     except etree.XMLSyntaxError as exc:
         raise ExtractionError(rel, f"not a readable flat OpenDocument {flat_suffix(kind)} "
                                    f"file ({exc})") from exc
@@ -338,7 +339,7 @@ def check_odf(z: zipfile.ZipFile, rel: str, kind: Kind) -> None:
     names = set(z.namelist())
     manifest = None
     if "META-INF/manifest.xml" in names:
-        manifest = etree.fromstring(z.read("META-INF/manifest.xml"), _parser())
+        manifest = etree.fromstring(z.read("META-INF/manifest.xml"), untrusted_parser())
     if reason := _wrong_kind(_mimetype(z, names, manifest), names, kind):
         raise ExtractionError(rel, reason)
     if manifest is not None and manifest.find(f".//{qn('manifest:encryption-data')}") is not None:
@@ -365,13 +366,13 @@ def open_package(path: Path, rel: str, kind: Kind) -> _Package:
             names = set(z.namelist())
             if "content.xml" not in names:
                 raise ExtractionError(rel, f"{unreadable} (it has no content.xml)")
-            content = etree.fromstring(z.read("content.xml"), _parser())
+            content = etree.fromstring(z.read("content.xml"), untrusted_parser())
             styles = None
             if kind == "text" and "styles.xml" in names:
-                styles = etree.fromstring(z.read("styles.xml"), _parser())
+                styles = etree.fromstring(z.read("styles.xml"), untrusted_parser())
             title = ""
             if "meta.xml" in names:
-                found = etree.fromstring(z.read("meta.xml"), _parser()).find(f".//{qn('dc:title')}")
+                found = etree.fromstring(z.read("meta.xml"), untrusted_parser()).find(f".//{qn('dc:title')}")
                 title = squash(found.text or "") if found is not None else ""
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, KeyError, ValueError,
             etree.XMLSyntaxError) as exc:
@@ -411,6 +412,15 @@ class FramePictures:
         data = self._data(image, name)
         return self.reader.text(data, name) if data is not None else ""
 
+    def part(self, el: etree._Element) -> str | None:
+        """The package part ``el``'s ``xlink:href`` names (``Pictures/1.png``, ``Object
+        1``); None when it names none of this package's: nothing, a file beside it or a web
+        address (linked, not embedded), or anything in a flat file, whose parts are inline."""
+        href = (el.get(_HREF) or "").removeprefix("./")
+        if not href or self.inline is not None or href.startswith(("../", "/")) or ":" in href:
+            return None
+        return href
+
     def _data(self, image: etree._Element, name: str) -> bytes | None:
         binary = image.find(_BINARY)
         if binary is not None:  # inline: flat_xml's "#N", or base64 it left as it was
@@ -423,8 +433,7 @@ class FramePictures:
                 self.reader.warnings.append(f"picture {name}: its inline data is no base64; "
                                             "not read")
                 return None
-        href = (image.get(_HREF) or "").removeprefix("./")
-        if not href or self.inline is not None or href.startswith(("../", "/")) or ":" in href:
+        if (href := self.part(image)) is None:
             return None  # linked, not embedded
         try:
             with zipfile.ZipFile(self.path) as z:

@@ -63,7 +63,13 @@ from citeline.errors import ExtractionError
 from citeline.extract import Extractor, read_bytes, register
 from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
 from citeline.extract.image import PictureReader
-from citeline.extract.opendocument import FramePictures, check_odf, flat_xml, is_flat
+from citeline.extract.opendocument import (
+    FramePictures,
+    check_odf,
+    flat_xml,
+    is_flat,
+    untrusted_parser,
+)
 from citeline.extract.text import decode_bytes
 from citeline.types import Document, Region, RegionKind
 
@@ -452,98 +458,98 @@ def _xlsx_extras(path: Path, part: str, sheet: str,
     (:func:`_xlsx_drawings`); a part of them that cannot be read costs what it holds, said
     in a warning (``pictures``'), not the sheet's rows."""
     notes: dict[tuple[int, ...], Note] = {}
-    for what in ("comments", "drawings"):
-        try:
-            notes.update(_xlsx_notes(path, part) if what == "comments"
-                         else _xlsx_drawings(path, part, pictures))
-        except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile, zlib.error,
-                EOFError) as exc:  # SyntaxError: lxml's XMLSyntaxError
-            pictures.warnings.append(f"sheet {sheet!r}: its {what} cannot be read ({exc}); "
-                                     "not indexed")
-    return notes
-
-
-def _xlsx_notes(path: Path, part: str) -> dict[tuple[int, int], Note]:
-    """The comments of worksheet ``part`` (``xl/worksheets/sheet1.xml``), by (row,
-    column), from the parts the sheet's relationships name: its comments (ECMA-376 Part
-    1, 18.7: each ``comment``'s ``ref`` cell, its author from the part's list, its runs'
-    text, not a run's phonetic guide ``rPh``), and Excel 365's threaded comments ([MS-XLSX]
-    2.6.205: a comment and its replies, each by a person of the workbook's person list),
-    which stand for the older note Excel writes beside each thread."""
-    part = part.lstrip("/")
-    notes: dict[tuple[int, int], Note] = {}
-    with zipfile.ZipFile(path) as z:
+    with zipfile.ZipFile(path) as z:  # opened, and the sheet's relationships read, once
         names = set(z.namelist())
-        related = _related(z, names, part)
-        for where in related.get("comments", []):
-            root = _xml(z.read(where))
-            authors = [a.text or "" for a in root.iter(_MAIN + "author")]
-            for c in root.iter(_MAIN + "comment"):
-                if (cell := _cell(c.get("ref", ""))) is None:
-                    continue
-                text = "".join(t.text or "" for t in c.iter(_MAIN + "t")
-                               if t.getparent() is None or t.getparent().tag != _MAIN + "rPh")
-                who = int(c.get("authorId") or 0)
-                author = authors[who] if 0 <= who < len(authors) else ""
-                if author.startswith("tc="):  # a thread's stand-in: the thread is read below
-                    author, text = "", _THREAD_PREAMBLE.sub("", text)
-                notes[cell] = Note(*cell, text, author)
-        threads = related.get("threadedComment", [])
-        if not threads:
-            return notes
-        people = {p.get("id"): p.get("displayName") or ""
-                  for where in _related(z, names, "xl/workbook.xml").get("person", [])
-                  for p in _xml(z.read(where)).iter(_THREADED + "person")}
-        for where in threads:
-            said: dict[tuple[int, int], list[tuple[str, str]]] = {}
-            for c in _xml(z.read(where)).iter(_THREADED + "threadedComment"):
-                if (cell := _cell(c.get("ref", ""))) is not None:
-                    said.setdefault(cell, []).append(
-                        (people.get(c.get("personId"), ""), c.findtext(_THREADED + "text") or ""))
-            for cell, ((author, text), *replies) in said.items():
-                notes[cell] = Note(*cell, text, author, tuple(replies))
+        related = _related(z, names, part.lstrip("/"))
+        for what in ("comments", "drawings"):
+            try:
+                notes.update(_xlsx_notes(z, names, related) if what == "comments"
+                             else _xlsx_drawings(z, names, related, pictures))
+            except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile, zlib.error,
+                    EOFError) as exc:  # SyntaxError: lxml's XMLSyntaxError
+                pictures.warnings.append(f"sheet {sheet!r}: its {what} cannot be read "
+                                         f"({exc}); not indexed")
     return notes
 
 
-def _xlsx_drawings(path: Path, part: str, reader: PictureReader) -> dict[tuple[int, ...], Note]:
-    """The text of the drawings worksheet ``part`` shows, by (row, column, order) of the
+def _xlsx_notes(z: zipfile.ZipFile, names: set[str],
+                related: dict[str, list[str]]) -> dict[tuple[int, int], Note]:
+    """The comments of a worksheet, by (row, column), from the parts its relationships
+    name (``related``, :func:`_related`; ``z`` the package, ``names`` its parts): its
+    comments (ECMA-376 Part 1, 18.7: each ``comment``'s ``ref`` cell, its author from the
+    part's list, its runs' text, not a run's phonetic guide ``rPh``), and Excel 365's
+    threaded comments ([MS-XLSX] 2.6.205: a comment and its replies, each by a person of
+    the workbook's person list), which stand for the older note Excel writes beside each
+    thread."""
+    notes: dict[tuple[int, int], Note] = {}
+    for where in related.get("comments", []):
+        root = _xml(z.read(where))
+        authors = [a.text or "" for a in root.iter(_MAIN + "author")]
+        for c in root.iter(_MAIN + "comment"):
+            if (cell := _cell(c.get("ref", ""))) is None:
+                continue
+            text = "".join(t.text or "" for t in c.iter(_MAIN + "t")
+                           if t.getparent() is None or t.getparent().tag != _MAIN + "rPh")
+            who = int(c.get("authorId") or 0)
+            author = authors[who] if 0 <= who < len(authors) else ""
+            if author.startswith("tc="):  # a thread's stand-in: the thread is read below
+                author, text = "", _THREAD_PREAMBLE.sub("", text)
+            notes[cell] = Note(*cell, text, author)
+    threads = related.get("threadedComment", [])
+    if not threads:
+        return notes
+    people = {p.get("id"): p.get("displayName") or ""
+              for where in _related(z, names, "xl/workbook.xml").get("person", [])
+              for p in _xml(z.read(where)).iter(_THREADED + "person")}
+    for where in threads:
+        said: dict[tuple[int, int], list[tuple[str, str]]] = {}
+        for c in _xml(z.read(where)).iter(_THREADED + "threadedComment"):
+            if (cell := _cell(c.get("ref", ""))) is not None:
+                said.setdefault(cell, []).append(
+                    (people.get(c.get("personId"), ""), c.findtext(_THREADED + "text") or ""))
+        for cell, ((author, text), *replies) in said.items():
+            notes[cell] = Note(*cell, text, author, tuple(replies))
+    return notes
+
+
+def _xlsx_drawings(z: zipfile.ZipFile, names: set[str], related: dict[str, list[str]],
+                   reader: PictureReader) -> dict[tuple[int, ...], Note]:
+    """The text of the drawings a worksheet shows (its relationships ``related`` name its
+    drawing parts; ``z`` the package, ``names`` its parts), by (row, column, order) of the
     cell each is anchored at: its drawing part's anchors (ECMA-376 Part 1, 20.5), a
     two-cell or one-cell anchor's ``from`` cell; in it (a group's too) a text box's or a
     shape's paragraphs (``txBody``), and each picture read by ``reader`` as a Word
     document's pictures are. A drawing placed by its position on the page (an absolute
     anchor) is at no cell, and a linked picture is not in the file: neither is read. A
     chart is read for what it says of itself (:func:`chart_text`)."""
-    part = part.lstrip("/")
     out: dict[tuple[int, ...], Note] = {}
-    with zipfile.ZipFile(path) as z:
-        names = set(z.namelist())
-        for drawing in _related(z, names, part).get("drawing", []):
-            embedded = {rid: where for rid, _, where in _rels(z, names, drawing)}
-            for anchor in _xml(z.read(drawing)):
-                if anchor.tag not in (_XDR + "twoCellAnchor", _XDR + "oneCellAnchor"):
-                    continue
-                try:
-                    at = anchor.find(_XDR + "from")
-                    row = int(at.findtext(_XDR + "row", "")) + 1  # type: ignore[union-attr]
-                    col = int(at.findtext(_XDR + "col", "")) + 1  # type: ignore[union-attr]
-                except (AttributeError, ValueError):  # no cell: a damaged anchor
-                    reader.damaged(f"a picture's anchor in {drawing} names no cell")
-                    continue
-                for body in anchor.iter(_XDR + "txBody"):  # a text box's, a shape's
-                    paragraphs = ["".join(t.text or "" if t.tag == _A + "t" else " "
-                                          for t in p.iter(_A + "t", _A + "br"))
-                                  for p in body.iter(_A + "p")]
-                    if text := "\n".join(p for p in paragraphs if p.strip()):
-                        out[row, col, len(out)] = Note(row, col, text, kind="text box")
-                for blip in anchor.iter(_A + "blip"):
-                    if (where := embedded.get(blip.get(_R + "embed", ""))) is None:
-                        continue  # linked from outside the file (r:link), or missing
-                    if text := reader.text(z.read(where), where):
-                        out[row, col, len(out)] = Note(row, col, text, kind="picture")
-                for chart in anchor.iter(_CHART + "chart"):
-                    if (where := embedded.get(chart.get(_R + "id", ""))) is not None and \
-                            (text := chart_text(_xml(z.read(where)))):
-                        out[row, col, len(out)] = Note(row, col, text, kind="chart")
+    for drawing in related.get("drawing", []):
+        embedded = {rid: where for rid, _, where in _rels(z, names, drawing)}
+        for anchor in _xml(z.read(drawing)):
+            if anchor.tag not in (_XDR + "twoCellAnchor", _XDR + "oneCellAnchor"):
+                continue
+            try:
+                at = anchor.find(_XDR + "from")
+                row = int(at.findtext(_XDR + "row", "")) + 1  # type: ignore[union-attr]
+                col = int(at.findtext(_XDR + "col", "")) + 1  # type: ignore[union-attr]
+            except (AttributeError, ValueError):  # no cell: a damaged anchor
+                reader.damaged(f"a picture's anchor in {drawing} names no cell")
+                continue
+            for body in anchor.iter(_XDR + "txBody"):  # a text box's, a shape's
+                paragraphs = ["".join(t.text or "" if t.tag == _A + "t" else " "
+                                      for t in p.iter(_A + "t", _A + "br"))
+                              for p in body.iter(_A + "p")]
+                if text := "\n".join(p for p in paragraphs if p.strip()):
+                    out[row, col, len(out)] = Note(row, col, text, kind="text box")
+            for blip in anchor.iter(_A + "blip"):
+                if (where := embedded.get(blip.get(_R + "embed", ""))) is None:
+                    continue  # linked from outside the file (r:link), or missing
+                if text := reader.text(z.read(where), where):
+                    out[row, col, len(out)] = Note(row, col, text, kind="picture")
+            for chart in anchor.iter(_CHART + "chart"):
+                if (where := embedded.get(chart.get(_R + "id", ""))) is not None and \
+                        (text := chart_text(_xml(z.read(where)))):
+                    out[row, col, len(out)] = Note(row, col, text, kind="chart")
     return out
 
 
@@ -606,10 +612,9 @@ def _ods_chart(frame: Any, frames: FramePictures) -> str:
     obj = frame.find(_DRAW + "object")
     if obj is None:
         return ""
-    root = obj.find(_OFFICE + "document")
+    root = obj.find(_OFFICE + "document")  # a flat file's, inline
     if root is None:
-        href = (obj.get("{http://www.w3.org/1999/xlink}href") or "").removeprefix("./")
-        if not href or frames.inline is not None or href.startswith(("../", "/")) or ":" in href:
+        if (href := frames.part(obj)) is None:
             return ""
         try:
             with zipfile.ZipFile(frames.path) as z:
@@ -681,9 +686,8 @@ def _rels(z: zipfile.ZipFile, names: set[str], part: str) -> list[tuple[str, str
 
 
 def _xml(data: bytes) -> Any:
-    """A package part's XML, parsed as untrusted input: no entities, DTDs or network."""
-    return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True,
-                                                  load_dtd=False))
+    """A package part's XML, parsed as untrusted input (:func:`untrusted_parser`)."""
+    return etree.fromstring(data, untrusted_parser())
 
 
 def _cell(ref: str) -> tuple[int, int] | None:

@@ -297,17 +297,8 @@ def _shapes(d: bytes, at: int, end: int, held: tuple[int, int] | None
         version, _, kind, size = officeart.header(d, i)
         body, after = i + 8, min(i + 8 + size, end)
         if kind == officeart.SP_CONTAINER:
-            cell, pib, j = _client_anchor(d, body, after) or held, None, body
-            while j + 8 <= after:
-                _, count, inner, inner_size = officeart.header(d, j)
-                if inner in (officeart.FOPT, officeart.SECONDARY_FOPT, officeart.TERTIARY_FOPT):
-                    for k in range(min(count, inner_size // 6)):
-                        opid, value = struct.unpack_from("<HI", d, j + 8 + 6 * k)
-                        if opid & 0x3FFF == officeart.PIB:
-                            pib = value
-                j += 8 + inner_size
-            if cell is not None:
-                yield cell, pib, i, after
+            if (cell := _client_anchor(d, body, after) or held) is not None:
+                yield cell, officeart.shape_pib(d, body, after), i, after
         elif kind == _SPGR_CONTAINER:  # its first shape is the group's own, with its cell
             first = officeart.header(d, body)[3] if body + 8 <= after else 0
             yield from _shapes(d, body, after,
