@@ -268,6 +268,41 @@ def squash(text: str) -> str:
     return _SPACES.sub(" ", text.replace("\n", " ")).strip()
 
 
+# Alt texts that describe nothing: a file name (what converters write, and PowerPoint
+# when a picture is inserted: "python-logo.gif"), or a word naming the kind of thing, with
+# a number at most ("Image 3", "Cover", "Figure").
+NO_DESCRIPTION = re.compile(
+    r"(?:image|img|picture|pic|photo|graphic|figure|fig\.?|illustration|cover|icon|logo|"
+    r"spacer|placeholder)(?:\s*\d+)?|\S*\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?|emf|wmf)", re.I)
+# The sentence Microsoft 365 ends the alt text it writes itself with (it describes each
+# picture inserted by a vision model: "A screenshot of a computer. Description
+# automatically generated"), in English, German, French, Spanish, Italian, Portuguese and
+# Dutch: generic words on how the picture looks, not the author's.
+_AUTOMATIC = re.compile(
+    r"(?:description automatically generated(?: with (?:very high|high|medium|low) "
+    r"confidence)?|automatisch generierte beschreibung|description générée automatiquement|"
+    r"descripción generada automáticamente|descrizione generata automaticamente|"
+    r"descrição gerada automaticamente|automatisch gegenereerde beschrijving)\.?$", re.I)
+
+
+def described(alt: str) -> str:
+    """A picture's alt text (what a reader who cannot see it gets) on one line, or "" when
+    it tells a reader of the text nothing: empty, a file name or a bare word such as
+    ``Image 3`` (:data:`NO_DESCRIPTION`), or a description Office wrote itself.
+
+    >>> described("Bar chart: enrolment rose from 1,200 in 2019\\nto 1,850 in 2023")
+    'Bar chart: enrolment rose from 1,200 in 2019 to 1,850 in 2023'
+    >>> described("python-logo.gif"), described("Picture 3")
+    ('', '')
+    >>> described("A screenshot of a computer. Description automatically generated")
+    ''
+    """
+    alt = squash(alt)
+    if not alt or NO_DESCRIPTION.fullmatch(alt) or _AUTOMATIC.search(alt):
+        return ""
+    return alt
+
+
 def one_paragraph(text: str) -> str:
     """A block that must stay one paragraph for the chunker: no blank lines inside."""
     lines = [_SPACES.sub(" ", ln).strip() for ln in _BLANK_LINES.sub("\n", text).split("\n")]

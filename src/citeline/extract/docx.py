@@ -28,7 +28,14 @@ after the paragraph or table row that refers to it (:class:`Notes`). An imported
 part (``w:altChunk``: the HTML page an "Export to Word" button or html-docx-js puts
 in a .docx, for Word to merge on opening) is read in its place by the HTML extractor
 when it is HTML, XHTML or a web archive (MHT), or as plain text; a part of another
-type (RTF, another document) is named in a warning. Page
+type (RTF, another document) is named in a warning.
+
+A picture's alt text (what a reader who cannot see it gets: the author's description of
+a chart or a diagram) is a block after the paragraph or table row showing it, then the
+text OCR reads in the picture; alt text that says nothing (a file name, ``Picture 3``,
+Microsoft 365's own "Description automatically generated") and a drawing marked
+decorative add none (:func:`~citeline.extract.image.drawing_alt`). A chart's alt text is
+read so too. Page
 headers/footers and comments are not part of the body and are not indexed; a legacy
 binary ``.doc`` is not a .docx and fails with that reason.
 """
@@ -59,6 +66,7 @@ from citeline.extract.blocks import (
     MAX_HEADING_LEVEL,
     TextBuilder,
     check_package,
+    described,
     escape_markdown,
     formatted_levels,
     main_part,
@@ -67,7 +75,7 @@ from citeline.extract.blocks import (
     roman,
     squash,
 )
-from citeline.extract.image import PictureReader
+from citeline.extract.image import PictureReader, drawing_alt
 from citeline.types import Document
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.I)
@@ -322,33 +330,57 @@ def text_boxes(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
 
 
 _BLIP = qn("a:blip")  # a DrawingML picture's image (r:embed: its part)
-_VML_IMAGE = "{urn:schemas-microsoft-com:vml}imagedata"  # an older VML picture's (r:id)
+_DRAWINGS = (qn("wp:inline"), qn("wp:anchor"))  # a drawing in the text (wp:docPr: its alt text)
+_PICTURE_PROPS = qn("pic:cNvPr")  # a picture's own properties (in a group: its alt text)
+_VML = "{urn:schemas-microsoft-com:vml}"
+_VML_IMAGE = _VML + "imagedata"  # an older VML picture's (r:id)
 
 
-def picture_ids(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """The relationship ids of the pictures Word shows in ``el`` (a body paragraph or a
-    table row), in order, those in its text boxes too; not a drawing's copy for old
-    readers (``mc:Fallback``), nor a picture in a hidden run or a deletion. A linked
-    picture (``r:link``: a file outside the package) has none."""
+def picture_items(el, said: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """What Word shows of the drawings in ``el`` (a body paragraph or a table row), in
+    order, those in its text boxes too: ``("alt", text)`` for a drawing's alt text
+    (:func:`~citeline.extract.image.drawing_alt`; a picture in a group has its own; an
+    older VML shape's ``alt``, else its picture's ``o:title``), ``("picture", id)`` for
+    the relationship id of each picture it shows. Not a drawing's copy for old readers
+    (``mc:Fallback``), nor one in a hidden run or a deletion. A linked picture
+    (``r:link``: a file outside the package) has no id. ``said``: the alt texts of the
+    drawing ``el`` is in, not said again (Word writes a picture's alt text on the
+    drawing and on the picture)."""
     for child in el.iterchildren():
         if child.tag in _SKIPPED or (child.tag == qn("w:r") and _hidden(child)):
             continue
+        alt = ""
+        if child.tag in _DRAWINGS:
+            alt = drawing_alt(child.find(qn("wp:docPr")))
+        elif child.tag == _PICTURE_PROPS:
+            alt = drawing_alt(child)
+        elif child.tag == _VML + "shape":
+            image = child.find(_VML_IMAGE)
+            alt = described(child.get("alt") or "") or described(
+                image.get("{urn:schemas-microsoft-com:office:office}title") or ""
+                if image is not None else "")
+        if alt and alt not in said:
+            yield "alt", alt
+            said |= {alt}
         if child.tag == _BLIP:
             if rid := child.get(qn("r:embed")):
-                yield rid
+                yield "picture", rid
         elif child.tag == _VML_IMAGE:
             if rid := child.get(qn("r:id")):
-                yield rid
+                yield "picture", rid
         else:
-            yield from picture_ids(child)
+            yield from picture_items(child, said)
 
 
 def picture_texts(el, part, reader) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """The text of each picture :func:`picture_ids` finds in ``el`` that holds text,
-    read by ``reader`` (a :class:`~citeline.extract.image.PictureReader`)."""
-    for rid in picture_ids(el):
-        picture = part.related_parts.get(rid)
-        if picture is not None and (text := reader.text(picture.blob, str(picture.partname))):
+    """The alt text of each drawing :func:`picture_items` finds in ``el``, and the text
+    of each picture that holds text, read by ``reader`` (a
+    :class:`~citeline.extract.image.PictureReader`)."""
+    for kind, value in picture_items(el):
+        if kind == "alt":
+            yield value
+        elif (picture := part.related_parts.get(value)) is not None and \
+                (text := reader.text(picture.blob, str(picture.partname))):
             yield text
 
 
@@ -515,7 +547,7 @@ def open_word(path: Path) -> DocumentObject:
 
 class DocxExtractor:
     name = "docx"
-    version = "14"  # 2: outline levels, headings from formatting without heading styles;
+    version = "15"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
@@ -531,7 +563,8 @@ class DocxExtractor:
     # had left this version as it was, so a document indexed before them was not re-read);
     # 12: by html 22, an imported page's API furniture ("Source" links, toggle labels) dropped;
     # 13: by html 23, its own table of contents in a <dl>, DocBook's navigation tables;
-    # 14: the text of its pictures, read by OCR, after the paragraph or row showing them
+    # 14: the text of its pictures, read by OCR, after the paragraph or row showing them;
+    # 15: a drawing's alt text before its pictures' text
     suffixes = tuple(WORD_MEDIA_TYPES)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -185,7 +185,15 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from citeline.errors import ExtractionError
 from citeline.extract import read_bytes, register, variant_base
-from citeline.extract.blocks import TextBuilder, escape_markdown, fenced, prose_pre, roman, squash
+from citeline.extract.blocks import (
+    TextBuilder,
+    described,
+    escape_markdown,
+    fenced,
+    prose_pre,
+    roman,
+    squash,
+)
 from citeline.extract.text import damaged_after_mark, undecodable, western_text
 from citeline.types import Document
 
@@ -335,13 +343,6 @@ ROMAN_MAX = 3999  # CSS's roman counters stop here and fall back to decimal
 # Roles that make a picture decoration, whatever its alt says (ARIA: "presentation" and
 # its synonym "none" remove it from what a screen reader reads).
 DECORATIVE_ROLES = frozenset({"presentation", "none"})
-# Alt texts that describe nothing: a file name (Word's and converters' "image1.png"), or
-# a word naming the kind of thing, with a number at most ("Image 3", "Cover", "Figure").
-_NO_DESCRIPTION = re.compile(
-    r"(?:image|img|picture|pic|photo|graphic|figure|fig\.?|illustration|cover|icon|logo|"
-    r"spacer|placeholder)(?:\s*\d+)?|\S*\.(?:png|jpe?g|gif|svg|webp|bmp|tiff?)", re.I)
-
-
 # A <pre>'s language, as the page names it in a class: "language-python", the HTML
 # standard's convention for <code> (highlight.js, Prism, Pandoc, mdBook; MkDocs writes
 # it on the <div class="highlight"> around the <pre>), or prettify's "lang-python" (the
@@ -639,8 +640,7 @@ def image_text(node: LexborNode) -> str:
     or its ``<figure>``'s caption again (read once, as the caption)."""
     attrs = node.attributes
     alt = squash(_INVISIBLE.sub("", attrs.get("alt") or ""))
-    if not alt or (attrs.get("role") or "").strip().lower() in DECORATIVE_ROLES or \
-            _NO_DESCRIPTION.fullmatch(alt):
+    if not described(alt) or (attrs.get("role") or "").strip().lower() in DECORATIVE_ROLES:
         return ""
     up = node.parent
     while up is not None and up.tag != "figure":

@@ -90,6 +90,7 @@ from citeline.extract.blocks import (
     MAX_UNPACKED,
     TextBuilder,
     check_package,
+    described,
     escape_markdown,
     not_a_package,
     one_paragraph,
@@ -384,15 +385,16 @@ def open_package(path: Path, rel: str, kind: Kind) -> _Package:
 
 _FRAME, _IMAGE, _BINARY = qn("draw:frame"), qn("draw:image"), qn("office:binary-data")
 _OBJECTS = (qn("draw:object"), qn("draw:object-ole"))
+_DESC, _TITLE = qn("svg:desc"), qn("svg:title")
 _HREF = "{http://www.w3.org/1999/xlink}href"
 
 
 class FramePictures:
     """The text of the pictures a body shows (a screenshot, a pasted scan), each read by
     ``reader`` (:class:`~citeline.extract.image.PictureReader`, as a Word document's are):
-    a package's part by its ``xlink:href``, a flat file's inline data. A picture linked
-    from outside the package (a file beside it, a web address) is not the document's and
-    is not read."""
+    a package's part by its ``xlink:href``, a flat file's inline data, after the frame's
+    alt text (:meth:`alt`). A picture linked from outside the package (a file beside
+    it, a web address) is not the document's and is not read; its alt text is."""
 
     def __init__(self, path: Path, inline: list[bytes] | None, reader: PictureReader) -> None:
         self.path = path
@@ -400,17 +402,32 @@ class FramePictures:
         self.reader = reader
 
     def text(self, frame: etree._Element) -> str:
-        """The text of the picture ``frame`` (a ``draw:frame``) shows, "" for none. A frame
-        may hold one picture in several formats, the preferred first (LibreOffice stores an
-        SVG with a PNG of it): the first in a format the image reader opens is read. An
-        embedded object's stand-in picture (a chart's or a formula's preview) is not."""
+        """The alt text of the picture or object ``frame`` (a ``draw:frame``) shows, then
+        the picture's text, "" for none. A frame may hold one picture in several formats,
+        the preferred first (LibreOffice stores an SVG with a PNG of it): the first in a
+        format the image reader opens is read. An embedded object's stand-in picture (a
+        chart's or a formula's preview) is not."""
         images = list(frame.iterchildren(_IMAGE))
         if not images or any(True for _ in frame.iterchildren(*_OBJECTS)):
-            return ""
+            return self.alt(frame)
         image = next((i for i in images if _opened(i)), images[0])
         name = _picture_name(image, frame)
         data = self._data(image, name)
-        return self.reader.text(data, name) if data is not None else ""
+        read = self.reader.text(data, name) if data is not None else ""
+        return "\n\n".join(t for t in (self.alt(frame), read) if t)
+
+    @staticmethod
+    def alt(frame: etree._Element) -> str:
+        """The alt text of the picture or object (a chart, a formula) ``frame`` shows:
+        its ``svg:desc``, else its ``svg:title`` (ODF 1.3 Part 3, 10.3.1; the
+        description and title fields of LibreOffice's alt text, where a Word document's
+        ``descr`` and ``title`` go), as :func:`~citeline.extract.blocks.described` keeps
+        it; "" for a frame of text, or one LibreOffice marks decorative."""
+        if not any(True for _ in frame.iterchildren(_IMAGE, *_OBJECTS)) or \
+                any(etree.QName(k).localname == "decorative" and v == "true"
+                    for k, v in frame.attrib.items()):
+            return ""
+        return described(frame.findtext(_DESC) or "") or described(frame.findtext(_TITLE) or "")
 
     def part(self, el: etree._Element) -> str | None:
         """The package part ``el``'s ``xlink:href`` names (``Pictures/1.png``, ``Object
@@ -834,8 +851,9 @@ def _table_rows(table: etree._Element, read_cell, across_once: bool):  # type: i
 
 class OdtExtractor:
     name = "odt"
-    version = "2"  # (flat .fodt and templates .ott added: an .odt read as it did)
-    # 2: the text of its pictures, read by OCR, after the paragraph or row showing them
+    version = "3"  # (flat .fodt and templates .ott added: an .odt read as it did)
+    # 2: the text of its pictures, read by OCR, after the paragraph or row showing them;
+    # 3: a picture's or an object's alt text, before the picture's text
     suffixes = (".odt", ".fodt", ".ott")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -946,8 +964,9 @@ def _read_slides(styles: _Styles, presentation: etree._Element,
 
 class OdpExtractor:
     name = "odp"
-    version = "2"  # (flat .fodp and templates .otp added: an .odp read as it did)
-    # 2: the text of its pictures, read by OCR, a block in its place among the shapes
+    version = "3"  # (flat .fodp and templates .otp added: an .odp read as it did)
+    # 2: the text of its pictures, read by OCR, a block in its place among the shapes;
+    # 3: a picture's or an object's alt text, before the picture's text
     suffixes = (".odp", ".fodp", ".otp")
 
     def extract(self, path: Path, rel: str) -> Document:

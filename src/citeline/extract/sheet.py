@@ -36,7 +36,10 @@ threaded comment with its replies, Calc's ``office:annotation``), a ROW region o
 cell, so its citation is that cell; so is each paragraph OCR reads in a picture anchored at
 a cell (a screenshot pasted beside the rows), ``Picture at E3: ...``, and each of a text
 box's (``Text box at E2: ...``), and what a chart says of itself (``Chart at E2: ...``).
-Neither reader indexes a drawing placed on the page at no cell.
+A picture's and a chart's alt text (what a reader who cannot see it gets) is such a line
+too, before the picture's text and after the chart's; none when it says nothing (a file
+name, ``Picture 1``, Microsoft 365's own description) or the drawing is marked
+decorative. Neither reader indexes a drawing placed on the page at no cell.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ from citeline.chunk import CELL_SEP, DRAWN_LINE, NOTE_LINE
 from citeline.errors import ExtractionError
 from citeline.extract import Extractor, read_bytes, register
 from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
-from citeline.extract.image import PictureReader
+from citeline.extract.image import PictureReader, drawing_alt
 from citeline.extract.opendocument import (
     FramePictures,
     check_odf,
@@ -311,7 +314,7 @@ def workbook_document(rel: str, title: str, media_type: str, extractor: Extracto
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "9"  # 2: a formula with no saved result is indexed as its formula, with a
+    version = "10"  # 2: a formula with no saved result is indexed as its formula, with a
     # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
     # 4: rows know where their cells begin (a piece of a row cites its own cells); 5: a
     # hidden sheet with rows is named in a warning (its citations point at a sheet the
@@ -319,7 +322,8 @@ class XlsxExtractor:
     # header row and its rows as sentences (citeline.chunk.bare_text), so a sheet indexed
     # before is stale; 6: the cells' comments (notes), each a line under its row; 7: the
     # text of the pictures anchored at a cell, by OCR, lines under its row; 8: and of the
-    # text boxes and shapes anchored at one; 9: a chart's title, kind, series and axes
+    # text boxes and shapes anchored at one; 9: a chart's title, kind, series and axes;
+    # 10: a picture's and a chart's alt text
     suffixes = (".xlsx", ".xlsm", ".xltx", ".xltm")  # a template read as its workbook
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -519,9 +523,9 @@ def _xlsx_drawings(z: zipfile.ZipFile, names: set[str], related: dict[str, list[
     cell each is anchored at: its drawing part's anchors (ECMA-376 Part 1, 20.5), a
     two-cell or one-cell anchor's ``from`` cell; in it (a group's too) a text box's or a
     shape's paragraphs (``txBody``), and each picture read by ``reader`` as a Word
-    document's pictures are. A drawing placed by its position on the page (an absolute
+    document's pictures are, after its alt text. A drawing placed by its position on the page (an absolute
     anchor) is at no cell, and a linked picture is not in the file: neither is read. A
-    chart is read for what it says of itself (:func:`chart_text`)."""
+    chart is read for what it says of itself (:func:`chart_text`), then its alt text."""
     out: dict[tuple[int, ...], Note] = {}
     for drawing in related.get("drawing", []):
         embedded = {rid: where for rid, _, where in _rels(z, names, drawing)}
@@ -542,6 +546,8 @@ def _xlsx_drawings(z: zipfile.ZipFile, names: set[str], related: dict[str, list[
                 if text := "\n".join(p for p in paragraphs if p.strip()):
                     out[row, col, len(out)] = Note(row, col, text, kind="text box")
             for blip in anchor.iter(_A + "blip"):
+                if alt := _alt(blip, "pic"):
+                    out[row, col, len(out)] = Note(row, col, alt, kind="picture")
                 if (where := embedded.get(blip.get(_R + "embed", ""))) is None:
                     continue  # linked from outside the file (r:link), or missing
                 if text := reader.text(z.read(where), where):
@@ -550,7 +556,18 @@ def _xlsx_drawings(z: zipfile.ZipFile, names: set[str], related: dict[str, list[
                 if (where := embedded.get(chart.get(_R + "id", ""))) is not None and \
                         (text := chart_text(_xml(z.read(where)))):
                     out[row, col, len(out)] = Note(row, col, text, kind="chart")
+                if alt := _alt(chart, "graphicFrame"):
+                    out[row, col, len(out)] = Note(row, col, alt, kind="chart")
     return out
+
+
+def _alt(el: Any, drawing: str) -> str:
+    """The alt text (:func:`~citeline.extract.image.drawing_alt`) of the drawing ``el``
+    is in: the ``xdr:pic`` of a picture's ``a:blip``, the ``xdr:graphicFrame`` of a
+    chart."""
+    found = next(el.iterancestors(_XDR + drawing), None)
+    props = next(found.iter(_XDR + "cNvPr"), None) if found is not None else None
+    return drawing_alt(props)
 
 
 def chart_text(space: Any) -> str:
@@ -766,10 +783,10 @@ class OdsExtractor:
     gives (:class:`Sheet`), so the text, regions and citations are the same."""
 
     name = "ods"
-    version = "5"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
+    version = "6"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
     # cells' comments (office:annotation), each a line under its row; 3: the text of the
     # pictures anchored in a cell, by OCR, lines under its row; 4: and of its text boxes;
-    # 5: a chart's title, kind, series and axes
+    # 5: a chart's title, kind, series and axes; 6: a picture's and a chart's alt text
     suffixes = (".ods", ".fods", ".ots")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -926,10 +943,11 @@ def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: 
                 note.findtext(_DC + "creator") or "")
         for shape in cell.iterchildren(_DRAW + "*"):
             for frame in shape.iter(_FRAME):
-                if shown := frames.text(frame):
-                    notes[number, col, len(notes)] = Note(number, col, shown, kind="picture")
-                elif shown := _ods_chart(frame, frames):
-                    notes[number, col, len(notes)] = Note(number, col, shown, kind="chart")
+                chart = _ods_chart(frame, frames)  # what a chart says, then its alt text
+                for kind, shown in (("chart", chart),
+                                    ("chart" if chart else "picture", frames.text(frame))):
+                    if shown:
+                        notes[number, col, len(notes)] = Note(number, col, shown, kind=kind)
             if said := "\n".join(p for p in _shape_paragraphs(shape) if p.strip()):
                 notes[number, col, len(notes)] = Note(number, col, said, kind="text box")
         n = _repeat(cell, _TABLE + "number-columns-repeated")

@@ -22,7 +22,10 @@ that is only the slide's own number, and a short text repeated in the same words
 at least half of the slides (3 or more) that is not a title (a footer drawn as a
 text box). A picture's text (a screenshot, a pasted scan) is read by OCR as a picture
 file is (:class:`~citeline.extract.image.PictureReader`), a block in its place among
-the shapes; a picture with no text adds nothing. A slide with no text at all (a
+the shapes, after the picture's alt text (what a reader who cannot see it gets; none
+when it says nothing, as the file name PowerPoint writes there, or when the picture is
+marked decorative: :func:`~citeline.extract.image.drawing_alt`); a picture with no text
+adds nothing. A chart's, a diagram's and a group's alt text is read too. A slide with no text at all (a
 photograph alone) is named in a warning.
 
 The slides' text is written by :func:`deck_document`, which the OpenDocument
@@ -60,7 +63,7 @@ from citeline.extract.blocks import (
     one_paragraph,
     squash,
 )
-from citeline.extract.image import PictureReader
+from citeline.extract.image import PictureReader, drawing_alt
 from citeline.types import Document, Region, RegionKind
 
 _TITLES = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE,
@@ -170,14 +173,20 @@ def _smartart(frame) -> str:  # type: ignore[no-untyped-def]
 
 def _shape_blocks(shapes, pictures: PictureReader) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """The text blocks of ``shapes`` in their order on the slide, groups opened in place,
-    a picture's text read by ``pictures``; titles and furniture placeholders are left out
-    (the caller writes the title)."""
+    a picture's text read by ``pictures`` after its alt text, a chart's and a diagram's
+    alt text after their own text; titles and furniture placeholders are left out (the
+    caller writes the title)."""
     for shape in shapes:
         if shape.is_placeholder and shape.placeholder_format.type in _TITLES | _FURNITURE:
             continue
+        alt = drawing_alt(shape._element._nvXxPr.cNvPr)
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            if alt:
+                yield alt
             yield from _shape_blocks(shape.shapes, pictures)
         elif isinstance(shape, Picture):  # a picture placeholder filled too
+            if alt:
+                yield alt
             try:
                 image = shape.image
             except (KeyError, ValueError):  # linked, not in the package; or no image yet
@@ -191,9 +200,13 @@ def _shape_blocks(shapes, pictures: PictureReader) -> Iterator[str]:  # type: ig
             if chart.has_title and chart.chart_title.has_text_frame:
                 if text := _paragraphs(chart.chart_title.text_frame):
                     yield text
+            if alt:
+                yield alt
         elif getattr(shape._element, "graphicData_uri", None) == _DIAGRAM_URI:
             if text := _smartart(shape):
                 yield text
+            if alt:
+                yield alt
         elif shape.has_text_frame:
             if text := _paragraphs(shape.text_frame):
                 yield text
@@ -343,8 +356,9 @@ def open_deck(path: Path) -> PresentationObject:
 
 class PptxExtractor:
     name = "pptx"
-    version = "3"  # 2: a SmartArt diagram's text is read (it was left out without a word);
-    # 3: a picture's text, read by OCR, in its place among the slide's shapes
+    version = "4"  # 2: a SmartArt diagram's text is read (it was left out without a word);
+    # 3: a picture's text, read by OCR, in its place among the slide's shapes;
+    # 4: a picture's, a chart's, a diagram's and a group's alt text
     suffixes = tuple(DECK_MEDIA_TYPES)
 
     def extract(self, path: Path, rel: str) -> Document:

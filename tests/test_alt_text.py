@@ -1,0 +1,206 @@
+"""A picture's alt text, what a reader who cannot see it gets, read in every office format:
+the author's words, in their place, before what OCR reads in the picture; none for alt
+text that says nothing (a file name, Microsoft 365's own descriptions) or a drawing
+marked decorative."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import docx
+import pytest
+from docx.shared import Inches
+from pptx import Presentation
+from pptx.chart.data import CategoryChartData
+from pptx.enum.chart import XL_CHART_TYPE
+from pptx.util import Inches as PptxInches
+
+from citeline.extract import extractor_for
+from citeline.extract import image as imagemod
+from citeline.extract.blocks import described
+from citeline.types import Document
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+PHOTO = REAL / "board-photo-small.jpeg"  # a photograph: no text to read
+DIAGRAM = REAL / "crates-diagram.png"  # a diagram of labelled boxes: OCR reads them
+BOARD = ("Controller board of pump P-104: relay K2 sits at the top left, beside the green "
+         "terminal block.")
+STACK = "How the crates of an embedded Rust program stack, from the board up."
+WIRING = "Wiring of the float switch to terminal 3"  # a title, no description
+AUTOMATIC = "A diagram of a computer. Description automatically generated"
+TABLE_PHOTO = "The spare impeller kept on the shelf above the pumps."
+# Office's mark of a decorative drawing, as Microsoft 365 writes it
+DECORATIVE = ('<a:extLst xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+              '<a:ext uri="{C183D7F6-B498-43B3-948B-1728B52AA6E4}">'
+              '<adec:decorative xmlns:adec="http://schemas.microsoft.com/office/drawing/2017/'
+              'decorative" val="1"/></a:ext></a:extLst>')
+
+
+def extract(path: Path) -> Document:
+    return extractor_for(path).extract(path, path.name)
+
+
+def paragraphs(text: str) -> list[str]:
+    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def _alt(shape, descr: str = "", title: str = "", decorative: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """Give an inline picture (python-docx's InlineShape) the alt text Word's pane writes."""
+    props = shape._inline.docPr
+    for name, value in (("descr", descr), ("title", title)):
+        if value:
+            props.set(name, value)
+    if decorative:
+        from lxml import etree
+
+        props.append(etree.fromstring(DECORATIVE))
+
+
+def alt_document(path: Path) -> Path:
+    """A guide with five pictures: a photograph described by its author, a screenshot
+    described too (OCR reads its text), a diagram with a title only, one Microsoft 365
+    described itself, one marked decorative; and in a table cell a described photograph."""
+    d = docx.Document()
+    d.add_heading("Pump room guide", 1)
+    d.add_paragraph("The controller board of pump P-104:")
+    _alt(d.add_picture(str(PHOTO), width=Inches(3)), descr=BOARD)
+    d.add_paragraph("The software:")
+    _alt(d.add_picture(str(DIAGRAM), width=Inches(6)), descr=STACK,
+         title="Crates")
+    d.add_paragraph("The float switch:")
+    _alt(d.add_picture(str(DIAGRAM), width=Inches(3)), title=WIRING)
+    d.add_paragraph("The crates again:")
+    _alt(d.add_picture(str(DIAGRAM), width=Inches(3)), descr=AUTOMATIC)
+    d.add_paragraph("A border:")
+    _alt(d.add_picture(str(PHOTO), width=Inches(1)),
+         descr="Decorative line", decorative=True)
+    table = d.add_table(rows=1, cols=2)
+    table.cell(0, 0).text = "Spare parts"
+    _alt(table.cell(0, 1).paragraphs[0].add_run().add_picture(
+        str(PHOTO), width=Inches(2)), descr=TABLE_PHOTO)
+    d.add_paragraph("The end.")
+    d.save(str(path))
+    return path
+
+
+def alt_deck(path: Path) -> Path:
+    """Two slides: a photograph its author described, and a chart described in its alt
+    text; a screenshot whose alt text is its file name, as PowerPoint writes it."""
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[5])
+    slide.shapes.title.text = "Pump room"
+    photo = slide.shapes.add_picture(str(PHOTO), PptxInches(1),
+                                     PptxInches(2), width=PptxInches(3))
+    photo._element.nvPicPr.cNvPr.set("descr", BOARD)
+    screen = slide.shapes.add_picture(str(DIAGRAM), PptxInches(5),
+                                      PptxInches(2), width=PptxInches(4))
+    assert screen._element.nvPicPr.cNvPr.get("descr") == "crates-diagram.png"
+    slide = prs.slides.add_slide(prs.slide_layouts[5])
+    slide.shapes.title.text = "Flow"
+    data = CategoryChartData()
+    data.categories = ["Jan", "Feb", "Mar"]
+    data.add_series("Pump A", (410, 395, 430))
+    frame = slide.shapes.add_chart(XL_CHART_TYPE.LINE, PptxInches(1), PptxInches(2),
+                                   PptxInches(6), PptxInches(4), data)
+    frame._element.nvGraphicFramePr.cNvPr.set("descr", FLOW)
+    prs.save(str(path))
+    return path
+
+
+FLOW = "Pump A's flow held near 400 m³/h from January to March."
+
+
+@pytest.fixture(scope="module")
+def diagram_text() -> list[str]:
+    return paragraphs(extract(REAL / "crates-diagram.png").text)
+
+
+def test_alt_text_that_says_nothing_is_none():
+    assert described("  Relay K2,\nat the top left ") == "Relay K2, at the top left"
+    for said_nothing in ("", "image1.png", "python-logo.gif", "Picture 3", "Figure",
+                         AUTOMATIC,
+                         "A picture containing text. Description automatically generated "
+                         "with medium confidence",
+                         "Ein Bild, das Text enthält. Automatisch generierte Beschreibung"):
+        assert described(said_nothing) == "", said_nothing
+
+
+def test_a_word_document_s_alt_text_is_read_before_its_picture_s_text(tmp_path: Path,
+                                                                       diagram_text):
+    doc = extract(alt_document(tmp_path / "guide.docx"))
+    assert paragraphs(doc.text) == [
+        "# Pump room guide", "The controller board of pump P-104:", BOARD,
+        "The software:", STACK, *diagram_text,
+        "The float switch:", WIRING, *diagram_text,
+        "The crates again:", *diagram_text,  # Microsoft 365's own description: none
+        "A border:",  # decorative: nothing
+        "Spare parts |", TABLE_PHOTO, "The end."]
+    assert (doc.extractor, doc.extractor_version) == ("docx", "15")
+
+
+def test_alt_text_is_read_without_ocr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "OCR is not installed here")
+    doc = extract(alt_document(tmp_path / "guide.docx"))
+    assert BOARD in doc.text and STACK in doc.text and TABLE_PHOTO in doc.text
+    assert any("not read for their text" in w for w in doc.warnings)
+
+
+def test_a_deck_s_alt_text_is_read_in_its_place(tmp_path: Path, diagram_text):
+    doc = extract(alt_deck(tmp_path / "deck.pptx"))
+    text = paragraphs(doc.text)
+    assert text[text.index(BOARD) + 1:text.index(BOARD) + 1 + len(diagram_text)] == diagram_text
+    assert "crates-diagram.png" not in doc.text  # PowerPoint's file-name alt text
+    assert FLOW in text
+
+
+def test_libreoffice_s_copies_of_the_document_read_its_alt_text_as_it_kept_it(tmp_path: Path,
+                                                                             diagram_text):
+    source = paragraphs(extract(alt_document(tmp_path / "guide.docx")).text)
+    # Writer keeps the descriptions and the title, and loses the decorative mark: its
+    # picture's description is then read, as any reader of the copy gets it
+    odt = extract(REAL / "alt-text.odt")
+    border = source.index("A border:") + 1
+    assert paragraphs(odt.text) == source[:border] + ["Decorative line"] + source[border:]
+    assert (odt.extractor, odt.extractor_version) == ("odt", "3")
+    # its .docx drops the title: the float switch's picture is its text alone
+    saved = paragraphs(extract(REAL / "alt-text.docx").text)
+    assert saved == [p for p in paragraphs(odt.text) if p != WIRING]
+
+
+def test_impress_s_copy_of_the_deck_reads_its_alt_text(tmp_path: Path, diagram_text):
+    odp = paragraphs(extract(REAL / "alt-text.odp").text)
+    assert odp == paragraphs(extract(alt_deck(tmp_path / "deck.pptx")).text)
+    assert odp == ["# Pump room", BOARD, *diagram_text, "# Flow", FLOW]
+
+
+def sheet_lines(doc: Document, kind: str, cell: str) -> list[str]:
+    return [line.removeprefix(f"{kind} at {cell}: ") for line in doc.text.splitlines()
+            if line.startswith(f"{kind} at {cell}: ")]
+
+
+@pytest.mark.parametrize("name", ["alt-text-xlsxwriter.xlsx", "alt-text.ods"])
+def test_a_sheet_s_alt_text_is_a_line_under_its_anchor_s_row(name: str, diagram_text):
+    doc = extract(REAL / name)
+    assert sheet_lines(doc, "Picture", "E3") == [BOARD]  # the photograph: its alt text alone
+    # the diagram's alt text is its file name: its text alone
+    assert sheet_lines(doc, "Picture", "B7") == [" ".join(p.split()) for p in diagram_text]
+    assert sheet_lines(doc, "Picture", "E12") == []  # decorative
+    # the chart says what it is, then what its author wrote of it
+    assert sheet_lines(doc, "Chart", "G2")[1:] == [FLOW]
+    lines = doc.text.splitlines()
+    assert lines.index("Picture at E3: " + BOARD) == lines.index("P-102 | Łódź Północ | 395") + 1
+    assert (doc.extractor, doc.extractor_version) == (("xlsx", "10") if name.endswith("x")
+                                                      else ("ods", "6"))
+
+
+def test_a_question_a_picture_s_alt_text_answers_cites_it(index_of):
+    idx, report = index_of({"alt-text.docx": (REAL / "alt-text.docx").read_bytes(),
+                            "alt-text.ods": (REAL / "alt-text.ods").read_bytes()})
+    assert report.indexed == ["alt-text.docx", "alt-text.ods"]
+    hits = idx.search("Where does relay K2 sit on the controller board of pump P-104?", k=4).hits
+    assert {h.document for h in hits if BOARD in h.content} == {"alt-text.docx", "alt-text.ods"}
+    ans = idx.ask("Where does relay K2 sit on the controller board of pump P-104?")
+    assert not ans.refused, ans.answer
+    quoted = {(sp.document, sp.locator.sheet_range) for sp in ans.spans if BOARD in sp.text}
+    assert quoted == {("alt-text.docx", None), ("alt-text.ods", "Pumps!E3:E3")}, ans.answer
