@@ -204,3 +204,27 @@ def test_a_question_a_picture_s_alt_text_answers_cites_it(index_of):
     assert not ans.refused, ans.answer
     quoted = {(sp.document, sp.locator.sheet_range) for sp in ans.spans if BOARD in sp.text}
     assert quoted == {("alt-text.docx", None), ("alt-text.ods", "Pumps!E3:E3")}, ans.answer
+
+
+def test_a_tagged_pdf_s_figures_give_their_alt_text_before_their_pictures_text(diagram_text):
+    doc = extract(REAL / "alt-text-chromium.pdf")
+    assert paragraphs(doc.text) == [
+        "Pump room guide The controller board of pump P-104:", "The crates:",
+        "Figure 1. The crates. A border: The end.",
+        BOARD, STACK, *diagram_text]  # the alt="" picture is an artifact: nothing
+    assert (doc.extractor, doc.extractor_version, doc.warnings) == ("pdf", "16", ())
+    assert [r.page for r in doc.regions] == [1]
+
+
+def test_a_pdf_s_alt_text_is_read_without_ocr(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "OCR is not installed here")
+    doc = extract(REAL / "alt-text-chromium.pdf")
+    assert paragraphs(doc.text)[-2:] == [BOARD, STACK]
+
+
+def test_alt_text_on_every_page_is_furniture(diagram_text):
+    # a company mark atop each of three pages: its alt text, like its picture, is no text
+    doc = extract(REAL / "alt-text-logo-pages.pdf")
+    assert "company mark" not in doc.text
+    third = doc.text[doc.regions[2].start:doc.regions[2].end]
+    assert paragraphs(third) == ["July No work was done in July.", STACK, *diagram_text]

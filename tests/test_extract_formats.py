@@ -322,7 +322,7 @@ def test_pdf_texinfo_running_heads_and_appendix_headings(tmp_path: Path):
         (2, "Vinegar", "2.1 Vinegar"), (1, "Reporting Bugs", "Appendix A Reporting Bugs")]
     bugs = next(c for c in chunk_document(doc) if "sage" in c.content)
     assert bugs.section == "kettle-texinfo > Reporting Bugs"  # not "... > Descaling > Vinegar"
-    assert doc.extractor_version == "15"
+    assert doc.extractor_version == "16"
 
 
 def test_pdf_definition_list_item_is_one_paragraph(tmp_path: Path):

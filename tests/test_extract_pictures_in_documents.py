@@ -324,7 +324,7 @@ def test_a_pdf_page_s_pictures_are_read_after_its_text(read_alone):
     from citeline.chunk import locate
 
     doc = extract(REAL / "handset-pictures.pdf")
-    assert (doc.extractor_version, doc.warnings) == ("15", ())
+    assert (doc.extractor_version, doc.warnings) == ("16", ())
     screen, diagram = read_alone["irrigation-handset.png"], read_alone["crates-diagram.png"]
     first, second = doc.regions
     assert doc.text[first.start:first.end] == (

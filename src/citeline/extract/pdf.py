@@ -45,6 +45,9 @@ records both pages — it never spans one silently).
   drawn over a figure), one under an inch wide or a quarter inch high (an icon, a
   bullet, a rule), and one shown on three pages or more and on most of them (a logo
   on every slide: furniture); a picture with no text (a photograph) adds nothing.
+  A tagged PDF's figure (Word's "Save as PDF", a browser's) gives its alt text, the
+  author's description of a chart or a photograph, before its picture's text
+  (:func:`_figures`), unless it says nothing (a file name, ``Picture 3``).
 - **Bookmarks** (the outline LaTeX, Word and LibreOffice write) are the document's
   headings: each bookmark's title is looked for as a line of the page it points
   to (a section number may precede it, and "Appendix", "Chapter" or "Part" before
@@ -134,6 +137,7 @@ from citeline.extract.blocks import (
     SENTENCE_END,
     TextBuilder,
     body_size,
+    described,
     heading_levels,
     metadata_title,
     names_no_section,
@@ -1130,6 +1134,8 @@ LAYER_CHARS = 20
 # A picture shown on this many pages or more, and on more than half of them, is
 # furniture (a logo on every slide): not read.
 FURNITURE_PAGES = 3
+# A structure tree deeper than this is not walked further (a crafted file's loop).
+MAX_STRUCTURE_DEPTH = 64
 
 
 def _page_pictures(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage, number: int,
@@ -1139,10 +1145,13 @@ def _page_pictures(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage, number: i
     resolution): each big enough to hold a line (:data:`MIN_PICTURE_WIDTH`) whose area
     holds almost none of the layer's text (:data:`LAYER_CHARS`); one PDFium cannot
     decode is left out. Each as (its content's digest, the text read in it); only the
-    text is kept, not the picture (a book of photographs holds gigabytes of pixels)."""
+    text is kept, not the picture (a book of photographs holds gigabytes of pixels).
+    A figure's alt text (:func:`_figures`) comes before the text of the pictures its
+    marked content holds, as (``alt:`` and the text, the text)."""
     import io
 
-    out = []
+    figures = _figures(page)
+    read: dict[int, list[tuple[str, str]]] = {}  # by the marked content a picture is in
     for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)):
         left, bottom, right, top = obj.get_bounds()
         if right - left < MIN_PICTURE_WIDTH or top - bottom < MIN_PICTURE_HEIGHT:
@@ -1157,8 +1166,53 @@ def _page_pictures(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage, number: i
         buf = io.BytesIO()
         img.save(buf, format="PNG")
         data = buf.getvalue()
-        out.append((hashlib.sha256(data).hexdigest(), reader.text(data, f"page {number}")))
-    return out
+        read.setdefault(pdfium_c.FPDFPageObj_GetMarkedContentID(obj.raw), []).append(
+            (hashlib.sha256(data).hexdigest(), reader.text(data, f"page {number}")))
+    out = []
+    for marks, alt in figures:
+        out.append(("alt:" + alt, alt))
+        for mark in marks:
+            out += read.pop(mark, [])
+    return out + [picture for pictures in read.values() for picture in pictures]
+
+
+def _figures(page: pdfium.PdfPage) -> list[tuple[tuple[int, ...], str]]:
+    """The figures of a tagged PDF's page that have alt text (what a reader who cannot
+    see them gets: ISO 32000-1, 14.9.3), in the structure tree's order, the order it is
+    read in: each figure's marked-content ids and its alt text
+    (:func:`~citeline.extract.blocks.described`). A decorative picture is an artifact,
+    outside the tree. Word's "Save as PDF" and a browser's tagged PDF write them."""
+    tree = pdfium_c.FPDF_StructTree_GetForPage(page.raw)
+    if not tree:
+        return []
+    found: list[tuple[tuple[int, ...], str]] = []
+
+    def text(get, el) -> str:  # type: ignore[no-untyped-def]
+        size = get(el, None, 0)
+        if size <= 2:
+            return ""
+        buf = ctypes.create_string_buffer(size)
+        get(el, buf, size)
+        return buf.raw[:size].decode("utf-16-le", errors="replace").rstrip("\0")
+
+    def walk(el, depth: int) -> None:  # type: ignore[no-untyped-def]
+        if not el or depth > MAX_STRUCTURE_DEPTH:
+            return
+        if text(pdfium_c.FPDF_StructElement_GetType, el) == "Figure" and \
+                (alt := described(text(pdfium_c.FPDF_StructElement_GetAltText, el))):
+            marks = tuple(pdfium_c.FPDF_StructElement_GetMarkedContentIdAtIndex(el, i) for i in
+                          range(max(pdfium_c.FPDF_StructElement_GetMarkedContentIdCount(el), 0)))
+            found.append((marks, alt))
+            return  # a figure inside it is the same picture (a browser's <figure><img>)
+        for i in range(pdfium_c.FPDF_StructElement_CountChildren(el)):
+            walk(pdfium_c.FPDF_StructElement_GetChildAtIndex(el, i), depth + 1)
+
+    try:
+        for i in range(pdfium_c.FPDF_StructTree_CountChildren(tree)):
+            walk(pdfium_c.FPDF_StructTree_GetChildAtIndex(tree, i), 0)
+    finally:
+        pdfium_c.FPDF_StructTree_Close(tree)
+    return found
 
 
 def _add_picture_text(pages: list[list[str]], pictures: list[list[tuple[str, str]]]) -> None:
@@ -1185,7 +1239,7 @@ def page_label(pdf: pdfium.PdfDocument, page: int) -> str | None:
 
 class PdfExtractor:
     name = "pdf"
-    version = "15"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
+    version = "16"  # 2: bookmarks make sections; 3: so do font sizes, without bookmarks;
     # 4: a numbered heading line is not the wrapped end of the heading above it, the
     # quad after a leading section number is not a column gap, captions and
     # admonition labels are not headings, a body-size line is bold only if wholly, a
@@ -1210,7 +1264,8 @@ class PdfExtractor:
     # read upright (fed into the scanner upside down) is read turned, with a warning; 14:
     # a sideways scanned page is read turned the quarter that stands its text up, which
     # its warning names (it was read turned 180 degrees, as Tesseract reads it on its side);
-    # 15: the text of the pictures on a page with text, read by OCR, after the page's text
+    # 15: the text of the pictures on a page with text, read by OCR, after the page's text;
+    # 16: a tagged PDF's figures' alt text, each before its picture's text
     suffixes = (".pdf",)
 
     def extract(self, path: Path, rel: str) -> Document:
