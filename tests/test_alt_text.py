@@ -190,7 +190,7 @@ def test_a_sheet_s_alt_text_is_a_line_under_its_anchor_s_row(name: str, diagram_
     assert sheet_lines(doc, "Chart", "G2")[1:] == [FLOW]
     lines = doc.text.splitlines()
     assert lines.index("Picture at E3: " + BOARD) == lines.index("P-102 | Łódź Północ | 395") + 1
-    assert (doc.extractor, doc.extractor_version) == (("xlsx", "10") if name.endswith("x")
+    assert (doc.extractor, doc.extractor_version) == (("xlsx", "11") if name.endswith("x")
                                                       else ("ods", "6"))
 
 
@@ -228,3 +228,78 @@ def test_alt_text_on_every_page_is_furniture(diagram_text):
     assert "company mark" not in doc.text
     third = doc.text[doc.regions[2].start:doc.regions[2].end]
     assert paragraphs(third) == ["July No work was done in July.", STACK, *diagram_text]
+
+
+# --- Excel 365: pictures placed in a cell, data types ----------------------------------
+
+CELL_PICTURES = REAL / "cell-pictures-xlsxwriter.xlsx"
+
+
+def test_a_picture_placed_in_a_cell_is_its_alt_text_and_its_text_a_line_under_the_row(
+        diagram_text):
+    doc = extract(CELL_PICTURES)
+    assert doc.text.split("\n") == [
+        "Key | Site | Photo", f"P-104 | Harbour East | {BOARD}", "P-102 | Łódź Północ",
+        *("Picture at C3: " + " ".join(p.split()) for p in diagram_text),
+        "P-103 | Zürich Süd"]  # decorative: nothing, its notice's text neither
+    assert "#VALUE!" not in doc.text  # what Excel stores for older readers
+    assert (doc.extractor, doc.extractor_version, doc.warnings) == ("xlsx", "11", ())
+    from citeline.chunk import locate
+
+    at = doc.text.index("HAL Crate")
+    assert locate(doc, at, at + 9).sheet_range == "Pumps!C3:C3"
+
+
+def test_without_ocr_a_cell_s_picture_is_its_alt_text(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "OCR is not installed here")
+    doc = extract(CELL_PICTURES)
+    assert doc.text.split("\n") == ["Key | Site | Photo", f"P-104 | Harbour East | {BOARD}",
+                                    "P-102 | Łódź Północ", "P-103 | Zürich Süd"]
+    assert doc.warnings == ("2 pictures not read for their text: OCR is not installed here",)
+
+
+def rewritten(tmp_path: Path, source: Path, parts: dict[str, bytes]) -> Path:
+    """``source`` with the package parts ``parts`` replaced."""
+    import zipfile
+
+    out = tmp_path / source.name
+    with zipfile.ZipFile(source) as z, zipfile.ZipFile(out, "w") as w:
+        for item in z.infolist():
+            w.writestr(item, parts.get(item.filename, z.read(item.filename)))
+    return out
+
+
+RICH = "http://schemas.microsoft.com/office/spreadsheetml/2017/richdata"
+
+
+def test_a_data_type_reads_as_the_name_its_cell_shows(tmp_path: Path):
+    # Excel's linked data types (a stock, a place) are rich values too: the cell shows
+    # its _DisplayString, over "#VALUE!" for older readers
+    structures = (f'<rvStructures xmlns="{RICH}" count="2"><s t="_linkedentity">'
+                  '<k n="%EntityServiceId" t="i"/><k n="_DisplayString" t="s"/>'
+                  '<k n="%EntityId" t="s"/></s><s t="_localImage"><k n="_rvRel:LocalImageIdentifier"'
+                  ' t="i"/><k n="CalcOrigin" t="i"/></s></rvStructures>')
+    values = (f'<rvData xmlns="{RICH}" count="3"><rv s="0"><v>268435456</v>'
+              '<v>Harbour  East\nPumping Station</v><v>4abc</v></rv>'
+              '<rv s="1"><v>1</v><v>5</v></rv><rv s="1"><v>0</v><v>6</v></rv></rvData>')
+    path = rewritten(tmp_path, CELL_PICTURES, {
+        "xl/richData/rdrichvaluestructure.xml": structures.encode(),
+        "xl/richData/rdrichvalue.xml": values.encode()})
+    lines = extract(path).text.split("\n")
+    assert lines[:2] == ["Key | Site | Photo", "P-104 | Harbour East | Harbour East Pumping Station"]
+
+
+def test_damaged_rich_values_are_said_and_their_cells_read_as_stored(tmp_path: Path):
+    path = rewritten(tmp_path, CELL_PICTURES, {"xl/richData/rdrichvalue.xml": b"<rvData"})
+    doc = extract(path)
+    assert doc.text.split("\n")[1] == "P-104 | Harbour East | #VALUE!"
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith(
+        "its pictures in cells and data types cannot be read (")
+
+
+def test_a_question_a_cell_s_picture_answers_cites_its_row(index_of):
+    idx, _ = index_of({"cell-pictures.xlsx": CELL_PICTURES.read_bytes()})
+    ans = idx.ask("Where is relay K2 on the controller board of pump P-104?")
+    assert not ans.refused, ans.answer
+    quoted = {sp.locator.sheet_range for sp in ans.spans if "relay K2" in sp.text}
+    assert quoted and quoted <= {"Pumps!A2:C2", "Pumps!C2"}, (quoted, ans.answer)

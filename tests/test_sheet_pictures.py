@@ -64,7 +64,7 @@ def test_a_sheets_pictures_are_lines_under_their_anchors_row(workbook):
     assert any("HAL Crate" in line for line in diagram)
     # the photograph adds nothing; the diagram, on an empty row, comes after the last row
     assert doc.text == "\n".join([*ROWS[:3], *screen, *ROWS[3:], *diagram])
-    assert doc.warnings == () and (doc.extractor, doc.extractor_version) == ("xlsx", "10")
+    assert doc.warnings == () and (doc.extractor, doc.extractor_version) == ("xlsx", "11")
     for line, cell in [(screen[0], "Pumps!E3:E3"), (screen[-1], "Pumps!E3:E3"),
                        (diagram[0], "Pumps!B7:B7")]:
         start = doc.text.index(line)

@@ -33,8 +33,9 @@ type (RTF, another document) is named in a warning.
 A picture's alt text (what a reader who cannot see it gets: the author's description of
 a chart or a diagram) is a block after the paragraph or table row showing it, then the
 text OCR reads in the picture; alt text that says nothing (a file name, ``Picture 3``,
-Microsoft 365's own "Description automatically generated") and a drawing marked
-decorative add none (:func:`~citeline.extract.image.drawing_alt`). A chart's alt text is
+Microsoft 365's own "Description automatically generated") adds none
+(:func:`~citeline.extract.image.drawing_alt`), and a drawing marked decorative adds
+nothing, its picture's text neither. A chart's alt text is
 read so too. Page
 headers/footers and comments are not part of the body and are not indexed; a legacy
 binary ``.doc`` is not a .docx and fails with that reason.
@@ -75,7 +76,7 @@ from citeline.extract.blocks import (
     roman,
     squash,
 )
-from citeline.extract.image import PictureReader, drawing_alt
+from citeline.extract.image import PictureReader, decorative, drawing_alt
 from citeline.types import Document
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.I)
@@ -342,7 +343,8 @@ def picture_items(el, said: frozenset[str] = frozenset()) -> Iterator[tuple[str,
     (:func:`~citeline.extract.image.drawing_alt`; a picture in a group has its own; an
     older VML shape's ``alt``, else its picture's ``o:title``), ``("picture", id)`` for
     the relationship id of each picture it shows. Not a drawing's copy for old readers
-    (``mc:Fallback``), nor one in a hidden run or a deletion. A linked picture
+    (``mc:Fallback``), nor one in a hidden run or a deletion, nor a drawing marked
+    decorative (:func:`~citeline.extract.image.decorative`). A linked picture
     (``r:link``: a file outside the package) has no id. ``said``: the alt texts of the
     drawing ``el`` is in, not said again (Word writes a picture's alt text on the
     drawing and on the picture)."""
@@ -351,7 +353,9 @@ def picture_items(el, said: frozenset[str] = frozenset()) -> Iterator[tuple[str,
             continue
         alt = ""
         if child.tag in _DRAWINGS:
-            alt = drawing_alt(child.find(qn("wp:docPr")))
+            if decorative(props := child.find(qn("wp:docPr"))):
+                continue  # nothing to read, its pictures' text neither
+            alt = drawing_alt(props)
         elif child.tag == _PICTURE_PROPS:
             alt = drawing_alt(child)
         elif child.tag == _VML + "shape":

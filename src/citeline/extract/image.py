@@ -263,13 +263,22 @@ class PictureReader:
 _DECORATIVE = "{http://schemas.microsoft.com/office/drawing/2017/decorative}decorative"
 
 
+def decorative(props: Any) -> bool:
+    """Whether the author marked the Office Open XML drawing whose non-visual properties
+    are ``props`` (Word's ``wp:docPr``, a ``cNvPr``) as decorative: a border, a divider,
+    which a screen reader skips and which holds nothing to index, its pixels' text
+    neither."""
+    return props is not None and any(mark.get("val") in ("1", "true")
+                                     for mark in props.iter(_DECORATIVE))
+
+
 def drawing_alt(props: Any) -> str:
     """The alt text of an Office Open XML drawing (a picture, a chart), from its
-    non-visual properties ``props`` (Word's ``wp:docPr``, a ``cNvPr``): its description,
-    else its title (the two fields of Office's alt text; mammoth reads them so), as
+    non-visual properties ``props``: its description, else its title (the two fields of
+    Office's alt text; mammoth reads them so), as
     :func:`~citeline.extract.blocks.described` keeps it; "" for none, or for a drawing
-    marked decorative."""
-    if props is None or any(mark.get("val") in ("1", "true") for mark in props.iter(_DECORATIVE)):
+    marked :func:`decorative`."""
+    if props is None or decorative(props):
         return ""
     return described(props.get("descr") or "") or described(props.get("title") or "")
 

@@ -408,6 +408,9 @@ class FramePictures:
         format the image reader opens is read. An embedded object's stand-in picture (a
         chart's or a formula's preview) is not."""
         images = list(frame.iterchildren(_IMAGE))
+        if any(etree.QName(k).localname == "decorative" and v == "true"
+               for k, v in frame.attrib.items()):
+            return ""  # LibreOffice's mark of a border, a divider: nothing to read
         if not images or any(True for _ in frame.iterchildren(*_OBJECTS)):
             return self.alt(frame)
         image = next((i for i in images if _opened(i)), images[0])
@@ -422,10 +425,8 @@ class FramePictures:
         its ``svg:desc``, else its ``svg:title`` (ODF 1.3 Part 3, 10.3.1; the
         description and title fields of LibreOffice's alt text, where a Word document's
         ``descr`` and ``title`` go), as :func:`~citeline.extract.blocks.described` keeps
-        it; "" for a frame of text, or one LibreOffice marks decorative."""
-        if not any(True for _ in frame.iterchildren(_IMAGE, *_OBJECTS)) or \
-                any(etree.QName(k).localname == "decorative" and v == "true"
-                    for k, v in frame.attrib.items()):
+        it; "" for a frame of text."""
+        if not any(True for _ in frame.iterchildren(_IMAGE, *_OBJECTS)):
             return ""
         return described(frame.findtext(_DESC) or "") or described(frame.findtext(_TITLE) or "")
 

@@ -39,7 +39,10 @@ box's (``Text box at E2: ...``), and what a chart says of itself (``Chart at E2:
 A picture's and a chart's alt text (what a reader who cannot see it gets) is such a line
 too, before the picture's text and after the chart's; none when it says nothing (a file
 name, ``Picture 1``, Microsoft 365's own description) or the drawing is marked
-decorative. Neither reader indexes a drawing placed on the page at no cell.
+decorative. A picture placed in a cell (Excel 365's "Place in Cell", a rich value
+that Excel stores as ``#VALUE!`` for older readers) is that cell's alt text, and its
+text a ``Picture at C2: ...`` line under the row; a data type (a stock, a place) is the
+name the cell shows (:func:`_rich_values`). Neither reader indexes a drawing placed on the page at no cell.
 """
 
 from __future__ import annotations
@@ -64,8 +67,14 @@ from openpyxl.utils.exceptions import InvalidFileException
 from citeline.chunk import CELL_SEP, DRAWN_LINE, NOTE_LINE
 from citeline.errors import ExtractionError
 from citeline.extract import Extractor, read_bytes, register
-from citeline.extract.blocks import MAX_UNPACKED, TextBuilder, check_package, not_a_package
-from citeline.extract.image import PictureReader, drawing_alt
+from citeline.extract.blocks import (
+    MAX_UNPACKED,
+    TextBuilder,
+    check_package,
+    described,
+    not_a_package,
+)
+from citeline.extract.image import PictureReader, decorative, drawing_alt
 from citeline.extract.opendocument import (
     FramePictures,
     check_odf,
@@ -314,7 +323,7 @@ def workbook_document(rel: str, title: str, media_type: str, extractor: Extracto
 
 class XlsxExtractor:
     name = "xlsx"
-    version = "10"  # 2: a formula with no saved result is indexed as its formula, with a
+    version = "11"  # 2: a formula with no saved result is indexed as its formula, with a
     # warning; 3: a formula's saved empty text result is an empty cell, not its formula;
     # 4: rows know where their cells begin (a piece of a row cites its own cells); 5: a
     # hidden sheet with rows is named in a warning (its citations point at a sheet the
@@ -323,7 +332,9 @@ class XlsxExtractor:
     # before is stale; 6: the cells' comments (notes), each a line under its row; 7: the
     # text of the pictures anchored at a cell, by OCR, lines under its row; 8: and of the
     # text boxes and shapes anchored at one; 9: a chart's title, kind, series and axes;
-    # 10: a picture's and a chart's alt text
+    # 10: a picture's and a chart's alt text; 11: Excel 365's pictures placed in a cell
+    # (the cell its alt text, the picture's text a line under the row) and data types,
+    # read as what they show, not as the "#VALUE!" stored for older readers
     suffixes = (".xlsx", ".xlsm", ".xltx", ".xltm")  # a template read as its workbook
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -357,6 +368,7 @@ class XlsxExtractor:
             raise ExtractionError(rel, f"the workbook is damaged (sheet {lost[0]!r} is listed "
                                        "but its part is missing)")
         formulas = None
+        rich: dict[int, RichValue] | None = None  # the workbook's, read at its first sheet
         for ws in wb.worksheets:
             # Writers often store a wrong <dimension>; read what is really there.
             ws.reset_dimensions()
@@ -372,6 +384,11 @@ class XlsxExtractor:
                 rows = _with_formulas(rows, wf, saved, uncached)
             part = getattr(ws, "_worksheet_path", None)
             notes = _xlsx_extras(path, part, ws.title, pictures) if part else {}
+            if rich is None:
+                rich = _read_rich_values(path, pictures.warnings)
+            if rich and part:
+                held = _cell_pictures(path, part, ws.title, rich, pictures, notes)
+                rows = _with_rich_values(rows, held)
             yield Sheet(ws.title, rows, getattr(ws, "sheet_state", "visible"), uncached, notes)
 
     @staticmethod
@@ -546,7 +563,9 @@ def _xlsx_drawings(z: zipfile.ZipFile, names: set[str], related: dict[str, list[
                 if text := "\n".join(p for p in paragraphs if p.strip()):
                     out[row, col, len(out)] = Note(row, col, text, kind="text box")
             for blip in anchor.iter(_A + "blip"):
-                if alt := _alt(blip, "pic"):
+                if decorative(_props(blip, "pic")):
+                    continue  # nothing to read
+                if alt := drawing_alt(_props(blip, "pic")):
                     out[row, col, len(out)] = Note(row, col, alt, kind="picture")
                 if (where := embedded.get(blip.get(_R + "embed", ""))) is None:
                     continue  # linked from outside the file (r:link), or missing
@@ -556,18 +575,17 @@ def _xlsx_drawings(z: zipfile.ZipFile, names: set[str], related: dict[str, list[
                 if (where := embedded.get(chart.get(_R + "id", ""))) is not None and \
                         (text := chart_text(_xml(z.read(where)))):
                     out[row, col, len(out)] = Note(row, col, text, kind="chart")
-                if alt := _alt(chart, "graphicFrame"):
+                if alt := drawing_alt(_props(chart, "graphicFrame")):
                     out[row, col, len(out)] = Note(row, col, alt, kind="chart")
     return out
 
 
-def _alt(el: Any, drawing: str) -> str:
-    """The alt text (:func:`~citeline.extract.image.drawing_alt`) of the drawing ``el``
-    is in: the ``xdr:pic`` of a picture's ``a:blip``, the ``xdr:graphicFrame`` of a
-    chart."""
+def _props(el: Any, drawing: str) -> Any:
+    """The non-visual properties (``xdr:cNvPr``: its alt text, whether it is decorative)
+    of the drawing ``el`` is in: the ``xdr:pic`` of a picture's ``a:blip``, the
+    ``xdr:graphicFrame`` of a chart; None outside one."""
     found = next(el.iterancestors(_XDR + drawing), None)
-    props = next(found.iter(_XDR + "cNvPr"), None) if found is not None else None
-    return drawing_alt(props)
+    return next(found.iter(_XDR + "cNvPr"), None) if found is not None else None
 
 
 def chart_text(space: Any) -> str:
@@ -740,6 +758,148 @@ def _with_formulas(rows: Iterator[tuple[int, list[str]]], formulas,  # type: ign
                 cells[col] = cell_text(value)
                 uncached.append(f"{column_letter(col + 1)}{number} {value}")
         yield number, cells
+
+
+# --- Excel 365's rich values: pictures placed in a cell, data types ---------------------
+
+_RICHDATA = "{http://schemas.microsoft.com/office/spreadsheetml/2017/richdata}"
+_RICHVALUEREL = "{http://schemas.microsoft.com/office/spreadsheetml/2022/richvaluerel}"
+# A rich value's keys ([MS-XLSX] 2.3.6): the picture a cell holds (an index into the
+# workbook's list of rich value relationships), its alt text, a data type's shown text
+_PICTURE_KEY, _ALT_KEY, _DISPLAY_KEY = "_rvRel:LocalImageIdentifier", "Text", "_DisplayString"
+# A picture's CalcOrigin when its author marked it decorative (5: placed in the cell)
+_DECORATIVE_ORIGIN = "6"
+
+
+@dataclass(frozen=True)
+class RichValue:
+    """What an Excel 365 cell holding a rich value shows: a picture placed in the cell
+    (``picture``: its part in the package) and its alt text, or a data type (a stock, a
+    place) by its shown name; ``text`` is what the cell reads as."""
+
+    text: str
+    picture: str | None = None
+
+
+def _rich_values(z: zipfile.ZipFile, names: set[str]) -> dict[int, RichValue]:
+    """The workbook's rich values by the ``vm`` a cell names them with ([MS-XLSX] 2.6:
+    the value metadata's ``vm``-th block names a type, XLRICHVALUE, and a block of that
+    type's future metadata, whose ``rvb`` is the rich value; the rich value's structure
+    names its keys, and a picture's key indexes the rich value relationships). A
+    workbook with none (all but Excel 365's, and those with no picture in a cell or data
+    type) gives {}. Excel stores each such cell as the error ``#VALUE!`` for older
+    readers, openpyxl's reading; the cell reads as this instead."""
+    office = _related(z, names, "").get("officeDocument", [])
+    if not office:
+        return {}
+    parts = {kind: where[0] for kind, where in _related(z, names, office[0]).items()}
+    if not {"sheetMetadata", "rdRichValue", "rdRichValueStructure"} <= parts.keys():
+        return {}
+    meta = _xml(z.read(parts["sheetMetadata"]))
+    types = [t.get("name", "") for t in meta.iter(_MAIN + "metadataType")]
+    future = {f.get("name", ""): [int(rvb.get("i", "-1")) for bk in f.iter(_MAIN + "bk")
+                                  for rvb in bk.iter(_RICHDATA + "rvb")]
+              for f in meta.iter(_MAIN + "futureMetadata")}
+    structures = [[k.get("n", "") for k in st.iter(_RICHDATA + "k")]
+                  for st in _xml(z.read(parts["rdRichValueStructure"]))
+                  .iter(_RICHDATA + "s")]
+    rels: list[str | None] = []
+    if "richValueRel" in parts:
+        targets = {rid: where for rid, _, where in _rels(z, names, parts["richValueRel"])}
+        rels = [targets.get(rel.get(_R + "id", "")) for rel in
+                _xml(z.read(parts["richValueRel"])).iter(_RICHVALUEREL + "rel")]
+    values: list[RichValue] = []
+    for rv in _xml(z.read(parts["rdRichValue"])).iter(_RICHDATA + "rv"):
+        s_index = int(rv.get("s", "0"))
+        keys = structures[s_index] if 0 <= s_index < len(structures) else []
+        said = dict(zip(keys, (v.text or "" for v in rv.iter(_RICHDATA + "v")), strict=False))
+        if said.get("CalcOrigin") == _DECORATIVE_ORIGIN:
+            values.append(RichValue(""))  # a border, a divider: nothing to read
+        elif _PICTURE_KEY in said:
+            at = said[_PICTURE_KEY]
+            values.append(RichValue(described(said.get(_ALT_KEY, "")),
+                                    rels[int(at)] if at.isdigit() and int(at) < len(rels)
+                                    else None))
+        else:  # a data type: the name the cell shows
+            values.append(RichValue(" ".join(said.get(_DISPLAY_KEY, "").split())))
+    rich_blocks = future.get("XLRICHVALUE", [])
+    out: dict[int, RichValue] = {}
+    for vm, bk in enumerate(meta.iterfind(f"{_MAIN}valueMetadata/{_MAIN}bk"), start=1):
+        rc = bk.find(_MAIN + "rc")
+        t, v = (int(rc.get("t", "0")), int(rc.get("v", "-1"))) if rc is not None else (0, -1)
+        if 1 <= t <= len(types) and types[t - 1] == "XLRICHVALUE" and \
+                0 <= v < len(rich_blocks) and 0 <= rich_blocks[v] < len(values):
+            out[vm] = values[rich_blocks[v]]
+    return out
+
+
+def _read_rich_values(path: Path, warnings: list[str]) -> dict[int, RichValue]:
+    """:func:`_rich_values` of the workbook at ``path``; {} with a warning when its parts
+    are damaged (its cells are then read as openpyxl reads them)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return _rich_values(z, set(z.namelist()))
+    except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        warnings.append(f"its pictures in cells and data types cannot be read ({exc}); those "
+                        "cells are read as #VALUE!, as Excel 2019 and older show them")
+        return {}
+
+
+def _cell_pictures(path: Path, part: str, sheet: str, rich: dict[int, RichValue],
+                   pictures: PictureReader,
+                   notes: dict[tuple[int, ...], Note]) -> dict[tuple[int, int], RichValue]:
+    """The rich values the cells of worksheet ``part`` hold, by (row, column); the text
+    of each picture placed in a cell, read by ``pictures``, put in ``notes`` as a
+    picture anchored there is (after the cell's comment, before its drawings)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            held = {cell: rich[vm] for cell, vm in _rich_cells(z, part).items() if vm in rich}
+            for (row, col), value in held.items():
+                if value.picture is not None and \
+                        (text := pictures.text(z.read(value.picture), value.picture)):
+                    notes[row, col, -1] = Note(row, col, text, kind="picture")
+    except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        pictures.warnings.append(f"sheet {sheet!r}: its pictures in cells cannot be read "
+                                 f"({exc}); not indexed")
+        return {}
+    return held
+
+
+def _rich_cells(z: zipfile.ZipFile, part: str) -> dict[tuple[int, int], int]:
+    """(row, column), 1-based, of each cell of worksheet ``part`` that holds a rich
+    value, and the ``vm`` naming it."""
+    import xml.etree.ElementTree as ET
+
+    found: dict[tuple[int, int], int] = {}
+    row_number = 0
+    with z.open(part.lstrip("/")) as fh:
+        for _, el in ET.iterparse(fh):
+            if el.tag != _MAIN + "row":
+                continue
+            row_number = int(el.get("r") or row_number + 1)
+            col = 0
+            for c in el:
+                ref = c.get("r")
+                col = _column_number(ref) if ref else col + 1
+                if (vm := c.get("vm", "")).isdigit():
+                    found[row_number, col] = int(vm)
+            el.clear()
+    return found
+
+
+def _with_rich_values(rows: Iterator[tuple[int, list[str]]],
+                      cells: dict[tuple[int, int], RichValue]) -> Iterator[tuple[int, list[str]]]:
+    """``rows`` with each cell holding a rich value read as what it shows (its
+    :class:`RichValue`'s text; "" for a picture with no alt text), not as openpyxl's
+    ``#VALUE!``."""
+    by_row: dict[int, list[tuple[int, RichValue]]] = {}
+    for (number, col), value in cells.items():
+        by_row.setdefault(number, []).append((col, value))
+    for number, row in rows:
+        for col, value in by_row.get(number, []):
+            row.extend([""] * (col - len(row)))
+            row[col - 1] = value.text
+        yield number, row
 
 
 # --- OpenDocument spreadsheets ----------------------------------------------------------

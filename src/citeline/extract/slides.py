@@ -23,9 +23,9 @@ at least half of the slides (3 or more) that is not a title (a footer drawn as a
 text box). A picture's text (a screenshot, a pasted scan) is read by OCR as a picture
 file is (:class:`~citeline.extract.image.PictureReader`), a block in its place among
 the shapes, after the picture's alt text (what a reader who cannot see it gets; none
-when it says nothing, as the file name PowerPoint writes there, or when the picture is
-marked decorative: :func:`~citeline.extract.image.drawing_alt`); a picture with no text
-adds nothing. A chart's, a diagram's and a group's alt text is read too. A slide with no text at all (a
+when it says nothing, as the file name PowerPoint writes there:
+:func:`~citeline.extract.image.drawing_alt`); a picture with no text adds nothing, and
+neither does a shape marked decorative. A chart's, a diagram's and a group's alt text is read too. A slide with no text at all (a
 photograph alone) is named in a warning.
 
 The slides' text is written by :func:`deck_document`, which the OpenDocument
@@ -63,7 +63,7 @@ from citeline.extract.blocks import (
     one_paragraph,
     squash,
 )
-from citeline.extract.image import PictureReader, drawing_alt
+from citeline.extract.image import PictureReader, decorative, drawing_alt
 from citeline.types import Document, Region, RegionKind
 
 _TITLES = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE,
@@ -179,7 +179,10 @@ def _shape_blocks(shapes, pictures: PictureReader) -> Iterator[str]:  # type: ig
     for shape in shapes:
         if shape.is_placeholder and shape.placeholder_format.type in _TITLES | _FURNITURE:
             continue
-        alt = drawing_alt(shape._element._nvXxPr.cNvPr)
+        props = shape._element._nvXxPr.cNvPr
+        if decorative(props):
+            continue  # a border, a divider: nothing to read
+        alt = drawing_alt(props)
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
             if alt:
                 yield alt
