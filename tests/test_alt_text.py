@@ -139,6 +139,24 @@ def test_a_word_document_s_alt_text_is_read_before_its_picture_s_text(tmp_path: 
     assert (doc.extractor, doc.extractor_version) == ("docx", "15")
 
 
+def test_a_drawing_marked_decorative_gives_nothing_its_text_neither(tmp_path: Path):
+    d = docx.Document()
+    d.add_paragraph("Above the border.")
+    _alt(d.add_picture(str(DIAGRAM), width=Inches(3)), descr="Border", decorative=True)
+    d.save(str(tmp_path / "border.docx"))
+    assert paragraphs(extract(tmp_path / "border.docx").text) == ["Above the border."]
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[5])
+    slide.shapes.title.text = "Border"
+    shape = slide.shapes.add_picture(str(DIAGRAM), PptxInches(1), PptxInches(2))
+    from lxml import etree
+
+    props = shape._element.nvPicPr.cNvPr
+    props.append(etree.fromstring(DECORATIVE))
+    prs.save(str(tmp_path / "border.pptx"))
+    assert paragraphs(extract(tmp_path / "border.pptx").text) == ["# Border"]
+
+
 def test_alt_text_is_read_without_ocr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(imagemod, "ocr_status", lambda: "OCR is not installed here")
     doc = extract(alt_document(tmp_path / "guide.docx"))
