@@ -136,7 +136,7 @@ def test_a_word_document_s_alt_text_is_read_before_its_picture_s_text(tmp_path: 
         "The crates again:", *diagram_text,  # Microsoft 365's own description: none
         "A border:",  # decorative: nothing
         "Spare parts |", TABLE_PHOTO, "The end."]
-    assert (doc.extractor, doc.extractor_version) == ("docx", "15")
+    assert (doc.extractor, doc.extractor_version) == ("docx", "16")
 
 
 def test_a_drawing_marked_decorative_gives_nothing_its_text_neither(tmp_path: Path):
@@ -180,7 +180,7 @@ def test_libreoffice_s_copies_of_the_document_read_its_alt_text_as_it_kept_it(tm
     odt = extract(REAL / "alt-text.odt")
     border = source.index("A border:") + 1
     assert paragraphs(odt.text) == source[:border] + ["Decorative line"] + source[border:]
-    assert (odt.extractor, odt.extractor_version) == ("odt", "3")
+    assert (odt.extractor, odt.extractor_version) == ("odt", "4")
     # its .docx drops the title: the float switch's picture is its text alone
     saved = paragraphs(extract(REAL / "alt-text.docx").text)
     assert saved == [p for p in paragraphs(odt.text) if p != WIRING]
@@ -188,8 +188,12 @@ def test_libreoffice_s_copies_of_the_document_read_its_alt_text_as_it_kept_it(tm
 
 def test_impress_s_copy_of_the_deck_reads_its_alt_text(tmp_path: Path, diagram_text):
     odp = paragraphs(extract(REAL / "alt-text.odp").text)
-    assert odp == paragraphs(extract(alt_deck(tmp_path / "deck.pptx")).text)
-    assert odp == ["# Pump room", BOARD, *diagram_text, "# Flow", FLOW]
+    # a chart says what it is, then its alt text; Impress titled the one-series chart
+    # by its series, as PowerPoint shows it untitled
+    assert odp == ["# Pump room", BOARD, *diagram_text, "# Flow",
+                   "Pump A. A line chart of Pump A.", FLOW]
+    deck = paragraphs(extract(alt_deck(tmp_path / "deck.pptx")).text)
+    assert deck == [*odp[:-2], "A line chart of Pump A.", FLOW]
 
 
 def sheet_lines(doc: Document, kind: str, cell: str) -> list[str]:
@@ -321,3 +325,28 @@ def test_a_question_a_cell_s_picture_answers_cites_its_row(index_of):
     assert not ans.refused, ans.answer
     quoted = {sp.locator.sheet_range for sp in ans.spans if "relay K2" in sp.text}
     assert quoted and quoted <= {"Pumps!A2:C2", "Pumps!C2"}, (quoted, ans.answer)
+
+
+# --- what a drawing says besides its pixels: charts and SmartArt in documents ----------
+
+
+def test_a_word_document_s_smartart_and_chart_are_read_in_their_place():
+    # Word for Mac's file: a picture (OCR reads "A python powered"), a SmartArt diagram
+    # of three nodes, a column chart of three series
+    doc = extract(REAL / "word-smartart-chart.docx")
+    blocks = paragraphs(doc.text)
+    assert blocks[-2:] == ["foo bar baz", "A column chart of Series 1, Series 2, Series 3."]
+    assert doc.text.endswith("foo\nbar\nbaz\n\nA column chart of Series 1, Series 2, Series 3.")
+    assert (doc.extractor, doc.extractor_version, doc.warnings) == ("docx", "16", ())
+    # Writer's copy keeps the chart as an embedded object, which reads the same
+    odt = extract(REAL / "word-smartart-chart.odt")
+    assert paragraphs(odt.text)[-1] == blocks[-1] and "foo" not in odt.text
+
+
+def test_a_damaged_chart_part_is_said_and_the_document_read(tmp_path: Path):
+    path = rewritten(tmp_path, REAL / "word-smartart-chart.docx",
+                     {"word/charts/chart1.xml": b"<c:chartSpace"})
+    doc = extract(path)
+    assert "foo\nbar\nbaz" in doc.text and "column chart" not in doc.text
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith(
+        "the chart /word/charts/chart1.xml cannot be read (")

@@ -59,7 +59,7 @@ def handset(tmp_path_factory) -> Document:  # type: ignore[no-untyped-def]
 
 def test_a_document_s_pictures_are_read_where_it_shows_them(handset, read_alone):
     doc = handset
-    assert doc.extractor_version == "15" and doc.warnings == ()
+    assert doc.extractor_version == "16" and doc.warnings == ()
     screen, diagram = read_alone["irrigation-handset.png"], read_alone["crates-diagram.png"]
     text = doc.text
     # in order: the paragraph before it, the screenshot's text, the next paragraph; the
@@ -124,7 +124,7 @@ def handset_deck(path: Path) -> Path:
 
 def test_a_deck_s_pictures_are_read_on_their_slides(tmp_path: Path, read_alone):
     deck = extract(handset_deck(tmp_path / "handset.pptx"))
-    assert deck.extractor_version == "4"
+    assert deck.extractor_version == "5"
     screen, diagram = read_alone["irrigation-handset.png"], read_alone["crates-diagram.png"]
     first, third = deck.regions  # slide 2, the photograph alone, has no text
     assert (first.page, third.page) == (1, 3)
@@ -148,13 +148,13 @@ def test_an_opendocument_text_s_pictures_read_as_the_word_document_s(handset):
     # the document shows it, the table cell's after its row, as the Word reader puts them
     for name in ("handset-pictures.odt", "handset-pictures.fodt"):
         doc = extract(REAL / name)
-        assert (doc.extractor, doc.extractor_version) == ("odt", "3")
+        assert (doc.extractor, doc.extractor_version) == ("odt", "4")
         assert (doc.text, doc.warnings) == (handset.text, ()), name
 
 
 def test_an_opendocument_presentation_s_pictures_read_as_the_deck_s():
     deck, odp = extract(REAL / "handset-pictures.pptx"), extract(REAL / "handset-pictures.odp")
-    assert (odp.extractor, odp.extractor_version) == ("odp", "3")
+    assert (odp.extractor, odp.extractor_version) == ("odp", "4")
     assert (odp.text, odp.warnings) == (deck.text, deck.warnings)
     assert [(r.page, r.start, r.end) for r in odp.regions] == \
         [(r.page, r.start, r.end) for r in deck.regions]

@@ -34,9 +34,12 @@ A picture's alt text (what a reader who cannot see it gets: the author's descrip
 a chart or a diagram) is a block after the paragraph or table row showing it, then the
 text OCR reads in the picture; alt text that says nothing (a file name, ``Picture 3``,
 Microsoft 365's own "Description automatically generated") adds none
-(:func:`~citeline.extract.image.drawing_alt`), and a drawing marked decorative adds
-nothing, its picture's text neither. A chart's alt text is
-read so too. Page
+(:func:`~citeline.extract.drawingml.drawing_alt`), and a drawing marked decorative adds
+nothing, its picture's text neither. A chart says what it is in a sentence of its
+title, kind, series and axes (:func:`~citeline.extract.drawingml.chart_text`, as a
+workbook's chart does), and a SmartArt diagram gives its text a line per node
+(:func:`~citeline.extract.drawingml.smartart_text`, as a deck's does), each a block in
+its place, before its alt text. Page
 headers/footers and comments are not part of the body and are not indexed; a legacy
 binary ``.doc`` is not a .docx and fails with that reason.
 """
@@ -76,7 +79,8 @@ from citeline.extract.blocks import (
     roman,
     squash,
 )
-from citeline.extract.image import PictureReader, decorative, drawing_alt
+from citeline.extract.drawingml import chart_text, decorative, drawing_alt, smartart_text
+from citeline.extract.image import PictureReader
 from citeline.types import Document
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.I)
@@ -333,6 +337,8 @@ def text_boxes(el) -> Iterator[str]:  # type: ignore[no-untyped-def]
 _BLIP = qn("a:blip")  # a DrawingML picture's image (r:embed: its part)
 _DRAWINGS = (qn("wp:inline"), qn("wp:anchor"))  # a drawing in the text (wp:docPr: its alt text)
 _PICTURE_PROPS = qn("pic:cNvPr")  # a picture's own properties (in a group: its alt text)
+_CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}chart"  # r:id: its part
+_DIAGRAM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}relIds"  # r:dm: its data
 _VML = "{urn:schemas-microsoft-com:vml}"
 _VML_IMAGE = _VML + "imagedata"  # an older VML picture's (r:id)
 
@@ -340,14 +346,15 @@ _VML_IMAGE = _VML + "imagedata"  # an older VML picture's (r:id)
 def picture_items(el, said: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:  # type: ignore[no-untyped-def]
     """What Word shows of the drawings in ``el`` (a body paragraph or a table row), in
     order, those in its text boxes too: ``("alt", text)`` for a drawing's alt text
-    (:func:`~citeline.extract.image.drawing_alt`; a picture in a group has its own; an
+    (:func:`~citeline.extract.drawingml.drawing_alt`; a picture in a group has its own; an
     older VML shape's ``alt``, else its picture's ``o:title``), ``("picture", id)`` for
     the relationship id of each picture it shows. Not a drawing's copy for old readers
     (``mc:Fallback``), nor one in a hidden run or a deletion, nor a drawing marked
-    decorative (:func:`~citeline.extract.image.decorative`). A linked picture
+    decorative (:func:`~citeline.extract.drawingml.decorative`). A linked picture
     (``r:link``: a file outside the package) has no id. ``said``: the alt texts of the
     drawing ``el`` is in, not said again (Word writes a picture's alt text on the
-    drawing and on the picture)."""
+    drawing and on the picture). A chart's drawing gives ``("chart", id)`` and a
+    SmartArt diagram's ``("diagram", id)`` (its data part), each before its alt text."""
     for child in el.iterchildren():
         if child.tag in _SKIPPED or (child.tag == qn("w:r") and _hidden(child)):
             continue
@@ -356,6 +363,15 @@ def picture_items(el, said: frozenset[str] = frozenset()) -> Iterator[tuple[str,
             if decorative(props := child.find(qn("wp:docPr"))):
                 continue  # nothing to read, its pictures' text neither
             alt = drawing_alt(props)
+            chart, diagram = next(child.iter(_CHART), None), next(child.iter(_DIAGRAM), None)
+            if chart is not None or diagram is not None:  # what it says, then its alt text
+                if chart is not None and (rid := chart.get(qn("r:id"))):
+                    yield "chart", rid
+                if diagram is not None and (rid := diagram.get(qn("r:dm"))):
+                    yield "diagram", rid
+                if alt and alt not in said:
+                    yield "alt", alt
+                continue
         elif child.tag == _PICTURE_PROPS:
             alt = drawing_alt(child)
         elif child.tag == _VML + "shape":
@@ -377,14 +393,28 @@ def picture_items(el, said: frozenset[str] = frozenset()) -> Iterator[tuple[str,
 
 
 def picture_texts(el, part, reader) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """The alt text of each drawing :func:`picture_items` finds in ``el``, and the text
-    of each picture that holds text, read by ``reader`` (a
-    :class:`~citeline.extract.image.PictureReader`)."""
+    """What each drawing :func:`picture_items` finds in ``el`` says: its alt text, the
+    text of each picture that holds text, read by ``reader`` (a
+    :class:`~citeline.extract.image.PictureReader`), what a chart says of itself
+    (:func:`~citeline.extract.drawingml.chart_text`), a SmartArt diagram's text
+    (:func:`~citeline.extract.drawingml.smartart_text`). A chart or a diagram whose part
+    is damaged is named in ``reader``'s warnings."""
     for kind, value in picture_items(el):
         if kind == "alt":
             yield value
-        elif (picture := part.related_parts.get(value)) is not None and \
-                (text := reader.text(picture.blob, str(picture.partname))):
+            continue
+        if (found := part.related_parts.get(value)) is None:
+            continue
+        if kind == "picture":
+            text = reader.text(found.blob, str(found.partname))
+        else:
+            try:
+                text = (chart_text if kind == "chart" else smartart_text)(parse_xml(found.blob))
+            except XMLSyntaxError as exc:
+                reader.warnings.append(f"the {kind} {found.partname} cannot be read ({exc}); "
+                                       "not indexed")
+                continue
+        if text:
             yield text
 
 
@@ -551,7 +581,7 @@ def open_word(path: Path) -> DocumentObject:
 
 class DocxExtractor:
     name = "docx"
-    version = "15"  # 2: outline levels, headings from formatting without heading styles;
+    version = "16"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
@@ -568,7 +598,8 @@ class DocxExtractor:
     # 12: by html 22, an imported page's API furniture ("Source" links, toggle labels) dropped;
     # 13: by html 23, its own table of contents in a <dl>, DocBook's navigation tables;
     # 14: the text of its pictures, read by OCR, after the paragraph or row showing them;
-    # 15: a drawing's alt text before its pictures' text
+    # 15: a drawing's alt text before its pictures' text; 16: what a chart says of itself
+    # and a SmartArt diagram's text, each in its place, before its alt text
     suffixes = tuple(WORD_MEDIA_TYPES)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -36,11 +36,11 @@ import hashlib
 import io
 import warnings as py_warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import read_bytes, register
-from citeline.extract.blocks import LOW_OCR_CONFIDENCE, described, metadata_title
+from citeline.extract.blocks import LOW_OCR_CONFIDENCE, metadata_title
 from citeline.extract.ocr import (
     Line,
     holds_text,
@@ -256,31 +256,6 @@ class PictureReader:
             kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.other.items()))
             self.warnings.append(f"{_pictures(sum(self.other.values()))} in a format citeline "
                                  f"does not read for text ({kinds}): not read")
-
-
-# Microsoft 365's mark on a drawing its author set as decorative (a border, a divider):
-# an a:extLst extension of its non-visual properties, [MS-ODRAWXML] 2.5.2.
-_DECORATIVE = "{http://schemas.microsoft.com/office/drawing/2017/decorative}decorative"
-
-
-def decorative(props: Any) -> bool:
-    """Whether the author marked the Office Open XML drawing whose non-visual properties
-    are ``props`` (Word's ``wp:docPr``, a ``cNvPr``) as decorative: a border, a divider,
-    which a screen reader skips and which holds nothing to index, its pixels' text
-    neither."""
-    return props is not None and any(mark.get("val") in ("1", "true")
-                                     for mark in props.iter(_DECORATIVE))
-
-
-def drawing_alt(props: Any) -> str:
-    """The alt text of an Office Open XML drawing (a picture, a chart), from its
-    non-visual properties ``props``: its description, else its title (the two fields of
-    Office's alt text; mammoth reads them so), as
-    :func:`~citeline.extract.blocks.described` keeps it; "" for none, or for a drawing
-    marked :func:`decorative`."""
-    if props is None or decorative(props):
-        return ""
-    return described(props.get("descr") or "") or described(props.get("title") or "")
 
 
 def drawing_format(data: bytes) -> str | None:

@@ -44,8 +44,10 @@ opened in place), a block each with one line per paragraph, a table's rows as ``
 so a citation says ``#slide=N`` (hidden slides counted, as Impress numbers them).
 Footer, date and page-number frames are left out, and so is the furniture the
 PowerPoint reader drops (a text that is only the slide's number, a short text repeated
-on most slides). A picture's text, read by OCR, is a block in its place among the
-shapes. Not read: embedded objects (a chart's title), pictures' alt text.
+on most slides). A picture's alt text and its text, read by OCR, are blocks in its
+place among the shapes. A chart (an embedded chart object, in a text or on a slide)
+says what it is, as an Office chart does (:meth:`FramePictures.chart`), before its alt
+text. Not read: other embedded objects (a formula).
 
 **Flat XML and templates.** A flat OpenDocument file (``.fodt``, ``.fodp``: LibreOffice's
 "Flat XML" saves, one XML file whose ``office:document`` root holds the package's parts)
@@ -96,6 +98,7 @@ from citeline.extract.blocks import (
     one_paragraph,
     squash,
 )
+from citeline.extract.drawingml import chart_sentence
 from citeline.extract.html import list_label
 from citeline.extract.image import SUFFIXES, PictureReader
 from citeline.extract.slides import Slide, deck_document
@@ -110,6 +113,7 @@ _NS = {
     "presentation": "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0",
     "manifest": "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0",
     "svg": "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0",
+    "chart": "urn:oasis:names:tc:opendocument:xmlns:chart:1.0",
     "dc": "http://purl.org/dc/elements/1.1/",
 }
 
@@ -429,6 +433,51 @@ class FramePictures:
         if not any(True for _ in frame.iterchildren(_IMAGE, *_OBJECTS)):
             return ""
         return described(frame.findtext(_DESC) or "") or described(frame.findtext(_TITLE) or "")
+
+    def chart(self, frame: etree._Element) -> str:
+        """What the chart ``frame`` (a ``draw:frame``) shows says of itself
+        (:func:`~citeline.extract.drawingml.chart_sentence`, as an Office chart's): the
+        embedded object's content (``Object 1/content.xml`` in the package, or a flat
+        file's inline ``office:document``), its ``chart:chart``'s class, title and axes'
+        titles, and its series' names, the header row of its own data table (the cells it
+        names, cached). "" for a frame showing no chart."""
+        obj = frame.find(qn("draw:object"))
+        if obj is None:
+            return ""
+        root = obj.find(qn("office:document"))  # a flat file's, inline
+        if root is None:
+            if (href := self.part(obj)) is None:
+                return ""
+            try:
+                with zipfile.ZipFile(self.path) as z:
+                    root = etree.fromstring(z.read(f"{href}/content.xml"), untrusted_parser())
+            except (KeyError, etree.XMLSyntaxError):  # an object with no content, or damaged
+                return ""
+        chart = next(root.iter(qn("chart:chart")), None)
+        if chart is None:
+            return ""
+
+        def words(el: etree._Element | None) -> str:  # its paragraphs' (a cell also names
+            if el is None:  # its range in an svg:desc)
+                return ""
+            return " ".join(" ".join("".join(p.itertext()) for p in
+                                     el.iter(qn("text:p"), qn("text:h"))).split())
+
+        kind = (chart.get(qn("chart:class")) or "").rpartition(":")[2]
+        plot = chart.find(qn("chart:plot-area"))
+        if kind == "bar" and plot is not None:  # drawn upright unless its style says vertical
+            style = next((st for st in root.iter(qn("style:style"))  # (bars along the y axis)
+                          if st.get(qn("style:name")) == plot.get(qn("chart:style-name"))), None)
+            props = style.find(qn("style:chart-properties")) if style is not None else None
+            if props is None or props.get(qn("chart:vertical")) != "true":
+                kind = "column"
+        header = next(root.iter(qn("table:table-header-rows")), None)
+        series = [words(cell) for cell in (header.iter(qn("table:table-cell"))
+                                           if header is not None else [])][1:]
+        axes = [t for axis in chart.iter(qn("chart:axis"))
+                if (t := words(axis.find(qn("chart:title"))))]
+        return chart_sentence(words(chart.find(qn("chart:title"))), [kind] if kind else [],
+                              [n for n in series if n], axes)
 
     def part(self, el: etree._Element) -> str | None:
         """The package part ``el``'s ``xlink:href`` names (``Pictures/1.png``, ``Object
@@ -797,8 +846,11 @@ class _TextReader:
         reader = _TextReader(self.styles, self.pictures)
 
         def walk(node: etree._Element) -> None:
-            if node.tag == _FRAME and (read := self.pictures.text(node)):
-                (reader.blocks if pictures is None else pictures).append(escape_markdown(read))
+            if node.tag == _FRAME:  # a chart says what it is, then its alt text
+                for read in (self.pictures.chart(node), self.pictures.text(node)):
+                    if read:
+                        (reader.blocks if pictures is None else pictures).append(
+                            escape_markdown(read))
             for child in node:
                 if not isinstance(child.tag, str):
                     continue
@@ -852,9 +904,10 @@ def _table_rows(table: etree._Element, read_cell, across_once: bool):  # type: i
 
 class OdtExtractor:
     name = "odt"
-    version = "3"  # (flat .fodt and templates .ott added: an .odt read as it did)
+    version = "4"  # (flat .fodt and templates .ott added: an .odt read as it did)
     # 2: the text of its pictures, read by OCR, after the paragraph or row showing them;
-    # 3: a picture's or an object's alt text, before the picture's text
+    # 3: a picture's or an object's alt text, before the picture's text; 4: what a chart
+    # says of itself (title, kind, series, axes), before its alt text
     suffixes = (".odt", ".fodt", ".ott")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -939,8 +992,9 @@ def _shape_blocks(styles: _Styles, shapes: etree._Element,
                                      across_once=False):  # a merged cell's covered ones empty
                 if any(texts := [c.text for c in cells]):
                     yield cls, " | ".join(texts)
-        elif shape.tag == _FRAME and (read := pictures.text(shape)):
-            yield cls, read
+        elif shape.tag == _FRAME and (read := "\n\n".join(
+                t for t in (pictures.chart(shape), pictures.text(shape)) if t)):
+            yield cls, read  # a chart says what it is, then its alt text
         elif text := _lines(styles, shape):
             yield cls, text
 
@@ -965,9 +1019,10 @@ def _read_slides(styles: _Styles, presentation: etree._Element,
 
 class OdpExtractor:
     name = "odp"
-    version = "3"  # (flat .fodp and templates .otp added: an .odp read as it did)
+    version = "4"  # (flat .fodp and templates .otp added: an .odp read as it did)
     # 2: the text of its pictures, read by OCR, a block in its place among the shapes;
-    # 3: a picture's or an object's alt text, before the picture's text
+    # 3: a picture's or an object's alt text, before the picture's text; 4: what a chart
+    # says of itself (title, kind, series, axes), before its alt text
     suffixes = (".odp", ".fodp", ".otp")
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -74,7 +74,8 @@ from citeline.extract.blocks import (
     described,
     not_a_package,
 )
-from citeline.extract.image import PictureReader, decorative, drawing_alt
+from citeline.extract.drawingml import chart_text, decorative, drawing_alt
+from citeline.extract.image import PictureReader
 from citeline.extract.opendocument import (
     FramePictures,
     check_odf,
@@ -588,109 +589,6 @@ def _props(el: Any, drawing: str) -> Any:
     return next(found.iter(_XDR + "cNvPr"), None) if found is not None else None
 
 
-def chart_text(space: Any) -> str:
-    """What a chart (a DrawingML ``chartSpace``, ECMA-376 Part 1, 21.2) says of itself, as
-    a sentence or two: its title, its kind, its series' names, its axes' titles; the
-    numbers are the sheet's cells. "" for a chart that names nothing.
-
-    >>> xml = ('<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart">'
-    ...        '<c:chart><c:title><c:tx><c:strRef><c:strCache><c:pt idx="0"><c:v>Units by site'
-    ...        '</c:v></c:pt></c:strCache></c:strRef></c:tx></c:title><c:plotArea><c:barChart>'
-    ...        '<c:barDir val="col"/></c:barChart></c:plotArea></c:chart></c:chartSpace>')
-    >>> chart_text(_xml(xml.encode()))
-    'Units by site. A column chart.'
-    """
-    chart = space.find(_CHART + "chart")
-    plot = chart.find(_CHART + "plotArea") if chart is not None else None
-    if plot is None:
-        return ""
-    title = _chart_label(chart.find(_CHART + "title"))
-    kinds: dict[str, None] = {}
-    for el in plot:
-        name = etree.QName(el).localname
-        if name.endswith("Chart"):
-            kind = name.removesuffix("Chart").replace("3D", "").removeprefix("of").lower()
-            if kind == "bar" and el.find(_CHART + "barDir") is not None and \
-                    el.find(_CHART + "barDir").get("val") == "col":
-                kind = "column"
-            kinds[kind] = None
-    series = [name for ser in plot.iter(_CHART + "ser")
-              if (name := _chart_label(ser.find(_CHART + "tx")))]
-    axes = [name for ax in plot if etree.QName(ax).localname in ("catAx", "valAx", "dateAx",
-                                                                "serAx")
-            if (name := _chart_label(ax.find(_CHART + "title")))]
-    return chart_sentence(title, list(kinds), series, axes)
-
-
-def chart_sentence(title: str, kinds: Sequence[str], series: Sequence[str],
-                   axes: Sequence[str]) -> str:
-    """What a chart says of itself as the text shows it, the same for an .xlsx's and an
-    .ods's; "" when it names nothing.
-
-    >>> chart_sentence("Flow", ["line"], ["Pump A", "Pump B"], ["Month"])
-    'Flow. A line chart of Pump A, Pump B; axes: Month.'
-    """
-    if not (title or series or axes):
-        return ""
-    said = f"A {' and '.join(kinds) or 'plain'} chart"
-    said += f" of {', '.join(series)}" if series else ""
-    said += f"; axes: {', '.join(axes)}" if axes else ""
-    return f"{title}. {said}." if title else f"{said}."
-
-
-def _ods_chart(frame: Any, frames: FramePictures) -> str:
-    """What the chart a ``draw:frame`` shows says of itself (:func:`chart_sentence`): the
-    embedded object's content (``Object 1/content.xml`` in the package, or a flat file's
-    inline ``office:document``), its ``chart:chart``'s class, title and axes' titles, and
-    its series' names, the header row of its own data table (the cells it names, cached).
-    "" for a frame showing no chart."""
-    obj = frame.find(_DRAW + "object")
-    if obj is None:
-        return ""
-    root = obj.find(_OFFICE + "document")  # a flat file's, inline
-    if root is None:
-        if (href := frames.part(obj)) is None:
-            return ""
-        try:
-            with zipfile.ZipFile(frames.path) as z:
-                root = _xml(z.read(f"{href}/content.xml"))
-        except (KeyError, SyntaxError):  # an object with no content, or damaged XML
-            return ""
-    chart = next(root.iter(_CHART_ODF + "chart"), None)
-    if chart is None:
-        return ""
-
-    def said(el: Any) -> str:
-        title = el.find(_CHART_ODF + "title") if el is not None else None
-        return " ".join(" ".join(_paragraph(p) for p in title.iter(*_PARAGRAPHS)).split()) \
-            if title is not None else ""
-
-    kind = (chart.get(_CHART_ODF + "class") or "").rpartition(":")[2]
-    plot = chart.find(_CHART_ODF + "plot-area")
-    if kind == "bar" and plot is not None:  # drawn upright unless its style says vertical
-        style = next((st for st in root.iter(_STYLE + "style")  # (bars along the y axis)
-                      if st.get(_STYLE + "name") == plot.get(_CHART_ODF + "style-name")), None)
-        props = style.find(_STYLE + "chart-properties") if style is not None else None
-        if props is None or props.get(_CHART_ODF + "vertical") != "true":
-            kind = "column"
-    header = next(root.iter(_TABLE + "table-header-rows"), None)
-    series = [" ".join(_paragraph(p) for p in cell.iter(*_PARAGRAPHS)).strip()
-              for cell in (header.iter(_CELL) if header is not None else [])][1:]
-    axes = [t for axis in chart.iter(_CHART_ODF + "axis") if (t := said(axis))]
-    return chart_sentence(said(chart), [kind] if kind else [], [n for n in series if n], axes)
-
-
-def _chart_label(el: Any) -> str:
-    """The text of a chart's title or series name: its rich text's runs, or the cached
-    value of the cell it names (``strRef``'s ``strCache``), or a literal ``v``."""
-    if el is None:
-        return ""
-    runs = [t.text or "" for t in el.iter(_A + "t")]
-    if not runs:
-        runs = [v.text or "" for v in el.iter(_CHART + "v")]
-    return " ".join("".join(runs).split())
-
-
 def _related(z: zipfile.ZipFile, names: set[str], part: str) -> dict[str, list[str]]:
     """The parts ``part``'s relationships name, by the last word of their type
     (``comments``, ``threadedComment``, ``person``, ``drawing``), each as a name in the
@@ -913,7 +811,6 @@ _CALCEXT = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.
 _DC = "{http://purl.org/dc/elements/1.1/}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _FRAME = _DRAW + "frame"
-_CHART_ODF = "{urn:oasis:names:tc:opendocument:xmlns:chart:1.0}"
 _SHEET, _ROW, _CELL = _TABLE + "table", _TABLE + "table-row", _TABLE + "table-cell"
 _COVERED = _TABLE + "covered-table-cell"  # a cell merged into the one above or left of it
 _PARAGRAPHS = (_TEXT + "p", _TEXT + "h")
@@ -1103,7 +1000,7 @@ def _ods_cells(row: Any, sheet: str, number: int, uncached: list[str], repeats: 
                 note.findtext(_DC + "creator") or "")
         for shape in cell.iterchildren(_DRAW + "*"):
             for frame in shape.iter(_FRAME):
-                chart = _ods_chart(frame, frames)  # what a chart says, then its alt text
+                chart = frames.chart(frame)  # what a chart says, then its alt text
                 for kind, shown in (("chart", chart),
                                     ("chart" if chart else "picture", frames.text(frame))):
                     if shown:

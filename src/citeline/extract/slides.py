@@ -5,7 +5,8 @@ line with the slide's title (``Slide N`` when it has none), then its text in the
 order a screen reader follows (the title first, then the shapes as the slide lists
 them, a group's shapes in place), one block per text box or placeholder with one
 line per paragraph, a table's rows as ``cell | cell`` blocks (a merged cell shown
-once), a chart's title, a SmartArt diagram's text (one line per node, each node's
+once), what a chart says of itself (its title, kind, series and axes:
+:func:`~citeline.extract.drawingml.chart_text`), a SmartArt diagram's text (one line per node, each node's
 sub-points after it, in the diagram's order), and last the speaker notes as a block
 starting ``Notes:``.
 Each slide's text is a :class:`~citeline.types.Region` of kind ``slide``, so a
@@ -24,7 +25,7 @@ text box). A picture's text (a screenshot, a pasted scan) is read by OCR as a pi
 file is (:class:`~citeline.extract.image.PictureReader`), a block in its place among
 the shapes, after the picture's alt text (what a reader who cannot see it gets; none
 when it says nothing, as the file name PowerPoint writes there:
-:func:`~citeline.extract.image.drawing_alt`); a picture with no text adds nothing, and
+:func:`~citeline.extract.drawingml.drawing_alt`); a picture with no text adds nothing, and
 neither does a shape marked decorative. A chart's, a diagram's and a group's alt text is read too. A slide with no text at all (a
 photograph alone) is named in a warning.
 
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +64,8 @@ from citeline.extract.blocks import (
     one_paragraph,
     squash,
 )
-from citeline.extract.image import PictureReader, decorative, drawing_alt
+from citeline.extract.drawingml import chart_text, decorative, drawing_alt, smartart_text
+from citeline.extract.image import PictureReader
 from citeline.types import Document, Region, RegionKind
 
 _TITLES = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE,
@@ -88,11 +90,7 @@ _LINE_BREAK = re.compile("[\v\u2028]")
 # reads none of it.
 _DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
 _DIAGRAM_URI = _DGM[1:-1]
-_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _R_DATA = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
-# The points that are the diagram's content (ST_PtType): the rest are its document root,
-# the connectors' transitions and the layout's presentation shapes.
-_CONTENT_POINTS = frozenset({"node", "asst"})
 
 
 @dataclass
@@ -135,40 +133,13 @@ def _table_rows(table) -> Iterator[str]:  # type: ignore[no-untyped-def]
 
 
 def _smartart(frame) -> str:  # type: ignore[no-untyped-def]
-    """A SmartArt diagram's text: one line per node, in the diagram's order (from its
-    root, each node's children by their ``srcOrd``, a node's sub-points right after it);
-    a node no connection reaches comes last, in the order the data lists it."""
+    """A SmartArt diagram's text (:func:`smartart_text`), from the data part the graphic
+    frame ``frame`` names."""
     ids = frame._element.find(f".//{_DGM}relIds")
     rid = ids.get(_R_DATA) if ids is not None else None
     if not rid or rid not in frame.part.rels:
         return ""
-    data = parse_xml(frame.part.related_part(rid).blob)
-    texts: dict[str, str] = {}
-    roots = []
-    for pt in data.iter(f"{_DGM}pt"):
-        kind, model = pt.get("type", "node"), pt.get("modelId", "")
-        if kind == "doc":
-            roots.append(model)
-        elif kind in _CONTENT_POINTS and (t := pt.find(f"{_DGM}t")) is not None:
-            texts[model] = one_paragraph("\n".join(
-                "".join(r.text or "" for r in p.iter(f"{_A}t")) for p in t.iter(f"{_A}p")))
-    children: defaultdict[str, list[tuple[int, str]]] = defaultdict(list)
-    for cxn in data.iter(f"{_DGM}cxn"):
-        if cxn.get("type", "parOf") == "parOf":
-            order = cxn.get("srcOrd", "0")
-            children[cxn.get("srcId", "")].append((int(order) if order.isdigit() else 0,
-                                                   cxn.get("destId", "")))
-    order: list[str] = []
-    seen: set[str] = set()
-    stack = [child for root in reversed(roots) for _, child in sorted(children[root], reverse=True)]
-    while stack:  # depth first, without recursion (a diagram's data may be deep or cyclic)
-        model = stack.pop()
-        if model not in seen:
-            seen.add(model)
-            order.append(model)
-            stack.extend(child for _, child in sorted(children[model], reverse=True))
-    order += [m for m in texts if m not in seen]
-    return "\n".join(texts[m] for m in order if texts.get(m))
+    return smartart_text(parse_xml(frame.part.related_part(rid).blob))
 
 
 def _shape_blocks(shapes, pictures: PictureReader) -> Iterator[str]:  # type: ignore[no-untyped-def]
@@ -199,10 +170,8 @@ def _shape_blocks(shapes, pictures: PictureReader) -> Iterator[str]:  # type: ig
         elif getattr(shape, "has_table", False):  # only a graphic frame has the property
             yield from _table_rows(shape.table)
         elif getattr(shape, "has_chart", False):
-            chart = shape.chart
-            if chart.has_title and chart.chart_title.has_text_frame:
-                if text := _paragraphs(chart.chart_title.text_frame):
-                    yield text
+            if text := chart_text(shape.chart._chartSpace):
+                yield text
             if alt:
                 yield alt
         elif getattr(shape._element, "graphicData_uri", None) == _DIAGRAM_URI:
@@ -359,9 +328,10 @@ def open_deck(path: Path) -> PresentationObject:
 
 class PptxExtractor:
     name = "pptx"
-    version = "4"  # 2: a SmartArt diagram's text is read (it was left out without a word);
+    version = "5"  # 2: a SmartArt diagram's text is read (it was left out without a word);
     # 3: a picture's text, read by OCR, in its place among the slide's shapes;
-    # 4: a picture's, a chart's, a diagram's and a group's alt text
+    # 4: a picture's, a chart's, a diagram's and a group's alt text; 5: a chart says its
+    # kind, series and axes after its title, as a workbook's and a Word document's do
     suffixes = tuple(DECK_MEDIA_TYPES)
 
     def extract(self, path: Path, rel: str) -> Document:
