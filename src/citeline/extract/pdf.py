@@ -1139,18 +1139,19 @@ MAX_STRUCTURE_DEPTH = 64
 
 
 def _page_pictures(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage, number: int,
-                   reader: PictureReader) -> list[tuple[str, str]]:
+                   reader: PictureReader, tagged: bool) -> list[tuple[str, str]]:
     """The pictures of page ``number``, which has a text layer, that may hold text of
     their own, read by ``reader`` as PNG files (their pixels as stored, at their own
     resolution): each big enough to hold a line (:data:`MIN_PICTURE_WIDTH`) whose area
     holds almost none of the layer's text (:data:`LAYER_CHARS`); one PDFium cannot
     decode is left out. Each as (its content's digest, the text read in it); only the
     text is kept, not the picture (a book of photographs holds gigabytes of pixels).
-    A figure's alt text (:func:`_figures`) comes before the text of the pictures its
-    marked content holds, as (``alt:`` and the text, the text)."""
+    A figure's alt text (:func:`_figures`; a PDF that is ``tagged`` has a structure tree)
+    comes before the text of the pictures its marked content holds, as (``alt:`` and the
+    text, the text)."""
     import io
 
-    figures = _figures(page)
+    figures = _figures(page) if tagged else []
     read: dict[int, list[tuple[str, str]]] = {}  # by the marked content a picture is in
     for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)):
         left, bottom, right, top = obj.get_bounds()
@@ -1290,6 +1291,7 @@ class PdfExtractor:
         blank = 0
         pictures: list[list[tuple[str, str]]] = []  # each page's pictures' text
         reader = PictureReader(warnings)
+        tagged = bool(pdfium_c.FPDFCatalog_IsTagged(pdf.raw))  # its figures may have alt text
         for i in range(n):
             page = _flattened(pdf, i)
             width, height = page.get_size()
@@ -1299,7 +1301,7 @@ class PdfExtractor:
                 tabular = column_gaps(textpage)  # both passes below read the same lines
                 text = clean_page_text(paragraph_text(textpage, tabular))
                 sized.append(page_lines(textpage, tabular))
-                pictures.append(_page_pictures(page, textpage, i + 1, reader)
+                pictures.append(_page_pictures(page, textpage, i + 1, reader, tagged)
                                 if text.strip() else [])
                 textpage.close()
                 if not text.strip():
