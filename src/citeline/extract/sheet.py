@@ -438,27 +438,34 @@ def _saved_results(path: Path, part: str) -> set[tuple[int, int]]:
     saved result, even an empty one: ``=IF(B2>5,"big","")`` saved by Excel as
     ``<c t="str"><f>..</f><v/></c>`` is an empty cell, not a formula left uncalculated
     (openpyxl reads both as None)."""
+    found: set[tuple[int, int]] = set()
+    with zipfile.ZipFile(path) as z, z.open(part.lstrip("/")) as fh:
+        for row_number, col, c in _sheet_cells(fh):
+            kids = {child.tag.rpartition("}")[2]: child for child in c}
+            v = kids.get("v")
+            # a result typed as a string may be empty; an untyped empty <v></v> is
+            # what a library that does not calculate (openpyxl) writes
+            if "f" in kids and v is not None and (v.text or c.get("t") == "str"):
+                found.add((row_number, col))
+    return found
+
+
+def _sheet_cells(fh: IO[bytes]) -> Iterator[tuple[int, int, Any]]:
+    """(row, column, element), 1-based, of each cell of a worksheet part read from
+    ``fh``, streamed: a row's elements are let go once its cells are yielded."""
     import xml.etree.ElementTree as ET
 
-    found: set[tuple[int, int]] = set()
     row_number = 0
-    with zipfile.ZipFile(path) as z, z.open(part.lstrip("/")) as fh:
-        for _, el in ET.iterparse(fh):
-            if el.tag.rpartition("}")[2] != "row":
-                continue
-            row_number = int(el.get("r") or row_number + 1)
-            col = 0
-            for c in el:
-                ref = c.get("r")
-                col = _column_number(ref) if ref else col + 1
-                kids = {child.tag.rpartition("}")[2]: child for child in c}
-                v = kids.get("v")
-                # a result typed as a string may be empty; an untyped empty <v></v> is
-                # what a library that does not calculate (openpyxl) writes
-                if "f" in kids and v is not None and (v.text or c.get("t") == "str"):
-                    found.add((row_number, col))
-            el.clear()
-    return found
+    for _, el in ET.iterparse(fh):
+        if el.tag.rpartition("}")[2] != "row":
+            continue
+        row_number = int(el.get("r") or row_number + 1)
+        col = 0
+        for c in el:
+            ref = c.get("r")
+            col = _column_number(ref) if ref else col + 1
+            yield row_number, col, c
+        el.clear()
 
 
 _RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
@@ -766,23 +773,9 @@ def _cell_pictures(path: Path, part: str, sheet: str, rich: dict[int, RichValue]
 def _rich_cells(z: zipfile.ZipFile, part: str) -> dict[tuple[int, int], int]:
     """(row, column), 1-based, of each cell of worksheet ``part`` that holds a rich
     value, and the ``vm`` naming it."""
-    import xml.etree.ElementTree as ET
-
-    found: dict[tuple[int, int], int] = {}
-    row_number = 0
     with z.open(part.lstrip("/")) as fh:
-        for _, el in ET.iterparse(fh):
-            if el.tag != _MAIN + "row":
-                continue
-            row_number = int(el.get("r") or row_number + 1)
-            col = 0
-            for c in el:
-                ref = c.get("r")
-                col = _column_number(ref) if ref else col + 1
-                if (vm := c.get("vm", "")).isdigit():
-                    found[row_number, col] = int(vm)
-            el.clear()
-    return found
+        return {(row, col): int(vm) for row, col, c in _sheet_cells(fh)
+                if (vm := c.get("vm", "")).isdigit()}
 
 
 def _with_rich_values(rows: Iterator[tuple[int, list[str]]],
