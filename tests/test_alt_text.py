@@ -136,7 +136,7 @@ def test_a_word_document_s_alt_text_is_read_before_its_picture_s_text(tmp_path: 
         "The crates again:", *diagram_text,  # Microsoft 365's own description: none
         "A border:",  # decorative: nothing
         "Spare parts |", TABLE_PHOTO, "The end."]
-    assert (doc.extractor, doc.extractor_version) == ("docx", "16")
+    assert (doc.extractor, doc.extractor_version) == ("docx", "17")
 
 
 def test_a_drawing_marked_decorative_gives_nothing_its_text_neither(tmp_path: Path):
@@ -180,7 +180,7 @@ def test_libreoffice_s_copies_of_the_document_read_its_alt_text_as_it_kept_it(tm
     odt = extract(REAL / "alt-text.odt")
     border = source.index("A border:") + 1
     assert paragraphs(odt.text) == source[:border] + ["Decorative line"] + source[border:]
-    assert (odt.extractor, odt.extractor_version) == ("odt", "4")
+    assert (odt.extractor, odt.extractor_version) == ("odt", "5")
     # its .docx drops the title: the float switch's picture is its text alone
     saved = paragraphs(extract(REAL / "alt-text.docx").text)
     assert saved == [p for p in paragraphs(odt.text) if p != WIRING]
@@ -337,7 +337,7 @@ def test_a_word_document_s_smartart_and_chart_are_read_in_their_place():
     blocks = paragraphs(doc.text)
     assert blocks[-2:] == ["foo bar baz", "A column chart of Series 1, Series 2, Series 3."]
     assert doc.text.endswith("foo\nbar\nbaz\n\nA column chart of Series 1, Series 2, Series 3.")
-    assert (doc.extractor, doc.extractor_version, doc.warnings) == ("docx", "16", ())
+    assert (doc.extractor, doc.extractor_version, doc.warnings) == ("docx", "17", ())
     # Writer's copy keeps the chart as an embedded object, which reads the same
     odt = extract(REAL / "word-smartart-chart.odt")
     assert paragraphs(odt.text)[-1] == blocks[-1] and "foo" not in odt.text
@@ -350,3 +350,38 @@ def test_a_damaged_chart_part_is_said_and_the_document_read(tmp_path: Path):
     assert "foo\nbar\nbaz" in doc.text and "column chart" not in doc.text
     assert len(doc.warnings) == 1 and doc.warnings[0].startswith(
         "the chart /word/charts/chart1.xml cannot be read (")
+
+
+# --- embedded objects: a workbook inserted in a document ------------------------------
+
+EMBEDDED_TEXT = ["The pump list, as the depot keeps it:", "Key | Site", "P-104 | Harbour East",
+                 "P-102 | Łódź Północ",
+                 "Pumps not on the list are serviced by the harbour master."]
+
+
+@pytest.mark.parametrize("name", ["embedded-sheet.docx", "embedded-sheet.odt",
+                                  "embedded-sheet.fodt"])
+def test_an_embedded_spreadsheet_s_rows_are_read_where_it_is_shown(name: str):
+    # Writer's object (a package folder, or a flat file's inline document) and Word's
+    # (an .xlsx part, shown by an EMF picture, which is then not counted as unread)
+    doc = extract(REAL / name)
+    assert paragraphs(doc.text) == EMBEDDED_TEXT
+    assert doc.warnings == ()
+    assert doc.extractor_version == ("17" if name.endswith("docx") else "5")
+
+
+def test_an_ole_compound_object_is_named_as_not_read():
+    from citeline.errors import ExtractionError
+
+    with pytest.raises(ExtractionError) as err:  # the document holds nothing else
+        extract(REAL / "ole-object.docx")
+    assert "an embedded object (oleObject1.bin) is not read" in err.value.reason
+    assert "EMF 1" in err.value.reason  # its picture, a metafile, is counted as ever
+
+
+def test_an_embedded_workbook_that_cannot_be_read_is_said(tmp_path: Path):
+    path = rewritten(tmp_path, REAL / "embedded-sheet.docx",
+                     {"word/embeddings/oleObject1.xlsx": b"PK\x03\x04 cut short"})
+    doc = extract(path)
+    assert paragraphs(doc.text) == [EMBEDDED_TEXT[0], EMBEDDED_TEXT[-1]]
+    assert doc.warnings[0].startswith("the embedded oleObject1.xlsx cannot be read (")

@@ -59,7 +59,7 @@ def handset(tmp_path_factory) -> Document:  # type: ignore[no-untyped-def]
 
 def test_a_document_s_pictures_are_read_where_it_shows_them(handset, read_alone):
     doc = handset
-    assert doc.extractor_version == "16" and doc.warnings == ()
+    assert doc.extractor_version == "17" and doc.warnings == ()
     screen, diagram = read_alone["irrigation-handset.png"], read_alone["crates-diagram.png"]
     text = doc.text
     # in order: the paragraph before it, the screenshot's text, the next paragraph; the
@@ -148,13 +148,13 @@ def test_an_opendocument_text_s_pictures_read_as_the_word_document_s(handset):
     # the document shows it, the table cell's after its row, as the Word reader puts them
     for name in ("handset-pictures.odt", "handset-pictures.fodt"):
         doc = extract(REAL / name)
-        assert (doc.extractor, doc.extractor_version) == ("odt", "4")
+        assert (doc.extractor, doc.extractor_version) == ("odt", "5")
         assert (doc.text, doc.warnings) == (handset.text, ()), name
 
 
 def test_an_opendocument_presentation_s_pictures_read_as_the_deck_s():
     deck, odp = extract(REAL / "handset-pictures.pptx"), extract(REAL / "handset-pictures.odp")
-    assert (odp.extractor, odp.extractor_version) == ("odp", "4")
+    assert (odp.extractor, odp.extractor_version) == ("odp", "5")
     assert (odp.text, odp.warnings) == (deck.text, deck.warnings)
     assert [(r.page, r.start, r.end) for r in odp.regions] == \
         [(r.page, r.start, r.end) for r in deck.regions]

@@ -39,7 +39,11 @@ nothing, its picture's text neither. A chart says what it is in a sentence of it
 title, kind, series and axes (:func:`~citeline.extract.drawingml.chart_text`, as a
 workbook's chart does), and a SmartArt diagram gives its text a line per node
 (:func:`~citeline.extract.drawingml.smartart_text`, as a deck's does), each a block in
-its place, before its alt text. Page
+its place, before its alt text. An embedded object (an Excel worksheet inserted as an
+object, a document; ``word/embeddings/*.xlsx``) is read as that file is, in its place:
+a workbook's rows a block each, as a table's (:func:`embedded_text`), not the picture
+Word shows of it; an OLE compound object (``oleObject1.bin``: an equation, a Visio
+drawing, an Excel 97 sheet) is named in a warning. Page
 headers/footers and comments are not part of the body and are not indexed; a legacy
 binary ``.doc`` is not a .docx and fails with that reason.
 """
@@ -338,6 +342,8 @@ _BLIP = qn("a:blip")  # a DrawingML picture's image (r:embed: its part)
 _DRAWINGS = (qn("wp:inline"), qn("wp:anchor"))  # a drawing in the text (wp:docPr: its alt text)
 _PICTURE_PROPS = qn("pic:cNvPr")  # a picture's own properties (in a group: its alt text)
 _CHART = "{http://schemas.openxmlformats.org/drawingml/2006/chart}chart"  # r:id: its part
+_OBJECT = qn("w:object")  # an embedded or linked object (OLE): its picture, its o:OLEObject
+_OLE_OBJECT = "{urn:schemas-microsoft-com:office:office}OLEObject"  # r:id: the embedded part
 _DIAGRAM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}relIds"  # r:dm: its data
 _VML = "{urn:schemas-microsoft-com:vml}"
 _VML_IMAGE = _VML + "imagedata"  # an older VML picture's (r:id)
@@ -382,7 +388,14 @@ def picture_items(el, said: frozenset[str] = frozenset()) -> Iterator[tuple[str,
         if alt and alt not in said:
             yield "alt", alt
             said |= {alt}
-        if child.tag == _BLIP:
+        if child.tag == _OBJECT:  # an embedded object, and the picture Word shows of it
+            ole = child.find(_OLE_OBJECT)
+            if ole is not None and ole.get("Type", "Embed") == "Embed" and \
+                    (rid := ole.get(qn("r:id"))):
+                yield "object", rid
+            for kind, value in picture_items(child, said):
+                yield ("preview" if kind == "picture" else kind), value
+        elif child.tag == _BLIP:
             if rid := child.get(qn("r:embed")):
                 yield "picture", rid
         elif child.tag == _VML_IMAGE:
@@ -399,13 +412,19 @@ def picture_texts(el, part, reader) -> Iterator[str]:  # type: ignore[no-untyped
     (:func:`~citeline.extract.drawingml.chart_text`), a SmartArt diagram's text
     (:func:`~citeline.extract.drawingml.smartart_text`). A chart or a diagram whose part
     is damaged is named in ``reader``'s warnings."""
+    read_object = False  # whether the last embedded object was read (then not its picture)
     for kind, value in picture_items(el):
         if kind == "alt":
             yield value
             continue
         if (found := part.related_parts.get(value)) is None:
             continue
-        if kind == "picture":
+        if kind == "object":
+            text = embedded_text(found, reader.warnings)
+            read_object = text is not None
+        elif kind == "preview" and read_object:
+            continue
+        elif kind in ("picture", "preview"):
             text = reader.text(found.blob, str(found.partname))
         else:
             try:
@@ -442,6 +461,40 @@ def _blocks(element, parent):  # type: ignore[no-untyped-def]
 # by the HTML extractor; plain text as its lines.
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _MHT_TYPES = frozenset({"message/rfc822", "multipart/related", "application/x-mimearchive"})
+
+
+# Embedded objects read as the files they are (Excel's and Word's, PowerPoint's, and
+# LibreOffice's when it saves an embedded spreadsheet into a .docx), by their part's suffix
+EMBEDDED_SUFFIXES = (".xlsx", ".xlsm", ".docx", ".docm", ".pptx", ".pptm")
+
+
+def embedded_text(part, warnings: list[str]) -> str | None:  # type: ignore[no-untyped-def]
+    """The text of an embedded object (``part``: a workbook or a document in the
+    package, ``word/embeddings/Microsoft_Excel_Worksheet.xlsx``), read as that file is:
+    a workbook's rows a block each (as a table's rows are), a document's blocks as they
+    are; "" when it holds no text. None when it is not read: an object of another kind
+    (an OLE compound file, ``oleObject1.bin``: an equation, a Visio drawing, an Excel 97
+    sheet), or one that cannot be read, said in ``warnings``."""
+    from citeline.extract import extractor_for
+
+    name = str(part.partname).rsplit("/", 1)[-1]
+    suffix = Path(name).suffix.lower()
+    if suffix not in EMBEDDED_SUFFIXES:
+        warnings.append(f"an embedded object ({name}) is not read: only embedded workbooks, "
+                        "documents and decks are")
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"embedded{suffix}"
+        path.write_bytes(part.blob)
+        try:
+            doc = extractor_for(path).extract(path, name)
+        except ExtractionError as exc:
+            warnings.append(f"the embedded {name} cannot be read ({exc.reason}); not indexed")
+            return None
+    warnings.extend(f"embedded {name}: {w}" for w in doc.warnings)
+    if doc.extractor == "xlsx":  # one block a row, as a table's
+        return "\n\n".join(line for line in doc.text.split("\n") if line.strip())
+    return doc.text
 
 
 def alt_chunk_text(part, warnings: list[str]) -> str:  # type: ignore[no-untyped-def]
@@ -581,7 +634,7 @@ def open_word(path: Path) -> DocumentObject:
 
 class DocxExtractor:
     name = "docx"
-    version = "16"  # 2: outline levels, headings from formatting without heading styles;
+    version = "17"  # 2: outline levels, headings from formatting without heading styles;
     # 3: a large hand-set title may end like a sentence (the PDF rule); captions and
     # admonition labels are not headings; 4: the text Word shows (tracked insertions,
     # inline content controls, fields' results, smart tags, nested tables, rows of a
@@ -599,7 +652,8 @@ class DocxExtractor:
     # 13: by html 23, its own table of contents in a <dl>, DocBook's navigation tables;
     # 14: the text of its pictures, read by OCR, after the paragraph or row showing them;
     # 15: a drawing's alt text before its pictures' text; 16: what a chart says of itself
-    # and a SmartArt diagram's text, each in its place, before its alt text
+    # and a SmartArt diagram's text, each in its place, before its alt text; 17: an
+    # embedded workbook's rows (a document's, a deck's text) where the object is shown
     suffixes = tuple(WORD_MEDIA_TYPES)
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -47,7 +47,9 @@ PowerPoint reader drops (a text that is only the slide's number, a short text re
 on most slides). A picture's alt text and its text, read by OCR, are blocks in its
 place among the shapes. A chart (an embedded chart object, in a text or on a slide)
 says what it is, as an Office chart does (:meth:`FramePictures.chart`), before its alt
-text. Not read: other embedded objects (a formula).
+text. An embedded spreadsheet or text document is read as that file is, in its place
+(a spreadsheet's rows a block each, as a table's: :meth:`FramePictures.embedded`). Not
+read: other embedded objects (a formula).
 
 **Flat XML and templates.** A flat OpenDocument file (``.fodt``, ``.fodp``: LibreOffice's
 "Flat XML" saves, one XML file whose ``office:document`` root holds the package's parts)
@@ -76,6 +78,7 @@ import base64
 import binascii
 import io
 import re
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -479,6 +482,51 @@ class FramePictures:
         return chart_sentence(words(chart.find(qn("chart:title"))), [kind] if kind else [],
                               [n for n in series if n], axes)
 
+    def embedded(self, frame: etree._Element) -> str:
+        """The text of the spreadsheet or text document ``frame`` (a ``draw:frame``)
+        embeds (an object ``Object 1/`` in the package, a flat file's inline
+        ``office:document``), read as that file is: a spreadsheet's rows a block each (as
+        a table's rows are), a text's blocks as they are. "" for any other frame or
+        object (a chart: :meth:`chart`; a formula), or one that cannot be read, said in
+        the reader's warnings."""
+        from citeline.extract import extractor_for
+
+        obj = frame.find(qn("draw:object"))
+        if obj is None:
+            return ""
+        inline = obj.find(qn("office:document"))
+        kind = inline.get(qn("office:mimetype"), "") if inline is not None else ""
+        with tempfile.TemporaryDirectory() as folder:
+            if inline is not None:  # a flat file's: its own flat file
+                if kind not in _EMBEDDED:
+                    return ""
+                path = Path(folder) / f"embedded.f{_EMBEDDED[kind]}"
+                path.write_bytes(etree.tostring(inline))
+            else:
+                if (href := self.part(obj)) is None:
+                    return ""
+                with zipfile.ZipFile(self.path) as z:
+                    names = [n for n in z.namelist() if n.startswith(href.rstrip("/") + "/")]
+                    kind = _object_type(z, href)
+                    if kind not in _EMBEDDED:
+                        return ""
+                    path = Path(folder) / f"embedded.{_EMBEDDED[kind]}"
+                    with zipfile.ZipFile(path, "w") as out:  # the object as a package of its own
+                        out.writestr("mimetype", kind)
+                        for name in names:
+                            out.writestr(name[len(href.rstrip("/")) + 1:], z.read(name))
+            name = frame.get(qn("draw:name")) or "an embedded object"
+            try:
+                doc = extractor_for(path).extract(path, name)
+            except ExtractionError as exc:
+                self.reader.warnings.append(f"the embedded {name} cannot be read "
+                                            f"({exc.reason}); not indexed")
+                return ""
+        self.reader.warnings.extend(f"embedded {name}: {w}" for w in doc.warnings)
+        if doc.extractor == "ods":  # one block a row, as a table's
+            return "\n\n".join(line for line in doc.text.split("\n") if line.strip())
+        return doc.text
+
     def part(self, el: etree._Element) -> str | None:
         """The package part ``el``'s ``xlink:href`` names (``Pictures/1.png``, ``Object
         1``); None when it names none of this package's: nothing, a file beside it or a web
@@ -510,6 +558,26 @@ class FramePictures:
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
             self.reader.warnings.append(f"picture {href} cannot be unpacked ({exc}); not read")
         return None
+
+
+# The embedded objects read as the files they are, by their media type: the suffix of
+# that file (a flat one's with an "f" before it)
+_EMBEDDED = {"application/vnd.oasis.opendocument.spreadsheet": "ods",
+             "application/vnd.oasis.opendocument.text": "odt"}
+
+
+def _object_type(z: zipfile.ZipFile, href: str) -> str:
+    """The media type the package's manifest gives the object folder ``href`` (its entry
+    ``Object 1/``); "" when it names none."""
+    try:
+        manifest = etree.fromstring(z.read("META-INF/manifest.xml"), untrusted_parser())
+    except (KeyError, etree.XMLSyntaxError):
+        return ""
+    folder = href.rstrip("/") + "/"
+    for entry in manifest.iter(qn("manifest:file-entry")):
+        if entry.get(qn("manifest:full-path")) == folder:
+            return entry.get(qn("manifest:media-type")) or ""
+    return ""
 
 
 def _picture_name(image: etree._Element, frame: etree._Element) -> str:
@@ -847,7 +915,8 @@ class _TextReader:
 
         def walk(node: etree._Element) -> None:
             if node.tag == _FRAME:  # a chart says what it is, then its alt text
-                for read in (self.pictures.chart(node), self.pictures.text(node)):
+                for read in (self.pictures.chart(node), self.pictures.embedded(node),
+                             self.pictures.text(node)):
                     if read:
                         (reader.blocks if pictures is None else pictures).append(
                             escape_markdown(read))
@@ -904,10 +973,11 @@ def _table_rows(table: etree._Element, read_cell, across_once: bool):  # type: i
 
 class OdtExtractor:
     name = "odt"
-    version = "4"  # (flat .fodt and templates .ott added: an .odt read as it did)
+    version = "5"  # (flat .fodt and templates .ott added: an .odt read as it did)
     # 2: the text of its pictures, read by OCR, after the paragraph or row showing them;
     # 3: a picture's or an object's alt text, before the picture's text; 4: what a chart
-    # says of itself (title, kind, series, axes), before its alt text
+    # says of itself (title, kind, series, axes), before its alt text; 5: an embedded
+    # spreadsheet's rows (a text's blocks) where the object is shown
     suffixes = (".odt", ".fodt", ".ott")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -993,7 +1063,8 @@ def _shape_blocks(styles: _Styles, shapes: etree._Element,
                 if any(texts := [c.text for c in cells]):
                     yield cls, " | ".join(texts)
         elif shape.tag == _FRAME and (read := "\n\n".join(
-                t for t in (pictures.chart(shape), pictures.text(shape)) if t)):
+                t for t in (pictures.chart(shape), pictures.embedded(shape),
+                            pictures.text(shape)) if t)):
             yield cls, read  # a chart says what it is, then its alt text
         elif text := _lines(styles, shape):
             yield cls, text
@@ -1019,10 +1090,11 @@ def _read_slides(styles: _Styles, presentation: etree._Element,
 
 class OdpExtractor:
     name = "odp"
-    version = "4"  # (flat .fodp and templates .otp added: an .odp read as it did)
+    version = "5"  # (flat .fodp and templates .otp added: an .odp read as it did)
     # 2: the text of its pictures, read by OCR, a block in its place among the shapes;
     # 3: a picture's or an object's alt text, before the picture's text; 4: what a chart
-    # says of itself (title, kind, series, axes), before its alt text
+    # says of itself (title, kind, series, axes), before its alt text; 5: an embedded
+    # spreadsheet's rows (a text's blocks) where the object is shown
     suffixes = (".odp", ".fodp", ".otp")
 
     def extract(self, path: Path, rel: str) -> Document:
