@@ -385,3 +385,12 @@ def test_an_embedded_workbook_that_cannot_be_read_is_said(tmp_path: Path):
     doc = extract(path)
     assert paragraphs(doc.text) == [EMBEDDED_TEXT[0], EMBEDDED_TEXT[-1]]
     assert doc.warnings[0].startswith("the embedded oleObject1.xlsx cannot be read (")
+
+
+@pytest.mark.parametrize("name", ["embedded-slide.pptx", "embedded-slide.odp"])
+def test_an_embedded_spreadsheet_on_a_slide_is_read_in_its_place(name: str):
+    doc = extract(REAL / name)
+    assert paragraphs(doc.text) == ["# Slide 1", "Pump list", "Key | Site", "P-104 | Harbour East"]
+    assert doc.warnings == () and doc.extractor_version == ("6" if name.endswith("x") else "5")
+    flat = extract(REAL / "embedded-slide.fodp")  # the inline object, its title frame a title
+    assert paragraphs(flat.text) == ["# Pump list", "Key | Site", "P-104 | Harbour East"]

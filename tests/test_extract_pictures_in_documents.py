@@ -124,7 +124,7 @@ def handset_deck(path: Path) -> Path:
 
 def test_a_deck_s_pictures_are_read_on_their_slides(tmp_path: Path, read_alone):
     deck = extract(handset_deck(tmp_path / "handset.pptx"))
-    assert deck.extractor_version == "5"
+    assert deck.extractor_version == "6"
     screen, diagram = read_alone["irrigation-handset.png"], read_alone["crates-diagram.png"]
     first, third = deck.regions  # slide 2, the photograph alone, has no text
     assert (first.page, third.page) == (1, 3)

@@ -450,3 +450,40 @@ def not_a_package(path: Path, what: str, legacy: str) -> str:
         return (f"a damaged {what}: its ZIP package ends early (no central directory), as "
                 "after an interrupted download or copy; save or fetch it again")
     return f"not a {what} (not a ZIP package); a legacy {legacy} must be saved as {what.split()[0]}"
+
+
+# Embedded objects read as the files they are (Excel's and Word's, PowerPoint's, and
+# LibreOffice's when it saves an embedded spreadsheet into a .docx), by their part's suffix
+EMBEDDED_SUFFIXES = (".xlsx", ".xlsm", ".docx", ".docm", ".pptx", ".pptm")
+
+
+def embedded_text(part: Any, warnings: list[str]) -> str | None:
+    """The text of an embedded object (``part``: a workbook or a document in an Office
+    package, with its ``partname`` and ``blob``: ``word/embeddings/oleObject1.xlsx``,
+    ``ppt/embeddings/Microsoft_Excel_Worksheet.xlsx``), read as that file is:
+    a workbook's rows a block each (as a table's rows are), a document's blocks as they
+    are; "" when it holds no text. None when it is not read: an object of another kind
+    (an OLE compound file, ``oleObject1.bin``: an equation, a Visio drawing, an Excel 97
+    sheet), or one that cannot be read, said in ``warnings``."""
+    import tempfile
+
+    from citeline.extract import extractor_for
+
+    name = str(part.partname).rsplit("/", 1)[-1]
+    suffix = Path(name).suffix.lower()
+    if suffix not in EMBEDDED_SUFFIXES:
+        warnings.append(f"an embedded object ({name}) is not read: only embedded workbooks, "
+                        "documents and decks are")
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"embedded{suffix}"
+        path.write_bytes(part.blob)
+        try:
+            doc = extractor_for(path).extract(path, name)
+        except ExtractionError as exc:
+            warnings.append(f"the embedded {name} cannot be read ({exc.reason}); not indexed")
+            return None
+    warnings.extend(f"embedded {name}: {w}" for w in doc.warnings)
+    if doc.extractor == "xlsx":  # one block a row, as a table's
+        return "\n\n".join(line for line in doc.text.split("\n") if line.strip())
+    return doc.text

@@ -41,7 +41,7 @@ workbook's chart does), and a SmartArt diagram gives its text a line per node
 (:func:`~citeline.extract.drawingml.smartart_text`, as a deck's does), each a block in
 its place, before its alt text. An embedded object (an Excel worksheet inserted as an
 object, a document; ``word/embeddings/*.xlsx``) is read as that file is, in its place:
-a workbook's rows a block each, as a table's (:func:`embedded_text`), not the picture
+a workbook's rows a block each, as a table's (:func:`~citeline.extract.blocks.embedded_text`), not the picture
 Word shows of it; an OLE compound object (``oleObject1.bin``: an equation, a Visio
 drawing, an Excel 97 sheet) is named in a warning. Page
 headers/footers and comments are not part of the body and are not indexed; a legacy
@@ -75,6 +75,7 @@ from citeline.extract.blocks import (
     TextBuilder,
     check_package,
     described,
+    embedded_text,
     escape_markdown,
     formatted_levels,
     main_part,
@@ -461,40 +462,6 @@ def _blocks(element, parent):  # type: ignore[no-untyped-def]
 # by the HTML extractor; plain text as its lines.
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _MHT_TYPES = frozenset({"message/rfc822", "multipart/related", "application/x-mimearchive"})
-
-
-# Embedded objects read as the files they are (Excel's and Word's, PowerPoint's, and
-# LibreOffice's when it saves an embedded spreadsheet into a .docx), by their part's suffix
-EMBEDDED_SUFFIXES = (".xlsx", ".xlsm", ".docx", ".docm", ".pptx", ".pptm")
-
-
-def embedded_text(part, warnings: list[str]) -> str | None:  # type: ignore[no-untyped-def]
-    """The text of an embedded object (``part``: a workbook or a document in the
-    package, ``word/embeddings/Microsoft_Excel_Worksheet.xlsx``), read as that file is:
-    a workbook's rows a block each (as a table's rows are), a document's blocks as they
-    are; "" when it holds no text. None when it is not read: an object of another kind
-    (an OLE compound file, ``oleObject1.bin``: an equation, a Visio drawing, an Excel 97
-    sheet), or one that cannot be read, said in ``warnings``."""
-    from citeline.extract import extractor_for
-
-    name = str(part.partname).rsplit("/", 1)[-1]
-    suffix = Path(name).suffix.lower()
-    if suffix not in EMBEDDED_SUFFIXES:
-        warnings.append(f"an embedded object ({name}) is not read: only embedded workbooks, "
-                        "documents and decks are")
-        return None
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"embedded{suffix}"
-        path.write_bytes(part.blob)
-        try:
-            doc = extractor_for(path).extract(path, name)
-        except ExtractionError as exc:
-            warnings.append(f"the embedded {name} cannot be read ({exc.reason}); not indexed")
-            return None
-    warnings.extend(f"embedded {name}: {w}" for w in doc.warnings)
-    if doc.extractor == "xlsx":  # one block a row, as a table's
-        return "\n\n".join(line for line in doc.text.split("\n") if line.strip())
-    return doc.text
 
 
 def alt_chunk_text(part, warnings: list[str]) -> str:  # type: ignore[no-untyped-def]

@@ -25,8 +25,11 @@ text box). A picture's text (a screenshot, a pasted scan) is read by OCR as a pi
 file is (:class:`~citeline.extract.image.PictureReader`), a block in its place among
 the shapes, after the picture's alt text (what a reader who cannot see it gets; none
 when it says nothing, as the file name PowerPoint writes there:
-:func:`~citeline.extract.drawingml.drawing_alt`); a picture with no text adds nothing, and
-neither does a shape marked decorative. A chart's, a diagram's and a group's alt text is read too. A slide with no text at all (a
+:func:`~citeline.extract.drawingml.drawing_alt`); a picture with no text adds nothing,
+and neither does a shape marked decorative. A chart's, a diagram's and a group's alt
+text is read too. An embedded object (a worksheet inserted as an object,
+``ppt/embeddings/*.xlsx``) is read as that file is, in its place
+(:func:`~citeline.extract.blocks.embedded_text`). A slide with no text at all (a
 photograph alone) is named in a warning.
 
 The slides' text is written by :func:`deck_document`, which the OpenDocument
@@ -58,6 +61,7 @@ from citeline.extract.blocks import (
     MAX_HEADING_LEVEL,
     TextBuilder,
     check_package,
+    embedded_text,
     escape_markdown,
     main_part,
     not_a_package,
@@ -91,6 +95,8 @@ _LINE_BREAK = re.compile("[\v\u2028]")
 _DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
 _DIAGRAM_URI = _DGM[1:-1]
 _R_DATA = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 
 
 @dataclass
@@ -167,6 +173,14 @@ def _shape_blocks(shapes, pictures: PictureReader) -> Iterator[str]:  # type: ig
                 continue
             if text := pictures.text(image.blob, image.filename or "image"):
                 yield text
+        elif shape.shape_type == MSO_SHAPE_TYPE.EMBEDDED_OLE_OBJECT:
+            ole = shape._element.find(f".//{_P}oleObj")  # r:id: the embedded file's part
+            rid = ole.get(_R_ID) if ole is not None else None
+            if rid and rid in shape.part.rels and (text := embedded_text(
+                    shape.part.related_part(rid), pictures.warnings)):
+                yield text
+            if alt:
+                yield alt
         elif getattr(shape, "has_table", False):  # only a graphic frame has the property
             yield from _table_rows(shape.table)
         elif getattr(shape, "has_chart", False):
@@ -328,10 +342,11 @@ def open_deck(path: Path) -> PresentationObject:
 
 class PptxExtractor:
     name = "pptx"
-    version = "5"  # 2: a SmartArt diagram's text is read (it was left out without a word);
+    version = "6"  # 2: a SmartArt diagram's text is read (it was left out without a word);
     # 3: a picture's text, read by OCR, in its place among the slide's shapes;
     # 4: a picture's, a chart's, a diagram's and a group's alt text; 5: a chart says its
-    # kind, series and axes after its title, as a workbook's and a Word document's do
+    # kind, series and axes after its title, as a workbook's and a Word document's do;
+    # 6: an embedded workbook's rows (a document's, a deck's text) in the object's place
     suffixes = tuple(DECK_MEDIA_TYPES)
 
     def extract(self, path: Path, rel: str) -> Document:
