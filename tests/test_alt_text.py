@@ -394,3 +394,40 @@ def test_an_embedded_spreadsheet_on_a_slide_is_read_in_its_place(name: str):
     assert doc.warnings == () and doc.extractor_version == ("6" if name.endswith("x") else "5")
     flat = extract(REAL / "embedded-slide.fodp")  # the inline object, its title frame a title
     assert paragraphs(flat.text) == ["# Pump list", "Key | Site", "P-104 | Harbour East"]
+
+
+def nested(tmp_path: Path, levels: int) -> Path:
+    """embedded-sheet.docx holding, in place of its workbook, the same document holding
+    the same ... ``levels`` deep (as a package that holds itself would, forever)."""
+    import zipfile
+
+    inner = REAL / "embedded-sheet.docx"
+    types = ('<Default Extension="docx" ContentType="application/vnd.openxmlformats-'
+             'officedocument.wordprocessingml.document"/>')
+    for level in range(levels):
+        with zipfile.ZipFile(REAL / "embedded-sheet.docx") as z:
+            parts = {n: z.read(n) for n in z.namelist() if n != "word/embeddings/oleObject1.xlsx"}
+        parts["word/embeddings/inner.docx"] = inner.read_bytes()
+        parts["word/_rels/document.xml.rels"] = parts["word/_rels/document.xml.rels"].replace(
+            b"embeddings/oleObject1.xlsx", b"embeddings/inner.docx")
+        parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+            b"<Default ", types.encode() + b"<Default ", 1)
+        inner = tmp_path / f"level{level}.docx"
+        with zipfile.ZipFile(inner, "w") as w:
+            for name, data in parts.items():
+                w.writestr(name, data)
+    return inner
+
+
+def test_objects_embedded_too_deep_are_not_read(tmp_path: Path):
+    doc = extract(nested(tmp_path, 4))
+    # three documents deep are read, the fourth is not (its picture, a metafile, counted)
+    assert paragraphs(doc.text) == [EMBEDDED_TEXT[0]] * 4 + [EMBEDDED_TEXT[-1]] * 4
+    deep = "embedded inner.docx: " * 3
+    assert doc.warnings == (f"{deep}the embedded inner.docx is not read: it is embedded 4 "
+                            "objects deep (a file that holds itself?)",
+                            f"{deep}1 picture in a format citeline does not read for text "
+                            "(EMF 1): not read")
+    two = extract(nested(tmp_path, 2))
+    assert paragraphs(two.text) == [EMBEDDED_TEXT[0]] * 3 + EMBEDDED_TEXT[1:4] + \
+        [EMBEDDED_TEXT[-1]] * 3

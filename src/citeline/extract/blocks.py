@@ -12,6 +12,7 @@ import re
 import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -467,8 +468,6 @@ def embedded_text(part: Any, warnings: list[str]) -> str | None:
     sheet), or one that cannot be read, said in ``warnings``."""
     import tempfile
 
-    from citeline.extract import extractor_for
-
     name = str(part.partname).rsplit("/", 1)[-1]
     suffix = Path(name).suffix.lower()
     if suffix not in EMBEDDED_SUFFIXES:
@@ -478,12 +477,37 @@ def embedded_text(part: Any, warnings: list[str]) -> str | None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"embedded{suffix}"
         path.write_bytes(part.blob)
-        try:
-            doc = extractor_for(path).extract(path, name)
-        except ExtractionError as exc:
-            warnings.append(f"the embedded {name} cannot be read ({exc.reason}); not indexed")
-            return None
+        return read_embedded(path, name, warnings)
+
+
+# An object embedded in an object embedded in ... this deep is not read: a package that
+# holds itself (a ZIP quine) would otherwise be read forever.
+MAX_EMBEDDED_DEPTH = 3
+_EMBEDDED_DEPTH: ContextVar[int] = ContextVar("embedded_depth", default=0)
+
+
+def read_embedded(path: Path, name: str, warnings: list[str]) -> str | None:
+    """The text of an embedded object written out as the file ``path`` (``name``: its
+    name in the document), read by its format's extractor: a workbook's rows a block
+    each (as a table's rows are), a document's blocks as they are; its warnings added to
+    ``warnings``, naming it. None, said in ``warnings``, when it cannot be read or is
+    embedded :data:`MAX_EMBEDDED_DEPTH` objects deep."""
+    from citeline.extract import extractor_for
+
+    depth = _EMBEDDED_DEPTH.get()
+    if depth >= MAX_EMBEDDED_DEPTH:
+        warnings.append(f"the embedded {name} is not read: it is embedded {depth + 1} objects "
+                        "deep (a file that holds itself?)")
+        return None
+    token = _EMBEDDED_DEPTH.set(depth + 1)
+    try:
+        doc = extractor_for(path).extract(path, name)
+    except ExtractionError as exc:
+        warnings.append(f"the embedded {name} cannot be read ({exc.reason}); not indexed")
+        return None
+    finally:
+        _EMBEDDED_DEPTH.reset(token)
     warnings.extend(f"embedded {name}: {w}" for w in doc.warnings)
-    if doc.extractor == "xlsx":  # one block a row, as a table's
+    if doc.extractor in ("xlsx", "ods"):  # one block a row, as a table's
         return "\n\n".join(line for line in doc.text.split("\n") if line.strip())
     return doc.text

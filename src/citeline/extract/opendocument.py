@@ -99,6 +99,7 @@ from citeline.extract.blocks import (
     escape_markdown,
     not_a_package,
     one_paragraph,
+    read_embedded,
     squash,
 )
 from citeline.extract.drawingml import chart_sentence
@@ -489,8 +490,6 @@ class FramePictures:
         a table's rows are), a text's blocks as they are. "" for any other frame or
         object (a chart: :meth:`chart`; a formula), or one that cannot be read, said in
         the reader's warnings."""
-        from citeline.extract import extractor_for
-
         obj = frame.find(qn("draw:object"))
         if obj is None:
             return ""
@@ -516,16 +515,7 @@ class FramePictures:
                         for name in names:
                             out.writestr(name[len(href.rstrip("/")) + 1:], z.read(name))
             name = frame.get(qn("draw:name")) or "an embedded object"
-            try:
-                doc = extractor_for(path).extract(path, name)
-            except ExtractionError as exc:
-                self.reader.warnings.append(f"the embedded {name} cannot be read "
-                                            f"({exc.reason}); not indexed")
-                return ""
-        self.reader.warnings.extend(f"embedded {name}: {w}" for w in doc.warnings)
-        if doc.extractor == "ods":  # one block a row, as a table's
-            return "\n\n".join(line for line in doc.text.split("\n") if line.strip())
-        return doc.text
+            return read_embedded(path, name, self.reader.warnings) or ""
 
     def part(self, el: etree._Element) -> str | None:
         """The package part ``el``'s ``xlink:href`` names (``Pictures/1.png``, ``Object
