@@ -431,3 +431,12 @@ def test_objects_embedded_too_deep_are_not_read(tmp_path: Path):
     two = extract(nested(tmp_path, 2))
     assert paragraphs(two.text) == [EMBEDDED_TEXT[0]] * 3 + EMBEDDED_TEXT[1:4] + \
         [EMBEDDED_TEXT[-1]] * 3
+
+
+def test_an_embedded_spreadsheet_that_cannot_be_read_is_said_in_an_odt(tmp_path: Path):
+    path = rewritten(tmp_path, REAL / "embedded-sheet.odt",
+                     {"Object 1/content.xml": b"<office:document-content"})
+    doc = extract(path)
+    assert paragraphs(doc.text) == [EMBEDDED_TEXT[0], EMBEDDED_TEXT[-1]]
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith(
+        "the embedded Object1 cannot be read ("), doc.warnings

@@ -41,9 +41,10 @@ workbook's chart does), and a SmartArt diagram gives its text a line per node
 (:func:`~citeline.extract.drawingml.smartart_text`, as a deck's does), each a block in
 its place, before its alt text. An embedded object (an Excel worksheet inserted as an
 object, a document; ``word/embeddings/*.xlsx``) is read as that file is, in its place:
-a workbook's rows a block each, as a table's (:func:`~citeline.extract.blocks.embedded_text`), not the picture
-Word shows of it; an OLE compound object (``oleObject1.bin``: an equation, a Visio
-drawing, an Excel 97 sheet) is named in a warning. Page
+a workbook's rows a block each, as a table's
+(:func:`~citeline.extract.blocks.embedded_text`), not the picture Word shows of it; an
+OLE compound object (``oleObject1.bin``: an equation, a Visio drawing, an Excel 97
+sheet) is named in a warning. Page
 headers/footers and comments are not part of the body and are not indexed; a legacy
 binary ``.doc`` is not a .docx and fails with that reason.
 """
@@ -361,7 +362,9 @@ def picture_items(el, said: frozenset[str] = frozenset()) -> Iterator[tuple[str,
     (``r:link``: a file outside the package) has no id. ``said``: the alt texts of the
     drawing ``el`` is in, not said again (Word writes a picture's alt text on the
     drawing and on the picture). A chart's drawing gives ``("chart", id)`` and a
-    SmartArt diagram's ``("diagram", id)`` (its data part), each before its alt text."""
+    SmartArt diagram's ``("diagram", id)`` (its data part), each before its alt text; an
+    embedded object (``w:object``) ``("object", id)`` (its part), then ``("preview",
+    id)`` for the picture Word shows of it, read only when the object is not."""
     for child in el.iterchildren():
         if child.tag in _SKIPPED or (child.tag == qn("w:r") and _hidden(child)):
             continue
@@ -411,8 +414,9 @@ def picture_texts(el, part, reader) -> Iterator[str]:  # type: ignore[no-untyped
     text of each picture that holds text, read by ``reader`` (a
     :class:`~citeline.extract.image.PictureReader`), what a chart says of itself
     (:func:`~citeline.extract.drawingml.chart_text`), a SmartArt diagram's text
-    (:func:`~citeline.extract.drawingml.smartart_text`). A chart or a diagram whose part
-    is damaged is named in ``reader``'s warnings."""
+    (:func:`~citeline.extract.drawingml.smartart_text`), an embedded object's text
+    (:func:`~citeline.extract.blocks.embedded_text`). A chart or a diagram whose part is
+    damaged is named in ``reader``'s warnings, as an object not read is."""
     read_object = False  # whether the last embedded object was read (then not its picture)
     for kind, value in picture_items(el):
         if kind == "alt":

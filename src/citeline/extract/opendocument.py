@@ -504,16 +504,21 @@ class FramePictures:
             else:
                 if (href := self.part(obj)) is None:
                     return ""
-                with zipfile.ZipFile(self.path) as z:
-                    names = [n for n in z.namelist() if n.startswith(href.rstrip("/") + "/")]
-                    kind = _object_type(z, href)
-                    if kind not in _EMBEDDED:
-                        return ""
-                    path = Path(folder) / f"embedded.{_EMBEDDED[kind]}"
-                    with zipfile.ZipFile(path, "w") as out:  # the object as a package of its own
-                        out.writestr("mimetype", kind)
-                        for name in names:
-                            out.writestr(name[len(href.rstrip("/")) + 1:], z.read(name))
+                folder_name = href.rstrip("/") + "/"
+                try:
+                    with zipfile.ZipFile(self.path) as z:
+                        if (kind := _object_type(z, href)) not in _EMBEDDED:
+                            return ""
+                        path = Path(folder) / f"embedded.{_EMBEDDED[kind]}"
+                        with zipfile.ZipFile(path, "w") as out:  # the object as a package
+                            out.writestr("mimetype", kind)
+                            for part in z.namelist():
+                                if part.startswith(folder_name):
+                                    out.writestr(part[len(folder_name):], z.read(part))
+                except (zipfile.BadZipFile, zlib.error, EOFError, KeyError) as exc:
+                    self.reader.warnings.append(f"the embedded {href} cannot be read ({exc}); "
+                                                "not indexed")
+                    return ""
             name = frame.get(qn("draw:name")) or "an embedded object"
             return read_embedded(path, name, self.reader.warnings) or ""
 
