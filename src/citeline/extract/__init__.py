@@ -349,4 +349,4 @@ def _load_builtin() -> None:
 # Each is one module under citeline/extract/ that calls register() at import.
 BUILTIN_OPTIONAL: tuple[str, ...] = ("pdf", "docx", "doc", "slides", "ppt", "html", "sheet", "xls",
                                      "transcript", "opendocument", "epub", "email_msg", "outlook",
-                                     "pst")
+                                     "pst", "svg")

@@ -73,8 +73,8 @@ MAX_PIXELS = 89_478_485
 # Files saved under an image's name that are something else, by their first bytes.
 _NOT_IMAGE = (
     (b"%PDF-", "a PDF document; give it its .pdf suffix"),
-    (b"<svg", "an SVG drawing, which citeline does not read"),
-    (b"<?xml", "an XML file (an SVG drawing?), which citeline does not read"),
+    (b"<svg", "an SVG drawing; give it its .svg suffix"),
+    (b"<?xml", "an XML file (an SVG drawing? give it its .svg suffix)"),
     (b"<!doctype html", "an HTML page (a link that answered with a web page); download the "
                         "image itself"),
     (b"<html", "an HTML page (a link that answered with a web page); download the image itself"),
