@@ -69,7 +69,7 @@ def test_an_epub3_reads_its_chapters_in_spine_order(tmp_path: Path):
     doc = extract(path)
     assert doc.text == SKERRY_TEXT
     assert (doc.title, doc.extractor, doc.extractor_version, doc.headings) == (
-        b.EPUB_TITLE, "epub", "12", "atx")
+        b.EPUB_TITLE, "epub", "13", "atx")
     assert doc.media_type == "application/epub+zip"
     assert doc.regions == () and doc.warnings == ()
     sections = {c.content.split("\n")[0]: c.section for c in chunk_document(doc)}
@@ -316,7 +316,7 @@ def test_a_picture_s_alt_text_is_a_line_of_its_own_unless_it_says_nothing(tmp_pa
         "Figure 3. The lens\n\n"
         "Trim the wick before sunset.\n\n"
         "The north jetty at low water")
-    assert doc.extractor_version == "12"
+    assert doc.extractor_version == "13"
     # a web page's pictures give no text, as before: the HTML extractor is unchanged
     page = tmp_path / "lamp.html"
     page.write_text(f"<html><body>{FIGURES}</body></html>", encoding="utf-8")
@@ -326,7 +326,7 @@ def test_a_picture_s_alt_text_is_a_line_of_its_own_unless_it_says_nothing(tmp_pa
 
 def test_epub_is_registered_with_a_name_and_version():
     extractor_for(Path("x.epub"))  # loads the built-in extractors
-    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "12")
+    assert (REGISTRY[".epub"].name, REGISTRY[".epub"].version) == ("epub", "13")
 
 
 def test_an_epub_s_sentence_is_found_through_the_index_with_its_chapter(tmp_path: Path, embedder):
@@ -398,7 +398,7 @@ def test_an_epub3_page_list_gives_a_citation_the_printed_pages_it_spans(tmp_path
         ("7", "# Spring tides\n\nSpring tides flood the boat landing twice a month. They come "),
         ("8", "with the new and the full moon.\n\n"),
         ("9", "Neap tides rise least, a week after the spring tides.")]
-    assert doc.warnings == () and doc.extractor_version == "12"
+    assert doc.warnings == () and doc.extractor_version == "13"
 
     def at(words: str) -> Locator:
         start = doc.text.index(words)
@@ -472,7 +472,7 @@ def test_a_book_without_a_page_list_cites_as_before(tmp_path: Path):
     is fenced since extractor 8 (html 21): its chunk ends, and the next one's bounds are,
     8 characters on (the fence lines)."""
     doc = extract(b.epub_book(tmp_path))
-    assert doc.text == SKERRY_TEXT and doc.regions == () and doc.extractor_version == "12"
+    assert doc.text == SKERRY_TEXT and doc.regions == () and doc.extractor_version == "13"
     assert [(c.start, c.end, locate(doc, c.start, c.end).to_json()) for c in
             chunk_document(doc)] == [
         (s, e, {"char": [s, e], "fragment": f"#char={s},{e}"})

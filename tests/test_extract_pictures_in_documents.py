@@ -148,13 +148,13 @@ def test_an_opendocument_text_s_pictures_read_as_the_word_document_s(handset):
     # the document shows it, the table cell's after its row, as the Word reader puts them
     for name in ("handset-pictures.odt", "handset-pictures.fodt"):
         doc = extract(REAL / name)
-        assert (doc.extractor, doc.extractor_version) == ("odt", "5")
+        assert (doc.extractor, doc.extractor_version) == ("odt", "6")
         assert (doc.text, doc.warnings) == (handset.text, ()), name
 
 
 def test_an_opendocument_presentation_s_pictures_read_as_the_deck_s():
     deck, odp = extract(REAL / "handset-pictures.pptx"), extract(REAL / "handset-pictures.odp")
-    assert (odp.extractor, odp.extractor_version) == ("odp", "5")
+    assert (odp.extractor, odp.extractor_version) == ("odp", "6")
     assert (odp.text, odp.warnings) == (deck.text, deck.warnings)
     assert [(r.page, r.start, r.end) for r in odp.regions] == \
         [(r.page, r.start, r.end) for r in deck.regions]
@@ -194,10 +194,9 @@ def test_a_picture_stored_in_two_formats_is_read_from_the_one_ocr_opens(tmp_path
 def test_pictures_that_are_not_the_document_s_own_are_left(tmp_path, read_alone):
     diagram = read_alone["crates-diagram.png"]
     cases = {
-        # an SVG alone: a format OCR does not open, counted
+        # an SVG alone: its words are text, read without OCR (below)
         "svg": (lambda x: x.replace(DIAGRAM_IMAGE, DIAGRAM_IMAGE.replace(
-            DIAGRAM_PART, "Pictures/diagram.svg").replace("image/png", "image/svg+xml")),
-            ("1 picture in a format citeline does not read for text (SVG 1): not read",)),
+            DIAGRAM_PART, "Pictures/diagram.svg").replace("image/png", "image/svg+xml")), ()),
         # a chart's stand-in picture: the object is not a picture of the document
         "object": (lambda x: x.replace(DIAGRAM_IMAGE, '<draw:object xlink:href="./Object 1" '
                                        'xlink:type="simple"/>' + DIAGRAM_IMAGE), ()),
@@ -210,6 +209,7 @@ def test_pictures_that_are_not_the_document_s_own_are_left(tmp_path, read_alone)
         doc = extract(edited_odt(tmp_path, edit, {"Pictures/diagram.svg": SVG}))
         assert diagram not in doc.text and "Greenhouse irrigation manual" in doc.text, case
         assert doc.warnings == warnings, case
+        assert ("HAL Crate" in doc.text) == (case == "svg"), case  # the SVG's <text>
 
 
 def test_without_ocr_an_opendocument_s_pictures_are_counted(monkeypatch: pytest.MonkeyPatch):
@@ -240,6 +240,7 @@ def test_a_picture_not_read_is_named_by_what_its_bytes_are():
     emf = b"\x01\x00\x00\x00" + bytes(36) + b" EMF" + bytes(40)
     warnings: list[str] = []
     pictures = imagemod.PictureReader(warnings)
+    # an SVG is read for its words (none here), whatever its part's name
     for data, name in ((b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>',
                         "word/media/image1.png"), (wmf, "image2.wmf"), (emf, "image3.bin"),
                        (bytes(range(256)), "image4.png"), (b"\x89PNG\r\n\x1a\n" + bytes(40),
@@ -250,7 +251,7 @@ def test_a_picture_not_read_is_named_by_what_its_bytes_are():
         "picture 4 (image4.png): not a readable image: the file is corrupt or in a format "
         "Pillow does not read; not read",
         "picture 5 (image5.png): a damaged PNG image, cut short or corrupt; not read",
-        "3 pictures in a format citeline does not read for text (EMF 1, SVG 1, WMF 1): not read"]
+        "2 pictures in a format citeline does not read for text (EMF 1, WMF 1): not read"]
 
 
 # --- EPUB e-books ---------------------------------------------------------------------
@@ -260,7 +261,7 @@ def test_an_e_book_s_pictures_read_as_the_word_document_s(handset):
     # LibreOffice's EPUB of handset-pictures.odt: the chapter's <img>s read in place, the
     # cell's after its row; its "Unknown Title" placeholder names nothing
     book = extract(REAL / "handset-pictures.epub")
-    assert (book.extractor_version, book.title, book.warnings) == ("12", "Handset guide", ())
+    assert (book.extractor_version, book.title, book.warnings) == ("13", "Handset guide", ())
     assert book.text.endswith(handset.text[handset.text.index("The handset's screen"):])
 
 

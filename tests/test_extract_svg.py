@@ -103,3 +103,17 @@ def test_entities_are_not_expanded(tmp_path: Path):
     (tmp_path / "one.svg").write_bytes(svg("<text>Pump &a0;</text>",
                                            '<!DOCTYPE svg [<!ENTITY a0 "P-104">]>'))
     assert "P-104" not in extract(tmp_path / "one.svg").text
+
+
+def test_a_document_s_svg_picture_is_read_for_its_words_without_ocr(monkeypatch):
+    from citeline.extract import image as imagemod
+
+    monkeypatch.setattr(imagemod, "ocr_status", lambda: "OCR is not installed here")
+    warnings: list[str] = []
+    pictures = imagemod.PictureReader(warnings)
+    graph = (REAL / "pumps-graph.svg").read_bytes()
+    assert pictures.text(graph, "OEBPS/images/pumps.svg") == extract(REAL / "pumps-graph.svg").text
+    assert pictures.text(b"<svg xmlns='http://www.w3.org/2000/svg'><text>cut", "b.svg") == ""
+    pictures.close()
+    assert len(warnings) == 1 and warnings[0].startswith(
+        "picture 2 (b.svg): not a readable SVG drawing: its XML is damaged (")

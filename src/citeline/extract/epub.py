@@ -643,7 +643,7 @@ def _own_title(title: str, stem: str) -> str:
 
 class EpubExtractor:
     name = "epub"
-    version = "12"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
+    version = "13"  # 2: footnotes and endnotes are read (html extractor 16); 3: a
     # picture's meaningful alt text is read, a line of its own; 4: printed pages (the
     # page list, else the page-break markers) go with citations, markers' numbers are
     # no text; 5: DocBook's boxed asides are text (html extractor 18), as in a DocBook
@@ -660,7 +660,7 @@ class EpubExtractor:
     # SVG's <image> (a fixed-layout book's page) read as an <img>; the title a placeholder
     # gives (LibreOffice's "Unknown Title", "Untitled") or the file's name is none;
     # 12: alt text Microsoft 365 wrote itself ("... Description automatically generated")
-    # says nothing, as an office document's
+    # says nothing, as an office document's; 13: an SVG picture's words, read without OCR
     suffixes = (".epub",)
 
     def extract(self, path: Path, rel: str) -> Document:

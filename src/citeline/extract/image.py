@@ -202,8 +202,9 @@ class PictureReader:
     """The text of the pictures one document holds (a Word document's screenshots, a
     deck's pasted scans), each read once by content by :func:`picture_text`, however
     often the document shows it. What is not read is said once, at :meth:`close`, in
-    ``warnings``: pictures in formats Pillow does not read here (Windows metafiles, SVG),
-    or every picture when OCR is not installed."""
+    ``warnings``: pictures in formats Pillow does not read here (Windows metafiles), or
+    every picture when OCR is not installed. An SVG picture's words are text, read
+    without OCR (:func:`citeline.extract.svg.drawing_text`)."""
 
     def __init__(self, warnings: list[str]) -> None:
         self.warnings = warnings
@@ -222,11 +223,19 @@ class PictureReader:
         return self.read[key]
 
     def _read(self, data: bytes, name: str) -> str:
+        base = name.rsplit("/", 1)[-1]
+        where = f"picture {self.shown} ({base})"
+        if drawing_format(data) == "SVG":  # its words are text: read without OCR
+            from citeline.extract import svg
+
+            try:
+                return svg.drawing_text(svg.parse(data))
+            except ValueError as exc:
+                self.warnings.append(f"{where}: {exc}; not read")
+                return ""
         if ocr_status() is not None:
             self.no_ocr += 1
             return ""
-        base = name.rsplit("/", 1)[-1]
-        where = f"picture {self.shown} ({base})"
         text = picture_text(data, where, self.warnings)
         if text is None:
             if (kind := drawing_format(data)) is not None:

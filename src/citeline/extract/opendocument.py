@@ -968,11 +968,12 @@ def _table_rows(table: etree._Element, read_cell, across_once: bool):  # type: i
 
 class OdtExtractor:
     name = "odt"
-    version = "5"  # (flat .fodt and templates .ott added: an .odt read as it did)
+    version = "6"  # (flat .fodt and templates .ott added: an .odt read as it did)
     # 2: the text of its pictures, read by OCR, after the paragraph or row showing them;
     # 3: a picture's or an object's alt text, before the picture's text; 4: what a chart
     # says of itself (title, kind, series, axes), before its alt text; 5: an embedded
-    # spreadsheet's rows (a text's blocks) where the object is shown
+    # spreadsheet's rows (a text's blocks) where the object is shown; 6: an SVG picture's
+    # words, read without OCR
     suffixes = (".odt", ".fodt", ".ott")
 
     def extract(self, path: Path, rel: str) -> Document:
@@ -1085,11 +1086,12 @@ def _read_slides(styles: _Styles, presentation: etree._Element,
 
 class OdpExtractor:
     name = "odp"
-    version = "5"  # (flat .fodp and templates .otp added: an .odp read as it did)
+    version = "6"  # (flat .fodp and templates .otp added: an .odp read as it did)
     # 2: the text of its pictures, read by OCR, a block in its place among the shapes;
     # 3: a picture's or an object's alt text, before the picture's text; 4: what a chart
     # says of itself (title, kind, series, axes), before its alt text; 5: an embedded
-    # spreadsheet's rows (a text's blocks) where the object is shown
+    # spreadsheet's rows (a text's blocks) where the object is shown; 6: an SVG picture's
+    # words, read without OCR
     suffixes = (".odp", ".fodp", ".otp")
 
     def extract(self, path: Path, rel: str) -> Document:

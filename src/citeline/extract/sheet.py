@@ -833,10 +833,11 @@ class OdsExtractor:
     gives (:class:`Sheet`), so the text, regions and citations are the same."""
 
     name = "ods"
-    version = "6"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
+    version = "7"  # (flat .fods and templates .ots added: an .ods reads as it did); 2: the
     # cells' comments (office:annotation), each a line under its row; 3: the text of the
     # pictures anchored in a cell, by OCR, lines under its row; 4: and of its text boxes;
-    # 5: a chart's title, kind, series and axes; 6: a picture's and a chart's alt text
+    # 5: a chart's title, kind, series and axes; 6: a picture's and a chart's alt text;
+    # 7: an SVG picture's words, read without OCR
     suffixes = (".ods", ".fods", ".ots")
 
     def extract(self, path: Path, rel: str) -> Document:

@@ -107,30 +107,44 @@ def labels(root: etree._Element) -> list[str]:
     return out
 
 
+def parse(data: bytes) -> etree._Element:
+    """The ``<svg>`` root of ``data``, parsed as untrusted XML (see the module doc);
+    ValueError saying why when it is damaged or no SVG."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                             huge_tree=True)  # an embedded raster may be megabytes long
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        raise ValueError(f"not a readable SVG drawing: its XML is damaged ({exc})") from exc
+    if _local(root) != "svg":
+        raise ValueError(f"not an SVG drawing: its root element is <{_local(root) or root.tag}>, "
+                         "not <svg>")
+    return root
+
+
+def drawing_text(root: etree._Element) -> str:
+    """A drawing's text: the root's ``<desc>``, then its :func:`labels`, a paragraph
+    each; "" for a drawing with no words. The SVG reader's, and a document's SVG
+    picture's (:class:`~citeline.extract.image.PictureReader`)."""
+    desc = next((squash(" ".join(c.itertext())) for c in root if _local(c) == "desc"), "")
+    return "\n\n".join(([desc] if desc else []) + labels(root))
+
+
 class SvgExtractor:
     name = "svg"
     version = "1"
     suffixes = (".svg",)
 
     def extract(self, path: Path, rel: str) -> Document:
-        data = read_bytes(path, rel)
-        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                                 huge_tree=True)  # an embedded raster may be megabytes long
         try:
-            root = etree.fromstring(data, parser)
-        except etree.XMLSyntaxError as exc:
-            raise ExtractionError(rel, f"not a readable SVG drawing: its XML is damaged "
-                                       f"({exc})") from exc
-        if _local(root) != "svg":
-            raise ExtractionError(rel, f"not an SVG drawing: its root element is "
-                                       f"<{_local(root) or root.tag}>, not <svg>")
-        said = labels(root)
-        desc = next((squash(" ".join(c.itertext())) for c in root if _local(c) == "desc"), "")
-        if not said and not desc:
+            root = parse(read_bytes(path, rel))
+        except ValueError as exc:
+            raise ExtractionError(rel, str(exc)) from exc
+        if not (text := drawing_text(root)):
             raise UnsupportedFormat(rel, "no text in the drawing (an icon or a picture drawn "
                                          "without words is not indexed)", lasting=True)
         out = TextBuilder()
-        for block in ([desc] if desc else []) + said:
+        for block in text.split("\n\n"):
             out.add(block, sep="\n\n")
         title = next((squash(" ".join(c.itertext())) for c in root if _local(c) == "title"), "")
         return Document(path=rel, title=title if not _NO_TITLE.fullmatch(title) else path.stem,
