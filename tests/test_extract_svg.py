@@ -117,3 +117,14 @@ def test_a_document_s_svg_picture_is_read_for_its_words_without_ocr(monkeypatch)
     pictures.close()
     assert len(warnings) == 1 and warnings[0].startswith(
         "picture 2 (b.svg): not a readable SVG drawing: its XML is damaged (")
+
+
+def test_groups_nested_past_the_limit_are_not_read(tmp_path: Path):
+    from citeline.extract.svg import MAX_DEPTH
+
+    deep = "<g>" * 1500 + "<text>buried</text>" + "</g>" * 1500  # no RecursionError
+    (tmp_path / "deep.svg").write_bytes(svg("<text>Pump room</text>" + deep))
+    assert extract(tmp_path / "deep.svg").text == "Pump room"
+    near = "<g>" * (MAX_DEPTH - 1) + "<text>found</text>" + "</g>" * (MAX_DEPTH - 1)
+    (tmp_path / "near.svg").write_bytes(svg(near))
+    assert extract(tmp_path / "near.svg").text == "found"

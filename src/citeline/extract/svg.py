@@ -41,6 +41,9 @@ _NOT_DRAWN = frozenset({"defs", "symbol", "style", "script", "metadata", "clipPa
                         "title", "desc"})
 # A title that names nothing: Graphviz's "%3" (a graph with no name), a letter or two
 _NO_TITLE = re.compile(r"%?\w{0,2}")
+# Groups nested deeper than this are not read: the parser's huge-tree mode (needed for
+# embedded rasters) lets 2,048 levels through, past Python's recursion limit
+MAX_DEPTH = 200
 
 
 def _local(el: etree._Element) -> str:
@@ -57,17 +60,18 @@ def text_lines(el: etree._Element) -> str:
     ``x`` or ``dy``), as a browser lays them out; a hidden ``<tspan>`` left out."""
     lines: list[list[str]] = [[]]
 
-    def visit(node: etree._Element) -> None:
+    def visit(node: etree._Element, depth: int) -> None:
         if node is not el and _local(node) == "tspan" and \
                 (node.get("x") is not None or node.get("dy")):
             lines.append([])
         lines[-1].append(node.text or "")
         for child in node:
-            if _local(child) and _shown(child) and _local(child) not in _NOT_DRAWN:
-                visit(child)
+            if _local(child) and _shown(child) and _local(child) not in _NOT_DRAWN and \
+                    depth < MAX_DEPTH:
+                visit(child, depth + 1)
             lines[-1].append(child.tail or "")
 
-    visit(el)
+    visit(el, 0)
     return "\n".join(said for parts in lines if (said := squash("".join(parts))))
 
 
@@ -78,7 +82,9 @@ def labels(root: etree._Element) -> list[str]:
     ``<foreignObject>``'s words; empty ones left out."""
     out: list[str] = []
 
-    def walk(children: list[etree._Element]) -> None:
+    def walk(children: list[etree._Element], depth: int = 0) -> None:
+        if depth > MAX_DEPTH:
+            return
         run = False  # the last element drawn was a <text>: the next one is its next line
         for child in children:
             name = _local(child)
@@ -99,9 +105,9 @@ def labels(root: etree._Element) -> list[str]:
                 if said := squash(" ".join(child.itertext())):
                     out.append(said)
             elif name == "switch":  # a browser draws its first child (the one it can)
-                walk([c for c in child if _local(c)][:1])
+                walk([c for c in child if _local(c)][:1], depth + 1)
             else:
-                walk(list(child))
+                walk(list(child), depth + 1)
 
     walk(list(root))
     return out
