@@ -438,6 +438,13 @@ class FramePictures:
             return ""
         return described(frame.findtext(_DESC) or "") or described(frame.findtext(_TITLE) or "")
 
+    def blocks(self, frame: etree._Element) -> list[str]:
+        """What the frame ``frame`` shows as a text or a slide reads it: a chart says what
+        it is (:meth:`chart`), an embedded spreadsheet or text gives its text
+        (:meth:`embedded`), then the alt text and the picture's text (:meth:`text`);
+        those that say something, in that order."""
+        return [t for t in (self.chart(frame), self.embedded(frame), self.text(frame)) if t]
+
     def chart(self, frame: etree._Element) -> str:
         """What the chart ``frame`` (a ``draw:frame``) shows says of itself
         (:func:`~citeline.extract.drawingml.chart_sentence`, as an Office chart's): the
@@ -909,12 +916,9 @@ class _TextReader:
         reader = _TextReader(self.styles, self.pictures)
 
         def walk(node: etree._Element) -> None:
-            if node.tag == _FRAME:  # a chart says what it is, then its alt text
-                for read in (self.pictures.chart(node), self.pictures.embedded(node),
-                             self.pictures.text(node)):
-                    if read:
-                        (reader.blocks if pictures is None else pictures).append(
-                            escape_markdown(read))
+            if node.tag == _FRAME:
+                (reader.blocks if pictures is None else pictures).extend(
+                    escape_markdown(read) for read in self.pictures.blocks(node))
             for child in node:
                 if not isinstance(child.tag, str):
                     continue
@@ -1058,10 +1062,8 @@ def _shape_blocks(styles: _Styles, shapes: etree._Element,
                                      across_once=False):  # a merged cell's covered ones empty
                 if any(texts := [c.text for c in cells]):
                     yield cls, " | ".join(texts)
-        elif shape.tag == _FRAME and (read := "\n\n".join(
-                t for t in (pictures.chart(shape), pictures.embedded(shape),
-                            pictures.text(shape)) if t)):
-            yield cls, read  # a chart says what it is, then its alt text
+        elif shape.tag == _FRAME and (read := "\n\n".join(pictures.blocks(shape))):
+            yield cls, read
         elif text := _lines(styles, shape):
             yield cls, text
 

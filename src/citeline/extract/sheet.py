@@ -42,7 +42,8 @@ name, ``Picture 1``, Microsoft 365's own description) or the drawing is marked
 decorative. A picture placed in a cell (Excel 365's "Place in Cell", a rich value
 that Excel stores as ``#VALUE!`` for older readers) is that cell's alt text, and its
 text a ``Picture at C2: ...`` line under the row; a data type (a stock, a place) is the
-name the cell shows (:func:`_rich_values`). Neither reader indexes a drawing placed on the page at no cell.
+name the cell shows (:func:`_rich_values`). Neither reader indexes a drawing placed on
+the page at no cell.
 """
 
 from __future__ import annotations
@@ -548,9 +549,10 @@ def _xlsx_drawings(z: zipfile.ZipFile, names: set[str], related: dict[str, list[
     cell each is anchored at: its drawing part's anchors (ECMA-376 Part 1, 20.5), a
     two-cell or one-cell anchor's ``from`` cell; in it (a group's too) a text box's or a
     shape's paragraphs (``txBody``), and each picture read by ``reader`` as a Word
-    document's pictures are, after its alt text. A drawing placed by its position on the page (an absolute
-    anchor) is at no cell, and a linked picture is not in the file: neither is read. A
-    chart is read for what it says of itself (:func:`chart_text`), then its alt text."""
+    document's pictures are, after its alt text. A drawing placed by its position on the
+    page (an absolute anchor) is at no cell, and a linked picture is not in the file:
+    neither is read. A chart is read for what it says of itself (:func:`chart_text`),
+    then its alt text."""
     out: dict[tuple[int, ...], Note] = {}
     for drawing in related.get("drawing", []):
         embedded = {rid: where for rid, _, where in _rels(z, names, drawing)}
@@ -571,9 +573,9 @@ def _xlsx_drawings(z: zipfile.ZipFile, names: set[str], related: dict[str, list[
                 if text := "\n".join(p for p in paragraphs if p.strip()):
                     out[row, col, len(out)] = Note(row, col, text, kind="text box")
             for blip in anchor.iter(_A + "blip"):
-                if decorative(_props(blip, "pic")):
+                if decorative(props := _props(blip, "pic")):
                     continue  # nothing to read
-                if alt := drawing_alt(_props(blip, "pic")):
+                if alt := drawing_alt(props):
                     out[row, col, len(out)] = Note(row, col, alt, kind="picture")
                 if (where := embedded.get(blip.get(_R + "embed", ""))) is None:
                     continue  # linked from outside the file (r:link), or missing

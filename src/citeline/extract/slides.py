@@ -6,9 +6,9 @@ order a screen reader follows (the title first, then the shapes as the slide lis
 them, a group's shapes in place), one block per text box or placeholder with one
 line per paragraph, a table's rows as ``cell | cell`` blocks (a merged cell shown
 once), what a chart says of itself (its title, kind, series and axes:
-:func:`~citeline.extract.drawingml.chart_text`), a SmartArt diagram's text (one line per node, each node's
-sub-points after it, in the diagram's order), and last the speaker notes as a block
-starting ``Notes:``.
+:func:`~citeline.extract.drawingml.chart_text`), a SmartArt diagram's text (one line per
+node, each node's sub-points after it, in the diagram's order), and last the speaker
+notes as a block starting ``Notes:``.
 Each slide's text is a :class:`~citeline.types.Region` of kind ``slide``, so a
 citation says ``#slide=N`` (N counts from 1, hidden slides included, as PowerPoint
 numbers them) with the ``#char=`` range on this text.

@@ -31,7 +31,7 @@ from lxml import etree
 
 from citeline.errors import ExtractionError, UnsupportedFormat
 from citeline.extract import read_bytes, register
-from citeline.extract.blocks import TextBuilder, squash
+from citeline.extract.blocks import squash
 from citeline.types import Document
 
 SVG_MEDIA_TYPE = "image/svg+xml"
@@ -132,8 +132,13 @@ def drawing_text(root: etree._Element) -> str:
     """A drawing's text: the root's ``<desc>``, then its :func:`labels`, a paragraph
     each; "" for a drawing with no words. The SVG reader's, and a document's SVG
     picture's (:class:`~citeline.extract.image.PictureReader`)."""
-    desc = next((squash(" ".join(c.itertext())) for c in root if _local(c) == "desc"), "")
+    desc = _own(root, "desc")
     return "\n\n".join(([desc] if desc else []) + labels(root))
+
+
+def _own(root: etree._Element, name: str) -> str:
+    """The words of the root's own ``<title>`` or ``<desc>`` (not a tooltip inside)."""
+    return next((squash(" ".join(c.itertext())) for c in root if _local(c) == name), "")
 
 
 class SvgExtractor:
@@ -149,12 +154,9 @@ class SvgExtractor:
         if not (text := drawing_text(root)):
             raise UnsupportedFormat(rel, "no text in the drawing (an icon or a picture drawn "
                                          "without words is not indexed)", lasting=True)
-        out = TextBuilder()
-        for block in text.split("\n\n"):
-            out.add(block, sep="\n\n")
-        title = next((squash(" ".join(c.itertext())) for c in root if _local(c) == "title"), "")
+        title = _own(root, "title")
         return Document(path=rel, title=title if not _NO_TITLE.fullmatch(title) else path.stem,
-                        text=out.text(), media_type=SVG_MEDIA_TYPE, extractor=self.name,
+                        text=text, media_type=SVG_MEDIA_TYPE, extractor=self.name,
                         extractor_version=self.version, headings="none")
 
 
